@@ -1,0 +1,98 @@
+// Package pipeline is the contract between a stage's logic and the runtime
+// that feeds it: a stage is a Handler, a plain function from one decoded
+// input message to the messages it produces. The runtime (infra/kafka) does
+// fetch → handle → produce (acks=all, waited) → commit, retry and
+// dead-lettering around it, so a stage is tested without a broker and the
+// loop is tested once, hard.
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// Input is one decoded message and where it came from.
+type Input struct {
+	Meta      schemas.Meta
+	Msg       schemas.Message
+	Topic     string
+	Partition int
+	Offset    int64
+}
+
+// Tenant is the tenant the input belongs to.
+func (in Input) Tenant() string { return in.Meta.Tenant }
+
+// Output is one message a handler asks the runtime to produce.
+type Output struct {
+	Topic string
+	Msg   schemas.Message
+	// EventID may be left empty: the runtime then derives it from the input
+	// event id, the topic and the output's position, so a redelivered input
+	// produces outputs with the same ids and downstream dedup holds.
+	EventID string
+}
+
+// Handler is a stage. It must be idempotent: at-least-once delivery means it
+// may see the same input again after a crash. A returned error marked with
+// Permanent is dead-lettered at once; any other error is retried with
+// backoff, then dead-lettered.
+type Handler func(ctx context.Context, in Input) ([]Output, error)
+
+// ErrPermanent marks errors that no retry can fix: malformed input, failed
+// validation. Branch on it with errors.Is.
+var ErrPermanent = errors.New("permanent error")
+
+type permanent struct{ err error }
+
+func (p permanent) Error() string        { return p.err.Error() }
+func (p permanent) Unwrap() []error      { return []error{p.err, ErrPermanent} }
+func (p permanent) Is(target error) bool { return target == ErrPermanent }
+
+// Permanent marks err as permanent; nil stays nil.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return permanent{err}
+}
+
+// Permanentf formats a permanent error; %w works as in fmt.Errorf.
+func Permanentf(format string, args ...any) error {
+	return permanent{fmt.Errorf(format, args...)}
+}
+
+// IsPermanent reports whether err should skip retries. Decode errors of the
+// envelope codec are permanent too.
+func IsPermanent(err error) bool {
+	return errors.Is(err, ErrPermanent) || errors.Is(err, schemas.ErrDecode) || errors.Is(err, schemas.ErrInvalid)
+}
+
+// DeriveEventID is the deterministic id of output i of an input event on a
+// topic: the same input yields the same output ids on every redelivery.
+func DeriveEventID(inputEventID, topic string, i int) string {
+	h := sha256.New()
+	h.Write([]byte(inputEventID))
+	h.Write([]byte{0})
+	h.Write([]byte(topic))
+	h.Write([]byte{0})
+	h.Write([]byte(strconv.Itoa(i)))
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// ContentID is a short stable id for a list of parts, used for document,
+// chunk and triplet ids.
+func ContentID(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}

@@ -1,0 +1,495 @@
+package schemas
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// Message type names (the type header).
+const (
+	TypeDocument   = "document"
+	TypeChunk      = "chunk"
+	TypeTriplet    = "triplet"
+	TypeKGUpdate   = "kg_update"
+	TypeRequest    = "request"
+	TypeDraft      = "draft"
+	TypeVerdict    = "verdict"
+	TypeRepair     = "repair"
+	TypeCorrection = "correction"
+	TypeReview     = "review"
+	TypePage       = "page"
+)
+
+// Types lists every message type this package can decode.
+func Types() []string {
+	return []string{TypeDocument, TypeChunk, TypeTriplet, TypeKGUpdate, TypeRequest,
+		TypeDraft, TypeVerdict, TypeRepair, TypeCorrection, TypeReview, TypePage}
+}
+
+func invalid(typ, format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrInvalid, typ, fmt.Sprintf(format, args...))
+}
+
+func required(typ string, fields ...[2]string) error {
+	for _, f := range fields {
+		if f[1] == "" {
+			return invalid(typ, "%s is required", f[0])
+		}
+	}
+	return nil
+}
+
+// Span is a half-open range [Start, End) of characters (runes, not bytes).
+type Span struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+func (s Span) valid(limit int) bool {
+	return s.Start >= 0 && s.End >= s.Start && (limit < 0 || s.End <= limit)
+}
+
+// Document is one source text entering the pipeline (topic documents,
+// keyed by DocID).
+type Document struct {
+	// DocID is stable for the same content and source: re-ingesting a file
+	// yields the same id, so nothing downstream changes.
+	DocID string `json:"doc_id"`
+	// Source says where the text came from (a path relative to the ingest
+	// root, "http", "stdin").
+	Source string `json:"source"`
+	Title  string `json:"title,omitempty"`
+	// Collection groups documents (e.g. "mingshi", "glossary").
+	Collection string `json:"collection,omitempty"`
+	// Profile names the chunker profile; empty means detect.
+	Profile  string            `json:"profile,omitempty"`
+	Lang     string            `json:"lang,omitempty"`
+	Text     string            `json:"text"`
+	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+func (Document) MessageType() string    { return TypeDocument }
+func (Document) SchemaVersion() int     { return 1 }
+func (d Document) PartitionKey() string { return d.DocID }
+func (d Document) Validate() error {
+	if err := required(TypeDocument, [2]string{"doc_id", d.DocID}, [2]string{"text", d.Text}); err != nil {
+		return err
+	}
+	if !utf8.ValidString(d.Text) {
+		return invalid(TypeDocument, "text is not UTF-8")
+	}
+	return nil
+}
+
+// Chunk is a contiguous piece of a document (topic chunks, keyed by DocID).
+// The chunks of a document tile it: no character is lost or repeated.
+type Chunk struct {
+	// ChunkID is derived from DocID and Seq, so re-chunking the same text
+	// gives the same ids.
+	ChunkID string `json:"chunk_id"`
+	DocID   string `json:"doc_id"`
+	Seq     int    `json:"seq"`
+	// Total is the number of chunks of the document.
+	Total      int    `json:"total"`
+	Collection string `json:"collection,omitempty"`
+	Profile    string `json:"profile"`
+	// Method is how the boundaries were found: "pattern", "window", "llm".
+	Method string `json:"method"`
+	// Subject is the person whose entry this chunk begins; empty for a
+	// continuation chunk or a generic window.
+	Subject string `json:"subject,omitempty"`
+	// Entry is the person whose entry the chunk belongs to, set on
+	// continuation chunks too; empty outside entries.
+	Entry string `json:"entry,omitempty"`
+	// EntryChunk is the id of the chunk that begins Entry's entry.
+	EntryChunk string `json:"entry_chunk,omitempty"`
+	// Start and End are rune offsets of the chunk in the document.
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+	Text  string `json:"text"`
+	Lang  string `json:"lang,omitempty"`
+	Title string `json:"title,omitempty"`
+}
+
+func (Chunk) MessageType() string    { return TypeChunk }
+func (Chunk) SchemaVersion() int     { return 1 }
+func (c Chunk) PartitionKey() string { return c.DocID }
+func (c Chunk) Validate() error {
+	if err := required(TypeChunk, [2]string{"chunk_id", c.ChunkID}, [2]string{"doc_id", c.DocID},
+		[2]string{"text", c.Text}); err != nil {
+		return err
+	}
+	if !(Span{c.Start, c.End}).valid(-1) || c.End-c.Start != utf8.RuneCountInString(c.Text) {
+		return invalid(TypeChunk, "span [%d,%d) does not match text of %d characters",
+			c.Start, c.End, utf8.RuneCountInString(c.Text))
+	}
+	if c.Seq < 0 || c.Total <= c.Seq {
+		return invalid(TypeChunk, "seq %d outside total %d", c.Seq, c.Total)
+	}
+	return nil
+}
+
+// Entity types used on triplets and KG nodes.
+const (
+	EntityPerson = "person"
+	EntityPlace  = "place"
+	EntityOffice = "office"
+	EntityTime   = "time"
+	EntityName   = "name"
+	EntityValue  = "value"
+)
+
+// Relation names. Relations that give another name of the head (courtesy
+// name, art name, alias) make the tail an alias of the head in the KG.
+const (
+	RelCourtesyName = "courtesy_name" // 字
+	RelArtName      = "art_name"      // 号
+	RelAlias        = "alias"         // other surface forms, English variants
+	RelNativePlace  = "native_place"  // …人
+	RelJinshi       = "jinshi"        // 进士 examination: tail is the era year
+	RelOffice       = "office"        // offices held
+	RelDeath        = "death"         // 卒 / died: tail is the time or age
+	RelBirth        = "birth"
+	RelRelative     = "relative" // family: qualifier "kin" says which
+	RelMention      = "mentions" // head is mentioned in the chunk, tail empty
+)
+
+// AliasRelation reports whether a relation names the head by another name.
+func AliasRelation(rel string) bool {
+	return rel == RelCourtesyName || rel == RelArtName || rel == RelAlias
+}
+
+// Triplet is one extracted fact with its provenance (topic triplets, keyed
+// by the head surface, the key the KG writer resolves to a canonical entity).
+type Triplet struct {
+	// TripletID is derived from chunk, relation, tail and span.
+	TripletID string `json:"triplet_id"`
+	Head      string `json:"head"`
+	HeadType  string `json:"head_type"`
+	Relation  string `json:"relation"`
+	Tail      string `json:"tail,omitempty"`
+	TailType  string `json:"tail_type,omitempty"`
+	// Qualifiers refine the fact: year, gregorian, rank, kin, order …
+	Qualifiers map[string]string `json:"qualifiers,omitempty"`
+	ChunkID    string            `json:"chunk_id"`
+	DocID      string            `json:"doc_id"`
+	// Entry and EntryChunk identify the entry the chunk belongs to, so the
+	// KG writer can tell apart two people of one name.
+	Entry      string `json:"entry,omitempty"`
+	EntryChunk string `json:"entry_chunk,omitempty"`
+	// Span is the evidence, in rune offsets within the chunk text.
+	Span Span `json:"span"`
+	// Evidence is the text of Span.
+	Evidence string `json:"evidence,omitempty"`
+	// Method is "regex" (hand-made), "llm_regex" (synthesised) or "llm".
+	Method     string  `json:"method"`
+	Pattern    string  `json:"pattern,omitempty"`
+	Confidence float64 `json:"confidence"`
+}
+
+func (Triplet) MessageType() string    { return TypeTriplet }
+func (Triplet) SchemaVersion() int     { return 1 }
+func (t Triplet) PartitionKey() string { return t.Head }
+func (t Triplet) Validate() error {
+	if err := required(TypeTriplet, [2]string{"triplet_id", t.TripletID}, [2]string{"head", t.Head},
+		[2]string{"relation", t.Relation}, [2]string{"chunk_id", t.ChunkID},
+		[2]string{"method", t.Method}); err != nil {
+		return err
+	}
+	if t.Relation != RelMention && t.Tail == "" {
+		return invalid(TypeTriplet, "relation %s needs a tail", t.Relation)
+	}
+	if !t.Span.valid(-1) {
+		return invalid(TypeTriplet, "bad span [%d,%d)", t.Span.Start, t.Span.End)
+	}
+	if t.Confidence < 0 || t.Confidence > 1 {
+		return invalid(TypeTriplet, "confidence %v outside [0,1]", t.Confidence)
+	}
+	return nil
+}
+
+// KGUpdate says which entity changed and how (topic kg-updates, keyed by
+// the canonical entity id).
+type KGUpdate struct {
+	EntityID string `json:"entity_id"`
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	// Created is true when the entity node was new.
+	Created bool     `json:"created,omitempty"`
+	Edges   []string `json:"edges,omitempty"`
+	Chunks  []string `json:"chunks,omitempty"`
+	Aliases []string `json:"aliases,omitempty"`
+}
+
+func (KGUpdate) MessageType() string    { return TypeKGUpdate }
+func (KGUpdate) SchemaVersion() int     { return 1 }
+func (u KGUpdate) PartitionKey() string { return u.EntityID }
+func (u KGUpdate) Validate() error {
+	return required(TypeKGUpdate, [2]string{"entity_id", u.EntityID}, [2]string{"name", u.Name})
+}
+
+// Request kinds.
+const (
+	KindBiography         = "biography"
+	KindTopicPage         = "topic_page"
+	KindAnswer            = "answer"
+	KindDiscussionSummary = "discussion_summary"
+)
+
+// Request asks for a page (topic requests, keyed by subject).
+type Request struct {
+	RequestID string            `json:"request_id"`
+	Kind      string            `json:"kind"`
+	Subject   string            `json:"subject"`
+	Params    map[string]string `json:"params,omitempty"`
+	Priority  int               `json:"priority,omitempty"`
+	// Reason is "user" or "regeneration".
+	Reason      string `json:"reason,omitempty"`
+	RequestedAt string `json:"requested_at,omitempty"`
+}
+
+func (Request) MessageType() string    { return TypeRequest }
+func (Request) SchemaVersion() int     { return 1 }
+func (r Request) PartitionKey() string { return r.Subject }
+func (r Request) Validate() error {
+	if err := required(TypeRequest, [2]string{"request_id", r.RequestID}, [2]string{"kind", r.Kind},
+		[2]string{"subject", r.Subject}); err != nil {
+		return err
+	}
+	switch r.Kind {
+	case KindBiography, KindTopicPage, KindAnswer, KindDiscussionSummary:
+		return nil
+	}
+	return invalid(TypeRequest, "unknown kind %q", r.Kind)
+}
+
+// Fact is one atomic claim a sentence rests on.
+type Fact struct {
+	Text     string `json:"text"`
+	Relation string `json:"relation,omitempty"`
+	Value    string `json:"value,omitempty"`
+	ChunkID  string `json:"chunk_id,omitempty"`
+}
+
+// Evidence is a span of a cited chunk.
+type Evidence struct {
+	ChunkID string `json:"chunk_id"`
+	Span    Span   `json:"span"`
+	Text    string `json:"text,omitempty"`
+}
+
+// Draft is sentence Index of a request's page, attempt Attempt (topic
+// drafts, keyed by request id).
+type Draft struct {
+	RequestID string   `json:"request_id"`
+	Kind      string   `json:"kind"`
+	Subject   string   `json:"subject"`
+	Index     int      `json:"index"`
+	Attempt   int      `json:"attempt"`
+	Text      string   `json:"text"`
+	Citations []string `json:"citations,omitempty"`
+	Facts     []Fact   `json:"facts,omitempty"`
+	Engine    string   `json:"engine,omitempty"`
+	// Final marks the end of the page: no sentence, the writer is done.
+	Final bool `json:"final,omitempty"`
+}
+
+func (Draft) MessageType() string    { return TypeDraft }
+func (Draft) SchemaVersion() int     { return 1 }
+func (d Draft) PartitionKey() string { return d.RequestID }
+func (d Draft) Validate() error {
+	if err := required(TypeDraft, [2]string{"request_id", d.RequestID}, [2]string{"subject", d.Subject}); err != nil {
+		return err
+	}
+	if !d.Final && d.Text == "" {
+		return invalid(TypeDraft, "text is required")
+	}
+	if d.Index < 0 || d.Attempt < 0 {
+		return invalid(TypeDraft, "negative index or attempt")
+	}
+	return nil
+}
+
+// Verdict statuses and error types.
+const (
+	StatusSupported    = "supported"
+	StatusNotIncluded  = "not_included"
+	StatusNotSupported = "not_supported"
+
+	ErrorEra         = "era"
+	ErrorAlias       = "alias"
+	ErrorRefConflict = "ref_conflict"
+	ErrorKnowledge   = "knowledge_lack"
+	ErrorOther       = "other"
+)
+
+// FactVerdict is the decision on one atomic fact.
+type FactVerdict struct {
+	Fact      Fact       `json:"fact"`
+	Status    string     `json:"status"`
+	ErrorType string     `json:"error_type,omitempty"`
+	Message   string     `json:"message,omitempty"`
+	Evidence  []Evidence `json:"evidence,omitempty"`
+}
+
+// Verdict is the verifier's decision on a draft sentence (topic verdicts,
+// keyed by request id).
+type Verdict struct {
+	RequestID string        `json:"request_id"`
+	Kind      string        `json:"kind"`
+	Subject   string        `json:"subject"`
+	Index     int           `json:"index"`
+	Attempt   int           `json:"attempt"`
+	Draft     Draft         `json:"draft"`
+	Status    string        `json:"status"`
+	ErrorType string        `json:"error_type,omitempty"`
+	Facts     []FactVerdict `json:"facts,omitempty"`
+}
+
+func (Verdict) MessageType() string    { return TypeVerdict }
+func (Verdict) SchemaVersion() int     { return 1 }
+func (v Verdict) PartitionKey() string { return v.RequestID }
+func (v Verdict) Validate() error {
+	if err := required(TypeVerdict, [2]string{"request_id", v.RequestID}, [2]string{"status", v.Status}); err != nil {
+		return err
+	}
+	switch v.Status {
+	case StatusSupported, StatusNotIncluded, StatusNotSupported:
+		return nil
+	}
+	return invalid(TypeVerdict, "unknown status %q", v.Status)
+}
+
+// Repair routes a failed verdict to one solver (topics repairs.<solver>,
+// keyed by request id).
+type Repair struct {
+	RequestID string  `json:"request_id"`
+	Solver    string  `json:"solver"`
+	Verdict   Verdict `json:"verdict"`
+}
+
+func (Repair) MessageType() string    { return TypeRepair }
+func (Repair) SchemaVersion() int     { return 1 }
+func (r Repair) PartitionKey() string { return r.RequestID }
+func (r Repair) Validate() error {
+	return required(TypeRepair, [2]string{"request_id", r.RequestID}, [2]string{"solver", r.Solver})
+}
+
+// Correction outcomes.
+const (
+	OutcomeCorrected = "corrected"
+	OutcomeConflict  = "conflict"
+	OutcomeDropped   = "dropped"
+	OutcomeRetry     = "retry"
+)
+
+// Correction is a solver's answer to a repair (topic corrections, keyed by
+// request id).
+type Correction struct {
+	RequestID string   `json:"request_id"`
+	Kind      string   `json:"kind"`
+	Subject   string   `json:"subject"`
+	Index     int      `json:"index"`
+	Attempt   int      `json:"attempt"`
+	Solver    string   `json:"solver"`
+	Outcome   string   `json:"outcome"`
+	Text      string   `json:"text,omitempty"`
+	Citations []string `json:"citations,omitempty"`
+	Facts     []Fact   `json:"facts,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
+	ReviewID  string   `json:"review_id,omitempty"`
+}
+
+func (Correction) MessageType() string    { return TypeCorrection }
+func (Correction) SchemaVersion() int     { return 1 }
+func (c Correction) PartitionKey() string { return c.RequestID }
+func (c Correction) Validate() error {
+	if err := required(TypeCorrection, [2]string{"request_id", c.RequestID}, [2]string{"solver", c.Solver},
+		[2]string{"outcome", c.Outcome}); err != nil {
+		return err
+	}
+	switch c.Outcome {
+	case OutcomeCorrected, OutcomeConflict, OutcomeRetry:
+		if c.Text == "" {
+			return invalid(TypeCorrection, "outcome %s needs text", c.Outcome)
+		}
+	case OutcomeDropped:
+	default:
+		return invalid(TypeCorrection, "unknown outcome %q", c.Outcome)
+	}
+	return nil
+}
+
+// ReviewOption is one of the values the references disagree on.
+type ReviewOption struct {
+	Value   string `json:"value"`
+	ChunkID string `json:"chunk_id"`
+	Text    string `json:"text,omitempty"`
+}
+
+// Review is an item for an expert: references disagree (topic reviews,
+// keyed by subject).
+type Review struct {
+	ReviewID  string         `json:"review_id"`
+	Subject   string         `json:"subject"`
+	RequestID string         `json:"request_id,omitempty"`
+	Relation  string         `json:"relation,omitempty"`
+	Question  string         `json:"question"`
+	Options   []ReviewOption `json:"options"`
+	Status    string         `json:"status"`
+	Decision  string         `json:"decision,omitempty"`
+}
+
+func (Review) MessageType() string    { return TypeReview }
+func (Review) SchemaVersion() int     { return 1 }
+func (r Review) PartitionKey() string { return r.Subject }
+func (r Review) Validate() error {
+	return required(TypeReview, [2]string{"review_id", r.ReviewID}, [2]string{"subject", r.Subject},
+		[2]string{"status", r.Status})
+}
+
+// Citation points a sentence at a chunk.
+type Citation struct {
+	ChunkID string `json:"chunk_id"`
+	Text    string `json:"text,omitempty"`
+	Span    *Span  `json:"span,omitempty"`
+}
+
+// PageSentence is one published sentence.
+type PageSentence struct {
+	Text      string     `json:"text"`
+	Status    string     `json:"status"`
+	Citations []Citation `json:"citations"`
+	Facts     []Fact     `json:"facts,omitempty"`
+	Note      string     `json:"note,omitempty"`
+}
+
+// Page is one published version of a subject's page (topic pages,
+// compacted, keyed by subject).
+type Page struct {
+	Subject     string           `json:"subject"`
+	Kind        string           `json:"kind"`
+	Version     int              `json:"version"`
+	RequestID   string           `json:"request_id"`
+	Sentences   []PageSentence   `json:"sentences"`
+	Stats       map[string]int64 `json:"stats,omitempty"`
+	GeneratedAt string           `json:"generated_at,omitempty"`
+}
+
+func (Page) MessageType() string    { return TypePage }
+func (Page) SchemaVersion() int     { return 1 }
+func (p Page) PartitionKey() string { return p.Subject }
+func (p Page) Validate() error {
+	if err := required(TypePage, [2]string{"subject", p.Subject}, [2]string{"kind", p.Kind}); err != nil {
+		return err
+	}
+	if p.Version <= 0 {
+		return invalid(TypePage, "version must be positive")
+	}
+	for i, s := range p.Sentences {
+		if len(s.Citations) == 0 {
+			return invalid(TypePage, "sentence %d has no citation", i)
+		}
+	}
+	return nil
+}
