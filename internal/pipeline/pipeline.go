@@ -96,3 +96,25 @@ func ContentID(parts ...string) string {
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }
+
+// BatchHandler is a stage that handles several inputs at once (one Redis
+// pipeline, one embedding call). It returns one output slice per input, in
+// input order. It must be idempotent as a whole: when it fails, the runtime
+// runs the inputs again one at a time through the same function (as batches
+// of one) to isolate the input that fails.
+type BatchHandler func(ctx context.Context, ins []Input) ([][]Output, error)
+
+// Batch adapts a Handler to a BatchHandler that handles inputs in order.
+func Batch(h Handler) BatchHandler {
+	return func(ctx context.Context, ins []Input) ([][]Output, error) {
+		out := make([][]Output, len(ins))
+		for i, in := range ins {
+			o, err := h(ctx, in)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = o
+		}
+		return out, nil
+	}
+}
