@@ -1,0 +1,98 @@
+package producers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// MaxDocumentBytes bounds one document. Larger inputs are refused with an
+// error naming the file, not truncated: a silently cut document would lose
+// text.
+const MaxDocumentBytes = 8 << 20
+
+// ErrInput marks input that can never become a document (not UTF-8, empty,
+// too large, malformed JSON); callers report it and go on with the rest.
+var ErrInput = errors.New("bad input")
+
+// Sink receives documents to publish. The kafka producer implements it in
+// the CLI wiring; tests use a slice.
+type Sink interface {
+	Send(ctx context.Context, tenant string, docs []Item) error
+}
+
+// Item is one document and the event id it is published under.
+type Item struct {
+	Doc     schemas.Document
+	EventID string
+}
+
+// NewItem validates doc, fills a stable id when it has none, and derives
+// the event id from id and content.
+func NewItem(doc schemas.Document) (Item, error) {
+	if len(doc.Text) > MaxDocumentBytes {
+		return Item{}, fmt.Errorf("%w: document %q is %d bytes, the limit is %d", ErrInput, nameOf(doc), len(doc.Text), MaxDocumentBytes)
+	}
+	if !utf8.ValidString(doc.Text) {
+		return Item{}, fmt.Errorf("%w: document %q is not valid UTF-8", ErrInput, nameOf(doc))
+	}
+	if strings.TrimSpace(doc.Text) == "" {
+		return Item{}, fmt.Errorf("%w: document %q has no text", ErrInput, nameOf(doc))
+	}
+	if doc.DocID == "" {
+		doc.DocID = DocID(doc.Source, doc.Text)
+	}
+	if err := doc.Validate(); err != nil {
+		return Item{}, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	return Item{Doc: doc, EventID: "doc-" + pipeline.ContentID(doc.DocID, doc.Profile, doc.Collection, doc.Text)}, nil
+}
+
+func nameOf(d schemas.Document) string {
+	if d.Source != "" {
+		return d.Source
+	}
+	return d.DocID
+}
+
+// DocID is the stable id of a text from a named source: a readable slug of
+// the source's base name and a hash of the content. The same content under
+// the same file name always gets the same id.
+func DocID(source, text string) string {
+	base := filepath.Base(source)
+	base = strings.TrimSuffix(base, filepath.Ext(base))
+	slug := slugify(base)
+	h := pipeline.ContentID(text)[:12]
+	if slug == "" {
+		return h
+	}
+	return slug + "-" + h
+}
+
+// slugify keeps letters (any script), digits, '-' and '_', at most 32 runes.
+func slugify(s string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == 32 {
+			break
+		}
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
+			b.WriteRune(r)
+		case r == ' ' || r == '.':
+			b.WriteRune('-')
+		default:
+			continue
+		}
+		n++
+	}
+	return strings.Trim(b.String(), "-")
+}
