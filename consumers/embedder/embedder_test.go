@@ -129,8 +129,8 @@ func chunk(doc string, seq, total int, text string) schemas.Chunk {
 
 func input(tenant string, m schemas.Message, off int64) pipeline.Input {
 	return pipeline.Input{
-		Meta:  schemas.Meta{Type: m.MessageType(), Version: m.SchemaVersion(), EventID: fmt.Sprint("ev", off), Tenant: tenant},
-		Msg:   m, Topic: topology.Chunks, Offset: off,
+		Meta: schemas.Meta{Type: m.MessageType(), Version: m.SchemaVersion(), EventID: fmt.Sprint("ev", off), Tenant: tenant},
+		Msg:  m, Topic: topology.Chunks, Offset: off,
 	}
 }
 
