@@ -1,0 +1,241 @@
+package kafka
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+)
+
+// Defaults of Config; a zero field means its default.
+const (
+	DefaultBroker            = "127.0.0.1:9092"
+	DefaultClientID          = "annalist"
+	DefaultMaxBatch          = 256
+	DefaultBatchLinger       = 2 * time.Millisecond
+	DefaultFetchMinBytes     = 1
+	DefaultFetchMaxWait      = 250 * time.Millisecond
+	DefaultWriteBatchTimeout = time.Millisecond
+	DefaultMaxMessageBytes   = 16 << 20
+	DefaultRetryAttempts     = 5
+	DefaultRetryBackoffBase  = 100 * time.Millisecond
+	DefaultRetryBackoffMax   = 5 * time.Second
+	DefaultSessionTimeout    = 10 * time.Second
+	DefaultHeartbeatInterval = time.Second
+	DefaultRebalanceTimeout  = 10 * time.Second
+	DefaultDrainTimeout      = 30 * time.Second
+	DefaultReplicationFactor = 1
+)
+
+// Config is the client side of the Kafka runtime. The zero value means the
+// defaults; each field documents its own. Call Validate at start-up.
+type Config struct {
+	// Brokers are the bootstrap host:port addresses.
+	// Default: [DefaultBroker].
+	Brokers []string
+	// ClientID names this process to the brokers. Default: "annalist".
+	ClientID string
+
+	// MaxBatch is the most records one loop turn takes. Records are taken
+	// greedily while immediately available, so a quiet topic gives batches
+	// of one and a backlog gives full batches. Default: 256.
+	MaxBatch int
+	// BatchLinger is how long a loop turn waits for more records after the
+	// first one before handling what it has. It trades a little latency
+	// for batches under a steady trickle. Default: 2ms.
+	BatchLinger time.Duration
+
+	// FetchMinBytes is the least data the broker gathers before answering a
+	// fetch. One byte means "answer as soon as anything is there": the
+	// lowest latency, at the cost of more, smaller fetches under load.
+	// Default: 1.
+	FetchMinBytes int
+	// FetchMaxWait is how long the broker may hold a fetch that has less
+	// than FetchMinBytes. With FetchMinBytes of 1 it only bounds an idle
+	// poll (data ends the wait at once), so it costs no latency; smaller
+	// values mean more empty round trips while idle, larger ones a slower
+	// reaction to a closed reader. Default: 250ms.
+	FetchMaxWait time.Duration
+	// WriteBatchTimeout is how long the writer waits to fill a batch before
+	// sending it. kafka-go's own default (1s) would make every synchronous
+	// produce wait a second; the runtime hands the writer a whole
+	// micro-batch at once, so waiting longer buys nothing. Default: 1ms.
+	WriteBatchTimeout time.Duration
+	// MaxMessageBytes bounds one record (documents can be several MB). It
+	// sets the writer's batch bytes, the reader's fetch size and the topics'
+	// max.message.bytes; the broker's message.max.bytes must be at least as
+	// large. An output larger than this is dead-lettered with its input.
+	// Default: 16 MiB.
+	MaxMessageBytes int
+
+	// RetryAttempts is how many times a handler is called for one input
+	// that keeps failing with transient errors before the input is
+	// dead-lettered. Default: 5.
+	RetryAttempts int
+	// RetryBackoffBase is the backoff before the second attempt; it doubles
+	// with each attempt, with jitter. Also paces retries of failed produce
+	// and fetch calls. Default: 100ms.
+	RetryBackoffBase time.Duration
+	// RetryBackoffMax caps the backoff. Default: 5s.
+	RetryBackoffMax time.Duration
+
+	// SessionTimeout is how long the group coordinator waits for a
+	// heartbeat before it gives the member's partitions to others. Shorter
+	// detects dead members sooner; it must lie within the broker's
+	// group.min/max.session.timeout.ms. Default: 10s.
+	SessionTimeout time.Duration
+	// HeartbeatInterval is how often a member heartbeats; it is also how
+	// soon a member learns of a rebalance. Default: 1s.
+	HeartbeatInterval time.Duration
+	// RebalanceTimeout is how long the coordinator waits for members to
+	// rejoin during a rebalance. Default: 10s.
+	RebalanceTimeout time.Duration
+
+	// DrainTimeout bounds a graceful shutdown: the in-flight batch has this
+	// long to finish after the context is cancelled. Default: 30s.
+	DrainTimeout time.Duration
+
+	// ReplicationFactor of the topics EnsureTopics creates. Default: 1 (the
+	// embedded broker and the compose file run one broker).
+	ReplicationFactor int
+}
+
+// RegisterFlags binds the config to flags. Defaults shown are the effective
+// ones; a flag left unset keeps the zero value, which means the default.
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	fs.Var((*brokerList)(&c.Brokers), "brokers", "comma-separated Kafka bootstrap brokers host:port (default "+DefaultBroker+")")
+	fs.StringVar(&c.ClientID, "kafka-client-id", c.ClientID, "Kafka client id (default "+DefaultClientID+")")
+	fs.IntVar(&c.MaxBatch, "kafka-max-batch", c.MaxBatch, fmt.Sprintf("most records handled per loop turn (default %d)", DefaultMaxBatch))
+	fs.DurationVar(&c.BatchLinger, "kafka-batch-linger", c.BatchLinger, fmt.Sprintf("wait for more records after the first of a batch (default %s)", DefaultBatchLinger))
+	fs.IntVar(&c.FetchMinBytes, "kafka-fetch-min-bytes", c.FetchMinBytes, fmt.Sprintf("broker gathers this much before answering a fetch (default %d)", DefaultFetchMinBytes))
+	fs.DurationVar(&c.FetchMaxWait, "kafka-fetch-max-wait", c.FetchMaxWait, fmt.Sprintf("longest a fetch is held by the broker while idle (default %s)", DefaultFetchMaxWait))
+	fs.DurationVar(&c.WriteBatchTimeout, "kafka-write-batch-timeout", c.WriteBatchTimeout, fmt.Sprintf("writer wait to fill a batch (default %s)", DefaultWriteBatchTimeout))
+	fs.IntVar(&c.MaxMessageBytes, "kafka-max-message-bytes", c.MaxMessageBytes, fmt.Sprintf("largest record (default %d)", DefaultMaxMessageBytes))
+	fs.IntVar(&c.RetryAttempts, "kafka-retry-attempts", c.RetryAttempts, fmt.Sprintf("handler calls for a failing input before dead-lettering (default %d)", DefaultRetryAttempts))
+	fs.DurationVar(&c.RetryBackoffBase, "kafka-retry-backoff", c.RetryBackoffBase, fmt.Sprintf("first retry backoff, doubled per attempt (default %s)", DefaultRetryBackoffBase))
+	fs.DurationVar(&c.RetryBackoffMax, "kafka-retry-backoff-max", c.RetryBackoffMax, fmt.Sprintf("largest retry backoff (default %s)", DefaultRetryBackoffMax))
+	fs.DurationVar(&c.SessionTimeout, "kafka-session-timeout", c.SessionTimeout, fmt.Sprintf("consumer group session timeout (default %s)", DefaultSessionTimeout))
+	fs.DurationVar(&c.HeartbeatInterval, "kafka-heartbeat-interval", c.HeartbeatInterval, fmt.Sprintf("consumer group heartbeat interval (default %s)", DefaultHeartbeatInterval))
+	fs.DurationVar(&c.RebalanceTimeout, "kafka-rebalance-timeout", c.RebalanceTimeout, fmt.Sprintf("consumer group rebalance timeout (default %s)", DefaultRebalanceTimeout))
+	fs.DurationVar(&c.DrainTimeout, "kafka-drain-timeout", c.DrainTimeout, fmt.Sprintf("time the in-flight batch has to finish on shutdown (default %s)", DefaultDrainTimeout))
+	fs.IntVar(&c.ReplicationFactor, "kafka-replication-factor", c.ReplicationFactor, fmt.Sprintf("replication factor of created topics (default %d)", DefaultReplicationFactor))
+}
+
+// brokerList is a flag.Value of comma-separated addresses.
+type brokerList []string
+
+func (b *brokerList) String() string {
+	if b == nil {
+		return ""
+	}
+	return strings.Join(*b, ",")
+}
+
+func (b *brokerList) Set(s string) error {
+	var out []string
+	for _, a := range strings.Split(s, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			out = append(out, a)
+		}
+	}
+	*b = out
+	return nil
+}
+
+// Validate reports an unusable config: negative sizes or durations, a
+// heartbeat not shorter than the session, a backoff cap below its base.
+func (c Config) Validate() error {
+	var errs []error
+	for _, b := range c.Brokers {
+		if !strings.Contains(b, ":") {
+			errs = append(errs, fmt.Errorf("broker %q: want host:port", b))
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"max batch", int64(c.MaxBatch)},
+		{"batch linger", int64(c.BatchLinger)},
+		{"fetch min bytes", int64(c.FetchMinBytes)},
+		{"fetch max wait", int64(c.FetchMaxWait)},
+		{"write batch timeout", int64(c.WriteBatchTimeout)},
+		{"max message bytes", int64(c.MaxMessageBytes)},
+		{"retry attempts", int64(c.RetryAttempts)},
+		{"retry backoff", int64(c.RetryBackoffBase)},
+		{"retry backoff max", int64(c.RetryBackoffMax)},
+		{"session timeout", int64(c.SessionTimeout)},
+		{"heartbeat interval", int64(c.HeartbeatInterval)},
+		{"rebalance timeout", int64(c.RebalanceTimeout)},
+		{"drain timeout", int64(c.DrainTimeout)},
+		{"replication factor", int64(c.ReplicationFactor)},
+	} {
+		if f.v < 0 {
+			errs = append(errs, fmt.Errorf("kafka %s %d: must not be negative", f.name, f.v))
+		}
+	}
+	d := c.withDefaults()
+	if d.HeartbeatInterval >= d.SessionTimeout {
+		errs = append(errs, fmt.Errorf("kafka heartbeat interval %s must be shorter than the session timeout %s", d.HeartbeatInterval, d.SessionTimeout))
+	}
+	if d.RetryBackoffMax < d.RetryBackoffBase {
+		errs = append(errs, fmt.Errorf("kafka retry backoff max %s is below the base %s", d.RetryBackoffMax, d.RetryBackoffBase))
+	}
+	return errors.Join(errs...)
+}
+
+// withDefaults returns c with every zero field set to its default.
+func (c Config) withDefaults() Config {
+	if len(c.Brokers) == 0 {
+		c.Brokers = []string{DefaultBroker}
+	}
+	setDefault(&c.ClientID, DefaultClientID)
+	setDefault(&c.MaxBatch, DefaultMaxBatch)
+	setDefault(&c.BatchLinger, DefaultBatchLinger)
+	setDefault(&c.FetchMinBytes, DefaultFetchMinBytes)
+	setDefault(&c.FetchMaxWait, DefaultFetchMaxWait)
+	setDefault(&c.WriteBatchTimeout, DefaultWriteBatchTimeout)
+	setDefault(&c.MaxMessageBytes, DefaultMaxMessageBytes)
+	setDefault(&c.RetryAttempts, DefaultRetryAttempts)
+	setDefault(&c.RetryBackoffBase, DefaultRetryBackoffBase)
+	setDefault(&c.RetryBackoffMax, DefaultRetryBackoffMax)
+	setDefault(&c.SessionTimeout, DefaultSessionTimeout)
+	setDefault(&c.HeartbeatInterval, DefaultHeartbeatInterval)
+	setDefault(&c.RebalanceTimeout, DefaultRebalanceTimeout)
+	setDefault(&c.DrainTimeout, DefaultDrainTimeout)
+	setDefault(&c.ReplicationFactor, DefaultReplicationFactor)
+	return c
+}
+
+func setDefault[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
+	}
+}
+
+// Backoff is the wait before retry number attempt (1 = the wait after the
+// first failure): exponential from RetryBackoffBase, capped at
+// RetryBackoffMax, with "equal jitter": a uniformly random value in
+// [d/2, d] where d is the capped exponential. The jitter spreads the
+// retries of many members that failed together; the floor keeps a retry
+// from coming back at once.
+func (c Config) Backoff(attempt int) time.Duration {
+	c = c.withDefaults()
+	if attempt < 1 {
+		attempt = 1
+	}
+	d := c.RetryBackoffBase
+	for i := 1; i < attempt && d < c.RetryBackoffMax; i++ {
+		if d > c.RetryBackoffMax/2 {
+			d = c.RetryBackoffMax
+			break
+		}
+		d *= 2
+	}
+	d = min(d, c.RetryBackoffMax)
+	half := d / 2
+	return half + rand.N(d-half+1)
+}

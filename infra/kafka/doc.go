@@ -1,0 +1,48 @@
+// Package kafka is annalist's runtime on the Kafka protocol: the one loop
+// every stage runs, the producer used outside the stage graph, topic
+// creation and consumer-lag queries. It speaks to a real Kafka cluster and to
+// the embedded kfake broker alike, through github.com/segmentio/kafka-go.
+//
+// # The loop
+//
+// Run joins the stage's consumer group (one Reader whose GroupTopics are the
+// stage's input topics) and repeats:
+//
+//  1. fetch a micro-batch: the first record blocks, further records are taken
+//     while they are immediately available, up to Config.MaxBatch or until
+//     Config.BatchLinger has passed;
+//  2. decode each record with schemas.Decode; a record that cannot be decoded
+//     is dead-lettered at once;
+//  3. skip records whose seen: marker exists (Options.Deduper), and repeated
+//     event ids within the batch;
+//  4. call the stage's pipeline.BatchHandler once for the batch; when it
+//     fails, run the inputs again one at a time to isolate the failing one.
+//     A transient error is retried with exponential backoff and jitter up to
+//     Config.RetryAttempts calls, then dead-lettered; a permanent error
+//     (pipeline.IsPermanent) is dead-lettered at once;
+//  5. produce every output and dead letter with acks=all and wait for the
+//     acknowledgements;
+//  6. set the seen: markers of the inputs whose outputs were acknowledged;
+//  7. commit the offsets of the batch.
+//
+// Offsets are committed only after the outputs are acknowledged, so a crash
+// at any point redelivers rather than loses (at-least-once). Outputs carry
+// deterministic event ids (pipeline.DeriveEventID), so a redelivered input
+// produces the same records and downstream deduplication holds; the seen:
+// markers make redeliveries skip the handler, so expensive or non-idempotent
+// work runs once.
+//
+// Dead-lettered inputs get no seen: marker on purpose: a dead letter that is
+// replayed to its topic after a fix must be handled, not skipped.
+//
+// # Shutdown
+//
+// Cancelling the context passed to Run drains: the in-flight batch is
+// finished (handled, produced, committed), the reader leaves the group and
+// the writers are closed; Run then returns nil. Draining is bounded by
+// Config.DrainTimeout, after which the work still in flight is abandoned
+// uncommitted (it is redelivered to the next member of the group, never
+// lost) and Run returns an error wrapping ErrDrainTimeout. A transient error
+// seen while draining is not retried: the input and the rest of its batch
+// are left uncommitted for the next owner rather than dead-lettered early.
+package kafka

@@ -1,0 +1,397 @@
+package kafka_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/annalist-dev/annalist/infra/kafka"
+	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/schemas"
+	"github.com/annalist-dev/annalist/topology"
+)
+
+const (
+	topicIn  = "in"
+	topicOut = "out"
+)
+
+var testTopics = []topology.Topic{
+	{Name: topicIn, Partitions: 3, Key: "doc_id", Message: schemas.TypeDocument},
+	{Name: topicOut, Partitions: 2, Key: "doc_id", Message: schemas.TypeDocument},
+}
+
+var testStage = topology.Stage{Name: "echo", Reads: []string{topicIn}, Writes: []string{topicOut}}
+
+// env is one test's broker, Redis and runtime config.
+type env struct {
+	t     testing.TB
+	cfg   kafka.Config
+	redis redis.Client
+	seen  *redis.Seen
+	prod  *kafka.Producer
+}
+
+// newEnv starts a one-broker kfake cluster on a loopback port with the
+// test topics, and a real redis-server.
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	c, err := kfake.NewCluster(
+		kfake.NumBrokers(1),
+		kfake.GroupMinSessionTimeout(100*time.Millisecond),
+		kfake.BrokerConfigs(map[string]string{"message.max.bytes": strconv.Itoa(kafka.Config{}.BrokerMaxMessageBytes())}),
+	)
+	if err != nil {
+		t.Fatalf("start kfake: %v", err)
+	}
+	t.Cleanup(c.Close)
+	cfg := kafka.Config{
+		Brokers:           c.ListenAddrs(),
+		SessionTimeout:    3 * time.Second,
+		HeartbeatInterval: 100 * time.Millisecond,
+		RebalanceTimeout:  3 * time.Second,
+		FetchMaxWait:      100 * time.Millisecond,
+		RetryAttempts:     3,
+		RetryBackoffBase:  time.Millisecond,
+		RetryBackoffMax:   5 * time.Millisecond,
+		DrainTimeout:      10 * time.Second,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := kafka.EnsureTopics(ctx, cfg, testTopics); err != nil {
+		t.Fatalf("ensure topics: %v", err)
+	}
+	rc := redistest.Client(t)
+	p := kafka.NewProducer(cfg)
+	t.Cleanup(func() { _ = p.Close() })
+	return &env{t: t, cfg: cfg, redis: rc, seen: redis.NewSeen(rc, time.Hour), prod: p}
+}
+
+// doc is the test message: a document whose text says how the handler
+// treats it.
+func doc(id, text string) schemas.Document {
+	return schemas.Document{DocID: id, Source: "test", Text: text}
+}
+
+// publish sends documents to the input topic, event id = "ev-" + doc id.
+func (e *env) publish(docs ...schemas.Document) {
+	e.t.Helper()
+	recs := make([]kafka.Record, len(docs))
+	for i, d := range docs {
+		recs[i] = kafka.Record{Topic: topicIn, Msg: d, Meta: schemas.Meta{EventID: "ev-" + d.DocID, TraceID: "tr-" + d.DocID, Tenant: "acme"}}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.prod.Publish(ctx, recs...); err != nil {
+		e.t.Fatalf("publish: %v", err)
+	}
+}
+
+// publishRaw writes records as they are, bypassing the codec (poison).
+func (e *env) publishRaw(msgs ...kafkago.Message) {
+	e.t.Helper()
+	w := &kafkago.Writer{Addr: kafkago.TCP(e.cfg.Brokers...), RequiredAcks: kafkago.RequireAll, BatchTimeout: time.Millisecond, Balancer: kafkago.Murmur2Balancer{}, Transport: &kafkago.Transport{}}
+	defer w.Close()
+	defer w.Transport.(*kafkago.Transport).CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := w.WriteMessages(ctx, msgs...); err != nil {
+		e.t.Fatalf("write raw: %v", err)
+	}
+}
+
+// docs makes n documents id prefix-0 … prefix-(n-1) with text "ok".
+func docs(prefix string, n int) []schemas.Document {
+	out := make([]schemas.Document, n)
+	for i := range out {
+		out[i] = doc(fmt.Sprintf("%s-%d", prefix, i), "ok")
+	}
+	return out
+}
+
+// effects is the handler of the tests. For each input it increments a Redis
+// counter keyed by event id (a side effect that is NOT idempotent, so a
+// second run shows) and produces one document on the output topic. The
+// input text decides the behaviour:
+//
+//	"ok"           success
+//	"permanent"    a permanent error
+//	"transient"    a transient error on every call
+//	"flaky"        a transient error on the first two calls
+//
+// Like a transactional batch handler, it checks every input before it
+// touches Redis, so a failed batch has no side effect.
+type effects struct {
+	rc redis.Client
+
+	mu        sync.Mutex
+	calls     map[string]int // handler calls per event id
+	maxBatch  int
+	batches   int
+	onHandled func(n int)
+}
+
+func newEffects(rc redis.Client) *effects {
+	return &effects{rc: rc, calls: map[string]int{}}
+}
+
+func (f *effects) handle(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
+	f.mu.Lock()
+	f.batches++
+	f.maxBatch = max(f.maxBatch, len(ins))
+	var failure error
+	for _, in := range ins {
+		id := in.Meta.EventID
+		f.calls[id]++
+		d := in.Msg.(schemas.Document)
+		switch {
+		case d.Text == "permanent":
+			failure = pipeline.Permanentf("document %s is refused", d.DocID)
+		case d.Text == "transient":
+			failure = fmt.Errorf("document %s: backend unavailable", d.DocID)
+		case d.Text == "flaky" && f.calls[id] <= 2:
+			failure = fmt.Errorf("document %s: flaky backend", d.DocID)
+		}
+	}
+	f.mu.Unlock()
+	if failure != nil {
+		return nil, failure
+	}
+	p := f.rc.Pipeline()
+	for _, in := range ins {
+		p.Incr(ctx, "fx:"+in.Meta.EventID)
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("record side effects: %w", err)
+	}
+	out := make([][]pipeline.Output, len(ins))
+	for i, in := range ins {
+		d := in.Msg.(schemas.Document)
+		out[i] = []pipeline.Output{{Topic: topicOut, Msg: doc(d.DocID, "echo "+d.Text)}}
+	}
+	if f.onHandled != nil {
+		f.onHandled(len(ins))
+	}
+	return out, nil
+}
+
+// callsSnapshot copies the handler calls per event id.
+func (f *effects) callsSnapshot() map[string]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make(map[string]int, len(f.calls))
+	for k, v := range f.calls {
+		out[k] = v
+	}
+	return out
+}
+
+// sideEffects reads the counter of an event id.
+func (e *env) sideEffects(eventID string) int {
+	e.t.Helper()
+	n, err := e.redis.Get(context.Background(), "fx:"+eventID).Int()
+	if errors.Is(err, redis.Nil) {
+		return 0
+	}
+	if err != nil {
+		e.t.Fatalf("read side effect of %s: %v", eventID, err)
+	}
+	return n
+}
+
+// runner is a stage running in the background.
+type runner struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error
+}
+
+// wait returns Run's error once it has returned, or a timeout error.
+func (r *runner) wait(d time.Duration) error {
+	select {
+	case <-r.done:
+		return r.err
+	case <-time.After(d):
+		return fmt.Errorf("runner did not return within %s", d)
+	}
+}
+
+// stop cancels the runner's context (drain) and returns Run's error.
+func (r *runner) stop() error {
+	r.cancel()
+	return r.wait(30 * time.Second)
+}
+
+// run starts the stage in the background; the test's cleanup stops it.
+func (e *env) run(h pipeline.BatchHandler, opts kafka.Options) *runner {
+	e.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &runner{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		r.err = kafka.Run(ctx, e.cfg, testStage, h, opts)
+	}()
+	e.t.Cleanup(func() { _ = r.stop() })
+	return r
+}
+
+// waitIdle waits until the stage has finished its input.
+func (e *env) waitIdle() {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := kafka.WaitIdle(ctx, e.cfg, testStage); err != nil {
+		e.t.Fatalf("wait idle: %v", err)
+	}
+}
+
+// readAll returns every record of topic, partition by partition.
+func (e *env) readAll(topic string) []kafkago.Message {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	lags, err := kafka.Lag(ctx, e.cfg, "nobody", []string{topic})
+	if err != nil {
+		e.t.Fatalf("offsets of %s: %v", topic, err)
+	}
+	var out []kafkago.Message
+	for _, l := range lags {
+		if l.End == l.Start {
+			continue
+		}
+		r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: e.cfg.Brokers, Topic: topic, Partition: l.Partition, MaxWait: 50 * time.Millisecond, ReadLagInterval: -1})
+		for {
+			m, err := r.FetchMessage(ctx)
+			if err != nil {
+				_ = r.Close()
+				e.t.Fatalf("read %s/%d: %v", topic, l.Partition, err)
+			}
+			out = append(out, m)
+			if m.Offset >= l.End-1 {
+				break
+			}
+		}
+		_ = r.Close()
+	}
+	return out
+}
+
+// outputsByDoc counts output records per document id, and collects their
+// event ids.
+func outputsByDoc(t testing.TB, msgs []kafkago.Message) (count map[string]int, eventIDs map[string]map[string]bool) {
+	t.Helper()
+	count = map[string]int{}
+	eventIDs = map[string]map[string]bool{}
+	for _, m := range msgs {
+		msg, meta, err := schemas.Decode(headersOf(m), m.Value)
+		if err != nil {
+			t.Fatalf("decode output %s/%d@%d: %v", m.Topic, m.Partition, m.Offset, err)
+		}
+		id := msg.(schemas.Document).DocID
+		count[id]++
+		if eventIDs[id] == nil {
+			eventIDs[id] = map[string]bool{}
+		}
+		eventIDs[id][meta.EventID] = true
+	}
+	return count, eventIDs
+}
+
+func headersOf(m kafkago.Message) []schemas.Header {
+	hs := make([]schemas.Header, len(m.Headers))
+	for i, h := range m.Headers {
+		hs[i] = schemas.Header{Key: h.Key, Value: h.Value}
+	}
+	return hs
+}
+
+func header(m kafkago.Message, key string) string {
+	v := ""
+	for _, h := range m.Headers {
+		if h.Key == key {
+			v = string(h.Value)
+		}
+	}
+	return v
+}
+
+// collector gathers BatchStats.
+type collector struct {
+	mu    sync.Mutex
+	stats []kafka.BatchStats
+}
+
+func (c *collector) ObserveBatch(s kafka.BatchStats) {
+	c.mu.Lock()
+	c.stats = append(c.stats, s)
+	c.mu.Unlock()
+}
+
+func (c *collector) total() kafka.BatchStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var t kafka.BatchStats
+	for _, s := range c.stats {
+		t.Fetched += s.Fetched
+		t.Skipped += s.Skipped
+		t.Handled += s.Handled
+		t.DeadLettered += s.DeadLettered
+		t.Abandoned += s.Abandoned
+		t.Produced += s.Produced
+		t.Failed += s.Failed
+	}
+	return t
+}
+
+// settledGoroutines waits for the goroutine count to stop changing and
+// returns it.
+func settledGoroutines() int {
+	n := runtime.NumGoroutine()
+	for i := 0; i < 40; i++ {
+		time.Sleep(25 * time.Millisecond)
+		m := runtime.NumGoroutine()
+		if m == n {
+			return n
+		}
+		n = m
+	}
+	return n
+}
+
+// checkNoLeak fails t when more goroutines than baseline are still running
+// after a settle period, printing the stacks of all goroutines.
+func checkNoLeak(t testing.TB, baseline int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n := runtime.NumGoroutine()
+		if n <= baseline {
+			return
+		}
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			t.Fatalf("%d goroutines still running, %d before:\n%s", n, baseline, buf)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func joinIDs(m map[string]bool) string {
+	var ids []string
+	for id := range m {
+		ids = append(ids, id)
+	}
+	return strings.Join(ids, ",")
+}

@@ -1,0 +1,622 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	kafkago "github.com/segmentio/kafka-go"
+
+	"github.com/annalist-dev/annalist/internal/logging"
+	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/schemas"
+	"github.com/annalist-dev/annalist/topology"
+)
+
+// Deduper remembers which events a consumer group has finished: the seen:
+// markers of DESIGN §6. *infra/redis.Seen implements it.
+type Deduper interface {
+	// Seen reports, for each event id in order, whether group finished it.
+	Seen(ctx context.Context, group string, eventIDs []string) ([]bool, error)
+	// Mark records that group finished the events. The runtime calls it only
+	// after the events' outputs were acknowledged by the broker.
+	Mark(ctx context.Context, group string, eventIDs []string) error
+}
+
+// Observer receives the outcome of every batch the loop finishes; metrics
+// plug in here. ObserveBatch is called from the loop's goroutine, so it
+// must be quick and must not block.
+type Observer interface {
+	ObserveBatch(BatchStats)
+}
+
+// ObserverFunc adapts a function to Observer.
+type ObserverFunc func(BatchStats)
+
+// ObserveBatch calls f.
+func (f ObserverFunc) ObserveBatch(s BatchStats) { f(s) }
+
+// BatchStats counts what happened to one fetched batch. Every fetched record
+// ends up in exactly one of Skipped, Handled, DeadLettered or Abandoned.
+type BatchStats struct {
+	Stage string
+	// Fetched is the number of records taken from the broker.
+	Fetched int
+	// Skipped records had a seen: marker or repeated an event id of the
+	// same batch.
+	Skipped int
+	// Handled records had their outputs acknowledged.
+	Handled int
+	// DeadLettered records went to their topic's DLT.
+	DeadLettered int
+	// Abandoned records were left uncommitted by a shutdown; they are
+	// redelivered to the next member of the group.
+	Abandoned int
+	// Produced is the number of output records acknowledged (dead letters
+	// not included).
+	Produced int
+	// Failed is the number of handler calls that returned an error,
+	// including the calls retried successfully afterwards.
+	Failed int
+	// Committed reports whether the offsets of the finished records were
+	// committed (a failed commit means redelivery, not loss).
+	Committed bool
+	// HandleTime is the time spent in the handler.
+	HandleTime time.Duration
+	// Latency runs from the first record fetched to the commit.
+	Latency time.Duration
+}
+
+// Options are the dependencies of a Run besides the config.
+type Options struct {
+	// Deduper skips inputs the group has finished and records those it
+	// finishes. Nil disables skipping: the handler's idempotence alone then
+	// absorbs redeliveries.
+	Deduper Deduper
+	// Logger receives the runtime's log; the zero value logs nothing.
+	Logger zerolog.Logger
+	// Observer receives per-batch counts; nil observes nothing.
+	Observer Observer
+
+	// crash, when set, is called at the named points of a batch; an error
+	// stops the runner there as a crash would (no further step of the batch
+	// runs). Only tests set it.
+	crash func(point string) error
+}
+
+// Points of a batch where a test can simulate a crash.
+const (
+	pointAfterProduce = "after-produce" // outputs acknowledged, no seen: markers yet
+	pointBeforeCommit = "before-commit" // markers set, offsets not committed
+)
+
+// ErrDrainTimeout is returned by Run when the in-flight batch did not
+// finish within Config.DrainTimeout after the context was cancelled.
+var ErrDrainTimeout = errors.New("drain timed out")
+
+// Run runs stage: it consumes the stage's input topics as the stage's
+// consumer group, calls h and produces its outputs, until ctx is cancelled.
+// It returns nil after a graceful drain (see the package documentation),
+// and an error when the stage cannot start (invalid config, missing topics)
+// or the drain timed out.
+//
+// Outputs must go to topics the stage declares in Writes: anything else is
+// a bug of the stage and dead-letters the input.
+func Run(ctx context.Context, cfg Config, stage topology.Stage, h pipeline.BatchHandler, opts Options) error {
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("run stage %s: %w", stage.Name, err)
+	}
+	cfg = cfg.withDefaults()
+	if h == nil {
+		return fmt.Errorf("run stage %s: nil handler", stage.Name)
+	}
+	if len(stage.Reads) == 0 {
+		return fmt.Errorf("run stage %s: the stage reads no topic", stage.Name)
+	}
+	log := opts.Logger.With().Str(logging.FieldStage, stage.Name).Logger()
+
+	transport := newTransport(cfg)
+	defer transport.CloseIdleConnections()
+	if err := checkTopics(ctx, newClient(cfg, transport), stage); err != nil {
+		return fmt.Errorf("run stage %s: %w", stage.Name, err)
+	}
+
+	rc := kafkago.ReaderConfig{
+		Brokers:               cfg.Brokers,
+		GroupID:               stage.Group(),
+		GroupTopics:           stage.Reads,
+		Dialer:                newDialer(cfg),
+		QueueCapacity:         cfg.MaxBatch,
+		MinBytes:              cfg.FetchMinBytes,
+		MaxBytes:              cfg.MaxMessageBytes,
+		MaxWait:               cfg.FetchMaxWait,
+		ReadLagInterval:       -1,
+		HeartbeatInterval:     cfg.HeartbeatInterval,
+		CommitInterval:        0, // synchronous commits: CommitMessages returns once the broker has them
+		WatchPartitionChanges: true,
+		SessionTimeout:        cfg.SessionTimeout,
+		RebalanceTimeout:      cfg.RebalanceTimeout,
+		JoinGroupBackoff:      cfg.HeartbeatInterval,
+		StartOffset:           kafkago.FirstOffset,
+		ReadBackoffMin:        min(cfg.RetryBackoffBase, cfg.RetryBackoffMax),
+		ReadBackoffMax:        cfg.RetryBackoffMax,
+		Logger:                traceLogger(log),
+		ErrorLogger:           errorLogger(log),
+	}
+	if err := rc.Validate(); err != nil {
+		return fmt.Errorf("run stage %s: reader config: %w", stage.Name, err)
+	}
+	reader := kafkago.NewReader(rc)
+	writer := newWriter(cfg, transport, log)
+
+	// The work context outlives ctx by at most DrainTimeout: the in-flight
+	// batch finishes after a cancellation, but a stuck handler or broker
+	// cannot hold the shutdown forever.
+	workCtx, cancelWork := context.WithCancelCause(context.WithoutCancel(ctx))
+	stopWatch := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-stopWatch:
+			return
+		case <-ctx.Done():
+		}
+		t := time.NewTimer(cfg.DrainTimeout)
+		defer t.Stop()
+		select {
+		case <-stopWatch:
+		case <-t.C:
+			cancelWork(ErrDrainTimeout)
+		}
+	}()
+
+	r := &runner{cfg: cfg, stage: stage, group: stage.Group(), h: h, opts: opts, log: log, reader: reader, writer: writer}
+	log.Info().Str("group", r.group).Strs("reads", stage.Reads).Msg("stage started")
+	err := r.loop(ctx, workCtx)
+
+	close(stopWatch)
+	wg.Wait()
+	cancelWork(nil)
+	// Closing the reader leaves the group, so the partitions move to the
+	// other members at once instead of after a session timeout.
+	if cerr := reader.Close(); cerr != nil {
+		log.Warn().Err(cerr).Msg("close reader")
+	}
+	if cerr := writer.Close(); cerr != nil {
+		log.Warn().Err(cerr).Msg("close writer")
+	}
+	if err != nil {
+		return fmt.Errorf("run stage %s: %w", stage.Name, err)
+	}
+	log.Info().Msg("stage drained")
+	return nil
+}
+
+// checkTopics fails fast when a topic the stage needs is missing, instead of
+// a reader that never gets an assignment or a writer that retries forever.
+func checkTopics(ctx context.Context, c *kafkago.Client, stage topology.Stage) error {
+	var names []string
+	for _, t := range stage.Reads {
+		names = append(names, t, topology.DLT(t))
+	}
+	names = append(names, stage.Writes...)
+	missing, err := missingTopics(ctx, c, names)
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: %q (create them with EnsureTopics or `annalist topology apply`)", ErrMissingTopic, missing)
+	}
+	return nil
+}
+
+// ErrMissingTopic is returned when a topic the caller needs does not exist.
+var ErrMissingTopic = errors.New("missing topic")
+
+type runner struct {
+	cfg    Config
+	stage  topology.Stage
+	group  string
+	h      pipeline.BatchHandler
+	opts   Options
+	log    zerolog.Logger
+	reader *kafkago.Reader
+	writer *kafkago.Writer
+}
+
+// loop fetches and processes batches until ctx is cancelled. It returns nil
+// on a drain and an error only when a batch could not be finished.
+func (r *runner) loop(ctx, workCtx context.Context) error {
+	fetchErrors := 0
+	for ctx.Err() == nil {
+		msgs, err := r.fetch(ctx)
+		if len(msgs) == 0 {
+			if ctx.Err() != nil {
+				return nil
+			}
+			// The reader retries connections and group joins itself; an
+			// error here means it gave up for now. Back off and ask again.
+			fetchErrors++
+			r.log.Warn().Err(err).Int("attempt", fetchErrors).Msg("fetch")
+			if !sleep(ctx, r.cfg.Backoff(fetchErrors)) {
+				return nil
+			}
+			continue
+		}
+		fetchErrors = 0
+		if err := r.process(ctx, workCtx, msgs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fetch takes a micro-batch: it blocks for the first record, then takes
+// more while they arrive within the linger, up to MaxBatch.
+func (r *runner) fetch(ctx context.Context) ([]kafkago.Message, error) {
+	first, err := r.reader.FetchMessage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([]kafkago.Message, 1, r.cfg.MaxBatch)
+	msgs[0] = first
+	lctx, cancel := context.WithTimeout(ctx, r.cfg.BatchLinger)
+	defer cancel()
+	for len(msgs) < r.cfg.MaxBatch {
+		m, err := r.reader.FetchMessage(lctx)
+		if err != nil {
+			if lctx.Err() == nil {
+				r.log.Warn().Err(err).Msg("fetch")
+			}
+			break
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, nil
+}
+
+// itemState is where one record of a batch stands.
+type itemState int
+
+const (
+	statePending itemState = iota // decoded, to be handled
+	stateSkipped                  // seen before: nothing to do but commit
+	stateDone                     // handled: outputs ready
+	stateDead                     // to be dead-lettered
+)
+
+type item struct {
+	msg   kafkago.Message
+	in    pipeline.Input
+	state itemState
+	outs  []kafkago.Message
+	dead  kafkago.Message
+}
+
+// batch is the working state of one loop turn.
+type batch struct {
+	items []item
+	stats BatchStats
+}
+
+// errAbandon stops the handling of a batch at an input whose fate is not
+// decided (shutdown during retries, drain timeout).
+var errAbandon = errors.New("batch abandoned")
+
+// process finishes one batch: decode, skip, handle, produce, mark, commit.
+func (r *runner) process(ctx, workCtx context.Context, msgs []kafkago.Message) error {
+	start := time.Now()
+	b := &batch{items: make([]item, len(msgs)), stats: BatchStats{Stage: r.stage.Name, Fetched: len(msgs)}}
+	byEvent := make(map[string]bool, len(msgs))
+	for i, m := range msgs {
+		it := &b.items[i]
+		it.msg = m
+		msg, meta, err := schemas.Decode(toSchemaHeaders(m.Headers), m.Value)
+		if err != nil {
+			r.kill(b, it, fmt.Errorf("decode %s/%d@%d: %w", m.Topic, m.Partition, m.Offset, err), true, 0)
+			continue
+		}
+		it.in = pipeline.Input{Meta: meta, Msg: msg, Topic: m.Topic, Partition: m.Partition, Offset: m.Offset}
+		if byEvent[meta.EventID] {
+			it.state = stateSkipped
+			continue
+		}
+		byEvent[meta.EventID] = true
+	}
+	r.skipSeen(workCtx, b)
+
+	// cut is the end of the finished prefix of the batch: everything before
+	// it is decided and will be committed; a shutdown can leave the rest.
+	cut := len(b.items)
+	if err := r.handle(ctx, workCtx, b); err != nil {
+		var ab abandonAt
+		if !errors.As(err, &ab) {
+			return err
+		}
+		cut = ab.index
+	}
+	done := b.items[:cut]
+	b.stats.Abandoned = len(b.items) - cut
+
+	var records []kafkago.Message
+	for i := range done {
+		switch it := &done[i]; it.state {
+		case stateDone:
+			records = append(records, it.outs...)
+			b.stats.Produced += len(it.outs)
+			b.stats.Handled++
+		case stateDead:
+			records = append(records, it.dead)
+			b.stats.DeadLettered++
+		case stateSkipped:
+			b.stats.Skipped++
+		}
+	}
+	if err := r.produce(workCtx, records); err != nil {
+		return err
+	}
+	if err := r.crashAt(pointAfterProduce); err != nil {
+		return err
+	}
+	r.mark(workCtx, done)
+	if err := r.crashAt(pointBeforeCommit); err != nil {
+		return err
+	}
+	if cut > 0 {
+		commit := make([]kafkago.Message, cut)
+		for i := range done {
+			commit[i] = done[i].msg
+		}
+		if err := r.reader.CommitMessages(workCtx, commit...); err != nil {
+			// The outputs are acknowledged and the markers set: a failed
+			// commit only means these records are delivered again, and
+			// skipped then. A later commit on the partition covers them.
+			r.log.Warn().Err(err).Int("records", cut).Msg("commit offsets")
+		} else {
+			b.stats.Committed = true
+		}
+	}
+	b.stats.Latency = time.Since(start)
+	if r.opts.Observer != nil {
+		r.opts.Observer.ObserveBatch(b.stats)
+	}
+	if b.stats.Abandoned > 0 {
+		r.log.Info().Int("abandoned", b.stats.Abandoned).Msg("shutdown left records uncommitted for redelivery")
+		if cause := context.Cause(workCtx); errors.Is(cause, ErrDrainTimeout) {
+			return cause
+		}
+	}
+	return nil
+}
+
+func (r *runner) crashAt(point string) error {
+	if r.opts.crash == nil {
+		return nil
+	}
+	return r.opts.crash(point)
+}
+
+// skipSeen marks the pending items whose seen: marker exists as skipped. A
+// failed lookup handles them all: the handler is idempotent, so running it
+// again costs work, not correctness.
+func (r *runner) skipSeen(ctx context.Context, b *batch) {
+	if r.opts.Deduper == nil {
+		return
+	}
+	var ids []string
+	var idx []int
+	for i := range b.items {
+		if b.items[i].state == statePending {
+			ids = append(ids, b.items[i].in.Meta.EventID)
+			idx = append(idx, i)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	seen, err := r.opts.Deduper.Seen(ctx, r.group, ids)
+	if err == nil && len(seen) != len(ids) {
+		err = fmt.Errorf("deduper answered %d of %d event ids", len(seen), len(ids))
+	}
+	if err != nil {
+		r.log.Warn().Err(err).Msg("read seen markers; handling the batch without them")
+		return
+	}
+	for k, s := range seen {
+		if s {
+			b.items[idx[k]].state = stateSkipped
+		}
+	}
+}
+
+// mark sets the seen: markers of the handled items. A failure leaves the
+// items to be handled again on redelivery, which is safe.
+func (r *runner) mark(ctx context.Context, items []item) {
+	if r.opts.Deduper == nil {
+		return
+	}
+	var ids []string
+	for i := range items {
+		if items[i].state == stateDone {
+			ids = append(ids, items[i].in.Meta.EventID)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	if err := r.opts.Deduper.Mark(ctx, r.group, ids); err != nil {
+		r.log.Warn().Err(err).Int("events", len(ids)).Msg("set seen markers")
+	}
+}
+
+// abandonAt reports that handling stopped at item index.
+type abandonAt struct{ index int }
+
+func (a abandonAt) Error() string { return fmt.Sprintf("batch abandoned at input %d", a.index) }
+func (a abandonAt) Unwrap() error { return errAbandon }
+
+// handle runs the handler over the pending items: once for the whole batch,
+// then, if that fails, once per input with retries to isolate the failure.
+func (r *runner) handle(ctx, workCtx context.Context, b *batch) error {
+	var idx []int
+	var ins []pipeline.Input
+	for i := range b.items {
+		if b.items[i].state == statePending {
+			idx = append(idx, i)
+			ins = append(ins, b.items[i].in)
+		}
+	}
+	if len(ins) == 0 {
+		return nil
+	}
+	outs, err := r.call(workCtx, b, ins)
+	if err == nil {
+		for k, i := range idx {
+			r.accept(b, &b.items[i], outs[k], 1)
+		}
+		return nil
+	}
+	if workCtx.Err() != nil {
+		return abandonAt{idx[0]}
+	}
+	if len(ins) == 1 {
+		return r.retry(ctx, workCtx, b, idx[0], err)
+	}
+	r.log.Debug().Err(err).Int("inputs", len(ins)).Msg("batch failed; handling its inputs one at a time")
+	for _, i := range idx {
+		if err := r.retry(ctx, workCtx, b, i, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// call runs the handler once and checks the shape of its answer.
+func (r *runner) call(ctx context.Context, b *batch, ins []pipeline.Input) ([][]pipeline.Output, error) {
+	t := time.Now()
+	outs, err := r.h(ctx, ins)
+	b.stats.HandleTime += time.Since(t)
+	if err == nil && len(outs) != len(ins) {
+		err = pipeline.Permanentf("handler returned %d output lists for %d inputs", len(outs), len(ins))
+	}
+	if err != nil {
+		b.stats.Failed++
+	}
+	return outs, err
+}
+
+// retry handles item i alone until it succeeds, fails permanently or runs
+// out of attempts. prev is the error of a call already made for it alone
+// (nil when none was). It returns abandonAt when a shutdown or the drain
+// timeout interrupts it before its fate is decided.
+func (r *runner) retry(ctx, workCtx context.Context, b *batch, i int, prev error) error {
+	it := &b.items[i]
+	attempts := 0
+	if prev != nil {
+		attempts = 1
+	}
+	err := prev
+	for {
+		if err != nil {
+			if pipeline.IsPermanent(err) {
+				r.kill(b, it, err, true, attempts)
+				return nil
+			}
+			if attempts >= r.cfg.RetryAttempts {
+				r.kill(b, it, err, false, attempts)
+				return nil
+			}
+			r.log.Debug().Err(err).Str(logging.FieldEventID, it.in.Meta.EventID).Int("attempt", attempts).Msg("transient error; retrying")
+			// No new attempt once shutting down: the input goes to the
+			// next owner of the partition with its retries intact.
+			if !sleep(ctx, r.cfg.Backoff(attempts)) {
+				return abandonAt{i}
+			}
+		}
+		attempts++
+		var outs [][]pipeline.Output
+		outs, err = r.call(workCtx, b, []pipeline.Input{it.in})
+		if err == nil {
+			r.accept(b, it, outs[0], attempts)
+			return nil
+		}
+		if workCtx.Err() != nil {
+			return abandonAt{i}
+		}
+	}
+}
+
+// accept encodes the outputs of a handled item. An output that cannot be
+// encoded or is too large makes the whole input dead: producing some of an
+// input's outputs would leave its effect half visible downstream.
+func (r *runner) accept(b *batch, it *item, outs []pipeline.Output, attempts int) {
+	recs := make([]kafkago.Message, 0, len(outs))
+	for k, o := range outs {
+		rec, err := r.encodeOutput(it.in, k, o)
+		if err != nil {
+			r.kill(b, it, err, true, attempts)
+			return
+		}
+		recs = append(recs, rec)
+	}
+	it.outs = recs
+	it.state = stateDone
+}
+
+func (r *runner) encodeOutput(in pipeline.Input, k int, o pipeline.Output) (kafkago.Message, error) {
+	if !slices.Contains(r.stage.Writes, o.Topic) {
+		return kafkago.Message{}, fmt.Errorf("output %d: stage %s does not write topic %q", k, r.stage.Name, o.Topic)
+	}
+	id := o.EventID
+	if id == "" {
+		id = pipeline.DeriveEventID(in.Meta.EventID, o.Topic, k)
+	}
+	rec, err := encodeRecord(o.Topic, o.Msg, schemas.Meta{EventID: id, TraceID: in.Meta.TraceID, Tenant: in.Meta.Tenant})
+	if err != nil {
+		return kafkago.Message{}, fmt.Errorf("output %d to %s: %w", k, o.Topic, err)
+	}
+	if n := recordSize(rec); n > r.cfg.MaxMessageBytes {
+		return kafkago.Message{}, fmt.Errorf("output %d to %s: record of %d bytes exceeds the limit of %d", k, o.Topic, n, r.cfg.MaxMessageBytes)
+	}
+	return rec, nil
+}
+
+// kill marks an item for the dead-letter topic and logs the decision.
+func (r *runner) kill(b *batch, it *item, err error, permanent bool, attempts int) {
+	it.state = stateDead
+	it.outs = nil
+	it.dead = deadLetter(it.msg, r.group, err, permanent, attempts)
+	r.log.Warn().Err(err).
+		Str(logging.FieldTopic, it.msg.Topic).
+		Int(logging.FieldPartition, it.msg.Partition).
+		Int64(logging.FieldOffset, it.msg.Offset).
+		Str(logging.FieldEventID, it.in.Meta.EventID).
+		Bool("permanent", permanent).
+		Int("attempts", attempts).
+		Msg("dead-lettered")
+}
+
+// produce writes records with acks=all and waits, retrying the records
+// that failed until all are acknowledged; only the drain timeout stops it,
+// because committing past unacknowledged outputs would lose them.
+func (r *runner) produce(ctx context.Context, records []kafkago.Message) error {
+	return writeRetrying(ctx, r.writer, r.cfg, records, 0, r.log)
+}
+
+// sleep waits d or until ctx is done; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
