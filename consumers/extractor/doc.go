@@ -1,0 +1,35 @@
+// Package extractor is the extractor stage: regex-driven relation
+// extraction (Alstorian §2.2.1). A chunk goes in; triplets (head, relation,
+// tail) come out, each with its chunk id, doc id, entry, the rune span of
+// its evidence within the chunk, the method and pattern that found it and
+// a confidence.
+//
+// Three methods, in order of trust:
+//
+//   - "regex": hand-made patterns, compiled once. For classical-Chinese
+//     biographies (liezhuan) a paragraph or sentence that opens with
+//     "Name，字X，号Y，Place人" introduces a person; its clauses give the
+//     courtesy name, art name, other names and native place. Narrative
+//     patterns find the jinshi year and rank, offices (verb + a phrase
+//     that must end in a known office title), death (time or age) and
+//     named relatives (父X, 子X …). For English prose: born, died, native
+//     of, appointed, courtesy name/styled.
+//   - "llm_regex": when the opening chunk of an entry lacks a relation the
+//     profile expects (Config.Expect), regexes that the model wrote for
+//     earlier chunks are tried from agent memory; if none fits, the model
+//     is asked to write one for this chunk, with hand-made and remembered
+//     regexes as demonstrations. The proposal is compiled with Go's RE2
+//     (linear time, no backreferences or lookaround) and validated
+//     (CheckRegex lists the rules); a regex that passes is stored in memory.
+//   - "llm": plan B, when no regex validates: the model returns triplets in
+//     a strict JSON schema, kept only if the relation was asked for and the
+//     tail and evidence are verbatim in the chunk.
+//
+// Precision comes before recall: a wrong triplet becomes a wrong sentence
+// in a biography. So the head of a narrative fact is the chunk's entry
+// person only when the clause names no one else (ownClause) and the
+// sentence is not about a relative; a relative's sub-entry ("子琮，字季玉")
+// starts a section whose facts belong to the relative; a section whose
+// person cannot be named yields nothing; an office tail must end with a
+// known office title; a death needs a time or an age.
+package extractor

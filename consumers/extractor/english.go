@@ -1,0 +1,319 @@
+package extractor
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// Hand-made patterns for English biographical prose. The subject of each
+// pattern is an explicit name or a pronoun; a pronoun refers to the last
+// person introduced before it in the chunk ("Thomas Harrow was … He was
+// born …"), or to the chunk's entry when none was.
+const enName = `(?:[A-Z][\p{L}'’\-]+\s+){0,3}[A-Z][\p{L}'’\-]+`
+
+var (
+	enSubj = `(` + enName + `|[Hh]e|[Ss]he)(?:\s*\([^)]{0,80}\))?`
+
+	// reEnIntro finds people introduced as the subject of a sentence or as a
+	// heading.
+	reEnIntro = regexp.MustCompile(`(?m)(?:^#+[ \t]*(` + enName + `)[ \t]*$|(?:^|[.!?]\s+)(` + enName + `)(?:\s*\([^)]{0,80}\))?,?\s+(?:was|is|became|served|lived|died)\b)`)
+
+	reEnBorn      = regexp.MustCompile(enSubj + `,?\s+was\s+born\s+([^.;:()]{1,160})`)
+	reEnDied      = regexp.MustCompile(enSubj + `,?\s+(?:later\s+|eventually\s+)?(?:died|passed\s+away)\s+([^.;:()]{1,160})`)
+	reEnNative    = regexp.MustCompile(enSubj + `,?\s+(?:was\s+)?a\s+native\s+of\s+([A-Z][^.;:,()]{1,80})`)
+	reEnAppointed = regexp.MustCompile(enSubj + `,?\s+was\s+(?:later\s+|subsequently\s+|then\s+|soon\s+)?appointed\s+(?:as\s+)?([^.;:,()]{2,120})`)
+	reEnStyled    = regexp.MustCompile(`(` + enName + `)(?:\s*\([^)]{0,80}\))?,\s+(courtesy\s+name|styled|art\s+name|pen\s+name)\s+([A-Z][\p{L}'’\-]+(?:\s+[A-Z][\p{L}'’\-]+)?)`)
+	reEnHisName   = regexp.MustCompile(`\b(?:[Hh]is|[Hh]er)\s+(courtesy\s+name|art\s+name|pen\s+name)\s+was\s+([A-Z][\p{L}'’\-]+(?:\s+[A-Z][\p{L}'’\-]+)?)`)
+	reEnYear      = regexp.MustCompile(`^\d{3,4}$`)
+	reEnInYear    = regexp.MustCompile(`\s+in\s+(\d{3,4})\s*$`)
+	reEnSentYear  = regexp.MustCompile(`(?:^|[.!?]\s+)In\s+(\d{3,4}),?\s+[^.!?]*$`)
+)
+
+// enStopFirst are capitalised words that start sentences but not names.
+var enStopFirst = map[string]bool{
+	"The": true, "A": true, "An": true, "In": true, "On": true, "At": true, "After": true,
+	"Before": true, "When": true, "While": true, "His": true, "Her": true, "Its": true,
+	"Their": true, "This": true, "That": true, "These": true, "Those": true, "There": true,
+	"It": true, "They": true, "We": true, "I": true, "During": true, "From": true, "By": true,
+	"Of": true, "For": true, "With": true, "As": true, "Later": true, "Then": true, "But": true,
+	"And": true, "Although": true, "Since": true, "Until": true, "Upon": true,
+}
+
+var enMonths = []string{"January", "February", "March", "April", "May", "June", "July", "August",
+	"September", "October", "November", "December"}
+
+type enPerson struct {
+	at   int
+	name string
+}
+
+// enContext resolves the subjects of English patterns in one chunk.
+type enContext struct {
+	text     string
+	fallback string
+	people   []enPerson
+}
+
+func newEnContext(text, fallback string) *enContext {
+	c := &enContext{text: text, fallback: fallback}
+	for _, m := range reEnIntro.FindAllStringSubmatchIndex(text, -1) {
+		for g := 1; g <= 2; g++ {
+			if m[2*g] >= 0 {
+				name := text[m[2*g]:m[2*g+1]]
+				if enNameOK(name) {
+					c.people = append(c.people, enPerson{at: m[2*g], name: name})
+				}
+			}
+		}
+	}
+	return c
+}
+
+func enNameOK(name string) bool {
+	first, _, _ := strings.Cut(name, " ")
+	return !enStopFirst[first]
+}
+
+// head resolves a subject at byte offset at: a pronoun to the last person
+// introduced before it, a surname to the full name it abbreviates.
+func (c *enContext) head(subj string, at int) string {
+	switch subj {
+	case "He", "he", "She", "she":
+		for i := len(c.people) - 1; i >= 0; i-- {
+			if c.people[i].at < at && strings.Contains(c.people[i].name, " ") {
+				return c.people[i].name
+			}
+		}
+		return c.fallback
+	}
+	subj = strings.Join(strings.Fields(subj), " ")
+	if !enNameOK(subj) {
+		return ""
+	}
+	candidates := make([]string, 0, len(c.people)+1)
+	if c.fallback != "" {
+		candidates = append(candidates, c.fallback)
+	}
+	for _, p := range c.people {
+		candidates = append(candidates, p.name)
+	}
+	for _, full := range candidates {
+		if full != subj && strings.HasSuffix(full, " "+subj) {
+			return full
+		}
+	}
+	return subj
+}
+
+// extractEnglish applies the English patterns to text; fallback is the
+// person the chunk is about when it names none ("" when unknown).
+func extractEnglish(text, fallback string) []fact {
+	c := newEnContext(text, fallback)
+	var facts []fact
+	add := func(f fact) {
+		f.headType, f.method, f.conf = schemas.EntityPerson, MethodRegex, confNarrative
+		facts = append(facts, f)
+	}
+	for _, m := range reEnBorn.FindAllStringSubmatchIndex(text, -1) {
+		if h := c.head(text[m[2]:m[3]], m[2]); h != "" {
+			for _, f := range lifeEvent(text, m, h, schemas.RelBirth, "en.birth") {
+				add(f)
+			}
+		}
+	}
+	for _, m := range reEnDied.FindAllStringSubmatchIndex(text, -1) {
+		if h := c.head(text[m[2]:m[3]], m[2]); h != "" {
+			for _, f := range lifeEvent(text, m, h, schemas.RelDeath, "en.death") {
+				add(f)
+			}
+		}
+	}
+	for _, m := range reEnNative.FindAllStringSubmatchIndex(text, -1) {
+		h := c.head(text[m[2]:m[3]], m[2])
+		place := cutAtWords(text[m[4]:m[5]], " and ", " who ", " where ", " in ", " but ")
+		if h == "" || !capitalisedPhrase(place) {
+			continue
+		}
+		add(fact{head: h, rel: schemas.RelNativePlace, tail: place, tailType: schemas.EntityPlace,
+			start: m[0], end: m[4] + len(place), pattern: "en.native_place"})
+	}
+	for _, m := range reEnAppointed.FindAllStringSubmatchIndex(text, -1) {
+		h := c.head(text[m[2]:m[3]], m[2])
+		office := cutAtWords(text[m[4]:m[5]], " and ", " but ", " where ", " which ", " who ", " by ")
+		q := map[string]string{"verb": "appointed"}
+		if y := reEnInYear.FindStringSubmatchIndex(office); y != nil {
+			q["year"] = office[y[2]:y[3]]
+			office = office[:y[0]]
+		} else if y := reEnSentYear.FindStringSubmatch(text[:m[2]]); y != nil {
+			q["year"] = y[1]
+		}
+		office = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(office, "the "), "a "), "an ")
+		if h == "" || !enOffice(office) {
+			continue
+		}
+		end := m[4] + strings.Index(text[m[4]:m[5]], office) + len(office)
+		add(fact{head: h, rel: schemas.RelOffice, tail: office, tailType: schemas.EntityOffice, quals: q,
+			start: m[0], end: end, pattern: "en.office"})
+	}
+	for _, m := range reEnStyled.FindAllStringSubmatchIndex(text, -1) {
+		h := c.head(text[m[2]:m[3]], m[2])
+		if h == "" {
+			continue
+		}
+		rel := enNameRelation(text[m[4]:m[5]])
+		add(fact{head: h, rel: rel, tail: text[m[6]:m[7]], tailType: schemas.EntityName,
+			start: m[0], end: m[1], pattern: "en." + rel})
+	}
+	for _, m := range reEnHisName.FindAllStringSubmatchIndex(text, -1) {
+		h := c.head("He", m[0])
+		if h == "" {
+			continue
+		}
+		rel := enNameRelation(text[m[2]:m[3]])
+		add(fact{head: h, rel: rel, tail: text[m[4]:m[5]], tailType: schemas.EntityName,
+			start: m[0], end: m[1], pattern: "en." + rel})
+	}
+	return facts
+}
+
+func enNameRelation(kind string) string {
+	switch strings.Join(strings.Fields(kind), " ") {
+	case "art name", "pen name":
+		return schemas.RelArtName
+	}
+	return schemas.RelCourtesyName
+}
+
+// lifeEvent reads the "in X on Y at Z" phrases after "born" or "died": a
+// phrase with a year or a month is the time, a capitalised one the place.
+// Reading stops at the first word that does not continue a phrase.
+func lifeEvent(text string, m []int, head, rel, pattern string) []fact {
+	rest, base := text[m[4]:m[5]], m[4]
+	if i := strings.IndexAny(rest, ",\n"); i >= 0 {
+		rest = rest[:i]
+	}
+	type phrase struct {
+		words      []string
+		start, end int
+	}
+	var phrases []phrase
+	off := 0
+	for _, w := range strings.Fields(rest) {
+		i := strings.Index(rest[off:], w) + off
+		off = i + len(w)
+		switch w {
+		case "in", "on", "at", "near":
+			phrases = append(phrases, phrase{start: base + i})
+			continue
+		}
+		if len(phrases) == 0 {
+			break
+		}
+		p := &phrases[len(phrases)-1]
+		p.words = append(p.words, w)
+		p.end = base + off
+	}
+	var timeS, placeS string
+	end := m[0]
+	for _, p := range phrases {
+		if len(p.words) == 0 {
+			break
+		}
+		s := strings.Join(p.words, " ")
+		switch {
+		case timeS == "" && enTime(s):
+			timeS = s
+		case placeS == "" && capitalisedPhrase(s):
+			placeS = s
+		default:
+			continue
+		}
+		end = p.end
+	}
+	var out []fact
+	if timeS != "" {
+		q := map[string]string{}
+		if placeS != "" {
+			q["place"] = placeS
+		}
+		out = append(out, fact{head: head, rel: rel, tail: timeS, tailType: schemas.EntityTime, quals: q,
+			start: m[0], end: end, pattern: pattern})
+	}
+	if placeS != "" {
+		q := map[string]string{}
+		if timeS != "" {
+			q["time"] = timeS
+		}
+		out = append(out, fact{head: head, rel: rel, tail: placeS, tailType: schemas.EntityPlace, quals: q,
+			start: m[0], end: end, pattern: pattern})
+	}
+	return out
+}
+
+func enTime(s string) bool {
+	for _, w := range strings.Fields(s) {
+		if reEnYear.MatchString(strings.Trim(w, ",")) {
+			return true
+		}
+		for _, mo := range enMonths {
+			if w == mo {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// capitalisedPhrase reports whether s reads as a proper name: at most six
+// words, the first and last capitalised, the rest capitalised or small
+// connecting words.
+func capitalisedPhrase(s string) bool {
+	ws := strings.Fields(s)
+	if len(ws) == 0 || len(ws) > 6 {
+		return false
+	}
+	for i, w := range ws {
+		r := []rune(w)[0]
+		if unicode.IsUpper(r) {
+			continue
+		}
+		if i == 0 || i == len(ws)-1 {
+			return false
+		}
+		switch w {
+		case "of", "the", "upon", "de", "on", "la", "le", "du", "von", "van":
+		default:
+			return false
+		}
+	}
+	return !enStopFirst[ws[0]] || len(ws) > 1 && ws[0] == "The"
+}
+
+// enOffice reports whether s reads as an office title: two to ten words,
+// no finite verb.
+func enOffice(s string) bool {
+	ws := strings.Fields(s)
+	if len(ws) == 0 || len(ws) > 10 {
+		return false
+	}
+	for _, w := range ws {
+		switch strings.ToLower(w) {
+		case "was", "were", "is", "are", "had", "has", "have", "did", "when", "because", "if", "not":
+			return false
+		}
+	}
+	return true
+}
+
+func cutAtWords(s string, words ...string) string {
+	cut := len(s)
+	for _, w := range words {
+		if i := strings.Index(s, w); i >= 0 && i < cut {
+			cut = i
+		}
+	}
+	return strings.TrimSpace(s[:cut])
+}

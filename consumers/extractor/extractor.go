@@ -1,0 +1,353 @@
+package extractor
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/rs/zerolog"
+
+	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/schemas"
+	"github.com/annalist-dev/annalist/topology"
+)
+
+// Profiles with hand-made patterns.
+const (
+	ProfileLiezhuan = "liezhuan"
+	ProfileGeneric  = "generic"
+)
+
+// Config tunes the extractor. The zero value means the defaults below.
+type Config struct {
+	// Expect lists, per profile, the relations the opening chunk of an
+	// entry should state about its person. A relation the hand-made
+	// patterns miss is looked for with regexes from memory, then with a
+	// regex the model writes, then by plan B. Default: liezhuan →
+	// courtesy_name, native_place; other profiles expect nothing.
+	Expect map[string][]string
+	// MemoryPatterns is how many stored patterns of a profile are tried
+	// before the model is asked (default 50).
+	MemoryPatterns int
+	// Demos is how many stored patterns of the relation the regex prompt
+	// shows after the hand-made ones (default 5).
+	Demos int
+	// MaxAttempts bounds the model calls for one relation's regex, and for
+	// one chunk's plan B: a rejected answer is retried with the reason
+	// (default 2).
+	MaxAttempts int
+	// MaxPromptRunes cuts the chunk text quoted in a prompt (default 4000).
+	MaxPromptRunes int
+	// DisablePlanB turns off direct extraction by the model.
+	DisablePlanB bool
+}
+
+func (c Config) withDefaults() Config {
+	if c.Expect == nil {
+		c.Expect = map[string][]string{ProfileLiezhuan: {schemas.RelCourtesyName, schemas.RelNativePlace}}
+	}
+	if c.MemoryPatterns <= 0 {
+		c.MemoryPatterns = 50
+	}
+	if c.Demos <= 0 {
+		c.Demos = 5
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = 2
+	}
+	if c.MaxPromptRunes <= 0 {
+		c.MaxPromptRunes = 4000
+	}
+	return c
+}
+
+// Option configures an Extractor.
+type Option func(*Extractor)
+
+// WithModel enables the LLM path: regex synthesis and plan B. The model is
+// called concurrently when the extractor is; wrap it (infra/llm) for
+// timeouts, retries and a concurrency limit.
+func WithModel(m model.BaseChatModel) Option { return func(e *Extractor) { e.model = m } }
+
+// WithMemory stores validated regexes and serves them before the model is
+// called.
+func WithMemory(m Memory) Option { return func(e *Extractor) { e.memory = m } }
+
+// WithLogger sets the logger (default: none).
+func WithLogger(l zerolog.Logger) Option { return func(e *Extractor) { e.log = l } }
+
+// WithClock sets the clock that dates stored patterns (default time.Now).
+func WithClock(now func() time.Time) Option { return func(e *Extractor) { e.now = now } }
+
+// Extractor turns chunks into triplets. It is safe for concurrent use.
+type Extractor struct {
+	cfg    Config
+	model  model.BaseChatModel
+	memory Memory
+	log    zerolog.Logger
+	now    func() time.Time
+	stats  counters
+
+	mu       sync.Mutex
+	compiled map[string]compiledPattern
+}
+
+type compiledPattern struct {
+	re  *regexp.Regexp
+	err error
+}
+
+// New returns an extractor. Without a model it is the offline engine:
+// hand-made patterns, plus validated regexes from memory when one is given.
+func New(cfg Config, opts ...Option) *Extractor {
+	e := &Extractor{cfg: cfg.withDefaults(), log: zerolog.Nop(), now: time.Now,
+		compiled: map[string]compiledPattern{}}
+	for _, o := range opts {
+		o(e)
+	}
+	return e
+}
+
+// Stats counts the extractor's work since it was made.
+type Stats struct {
+	Chunks   int64 `json:"chunks"`
+	Triplets int64 `json:"triplets"`
+	// LLMCalls is every model call: RegexCalls + PlanBCalls.
+	LLMCalls   int64 `json:"llm_calls"`
+	RegexCalls int64 `json:"regex_calls"`
+	PlanBCalls int64 `json:"plan_b_calls"`
+	// CallsSaved counts relations filled by a regex from memory, where the
+	// model would otherwise have been asked.
+	CallsSaved int64 `json:"calls_saved"`
+	// RegexLearned counts synthesised regexes validated and stored.
+	RegexLearned int64 `json:"regex_learned"`
+	// RegexRejected counts model answers whose regex failed parsing,
+	// compilation or validation.
+	RegexRejected int64 `json:"regex_rejected"`
+	PlanBTriplets int64 `json:"plan_b_triplets"`
+	// PlanBRejected counts malformed plan B answers and dropped triplets.
+	PlanBRejected int64 `json:"plan_b_rejected"`
+}
+
+type counters struct {
+	chunks, triplets, llmCalls, regexCalls, planBCalls, callsSaved atomic.Int64
+	regexLearned, regexRejected, planBTriplets, planBRejected      atomic.Int64
+}
+
+// Stats returns a snapshot of the counters.
+func (e *Extractor) Stats() Stats {
+	c := &e.stats
+	return Stats{
+		Chunks: c.chunks.Load(), Triplets: c.triplets.Load(), LLMCalls: c.llmCalls.Load(),
+		RegexCalls: c.regexCalls.Load(), PlanBCalls: c.planBCalls.Load(), CallsSaved: c.callsSaved.Load(),
+		RegexLearned: c.regexLearned.Load(), RegexRejected: c.regexRejected.Load(),
+		PlanBTriplets: c.planBTriplets.Load(), PlanBRejected: c.planBRejected.Load(),
+	}
+}
+
+// Handler is the extractor stage: a chunk in, its triplets out to the
+// triplets topic. It is idempotent: the same chunk yields the same
+// triplets with the same ids (the LLM path may learn a regex on the first
+// delivery and serve it from memory on the next, with the same facts). An
+// input that is not a valid chunk is a permanent error.
+func (e *Extractor) Handler() pipeline.Handler {
+	return func(ctx context.Context, in pipeline.Input) ([]pipeline.Output, error) {
+		var c schemas.Chunk
+		switch m := in.Msg.(type) {
+		case schemas.Chunk:
+			c = m
+		case *schemas.Chunk:
+			if m == nil {
+				return nil, pipeline.Permanentf("extract: nil chunk")
+			}
+			c = *m
+		default:
+			return nil, pipeline.Permanentf("extract: input is %T, want a chunk", in.Msg)
+		}
+		ts, err := e.Extract(ctx, in.Tenant(), c)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]pipeline.Output, len(ts))
+		for i, t := range ts {
+			out[i] = pipeline.Output{Topic: topology.Triplets, Msg: t}
+		}
+		return out, nil
+	}
+}
+
+// Extract returns the triplets of chunk c. Classical-Chinese patterns run
+// on text with Han characters, English patterns on text with Latin
+// letters; in an entry chunk (Entry set) the head of a fact is the entry's
+// person unless the text introduces a relative's sub-entry. Errors from the
+// model or the memory are returned as they are (transient: retry); an
+// invalid chunk is a permanent error.
+func (e *Extractor) Extract(ctx context.Context, tenant string, c schemas.Chunk) ([]schemas.Triplet, error) {
+	if err := c.Validate(); err != nil {
+		return nil, pipeline.Permanent(fmt.Errorf("extract chunk %s: %w", c.ChunkID, err))
+	}
+	if tenant == "" {
+		tenant = schemas.DefaultTenant
+	}
+	entry := c.Entry
+	if entry == "" {
+		entry = c.Subject
+	}
+	var facts []fact
+	var secs []section
+	if hasHan(c.Text) {
+		facts, secs = extractHan(c.Text, entry)
+	}
+	if hasLatin(c.Text) {
+		facts = append(facts, extractEnglish(c.Text, entry)...)
+	}
+	more, err := e.fillGaps(ctx, tenant, c, entry, facts, secs)
+	if err != nil {
+		return nil, err
+	}
+	facts = append(facts, more...)
+	ts := triplets(c, facts)
+	for _, t := range ts {
+		if err := t.Validate(); err != nil {
+			return nil, pipeline.Permanent(fmt.Errorf("extract chunk %s: %w", c.ChunkID, err))
+		}
+	}
+	e.stats.chunks.Add(1)
+	e.stats.triplets.Add(int64(len(ts)))
+	return ts, nil
+}
+
+// beginsEntry reports whether c is the first chunk of its entry, the one
+// that states the person's names and origin.
+func beginsEntry(c schemas.Chunk) bool {
+	return c.Subject != "" || (c.Entry != "" && (c.EntryChunk == "" || c.EntryChunk == c.ChunkID))
+}
+
+// fillGaps looks for the expected relations of the entry's person that the
+// hand-made patterns missed: first with regexes from memory (no model
+// call), then with a regex the model writes, then by plan B.
+func (e *Extractor) fillGaps(ctx context.Context, tenant string, c schemas.Chunk, target string,
+	facts []fact, secs []section) ([]fact, error) {
+	if target == "" || !beginsEntry(c) || (e.model == nil && e.memory == nil) {
+		return nil, nil
+	}
+	have := map[string]bool{}
+	for _, f := range facts {
+		if f.head == target {
+			have[f.rel] = true
+		}
+	}
+	var missing []string
+	for _, r := range e.cfg.Expect[c.Profile] {
+		if !have[r] {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	var memory []Pattern
+	if e.memory != nil {
+		var err error
+		if memory, err = e.memory.Patterns(ctx, tenant, c.Profile, e.cfg.MemoryPatterns); err != nil {
+			return nil, fmt.Errorf("read regex memory %s/%s: %w", tenant, c.Profile, err)
+		}
+	}
+	var out []fact
+	var still []string
+	for _, rel := range missing {
+		got, err := e.fromMemory(ctx, tenant, c, rel, target, secs, memory)
+		if err != nil {
+			return nil, err
+		}
+		if len(got) == 0 && e.model != nil {
+			if got, err = e.synthesise(ctx, tenant, c, rel, target, secs, memory); err != nil {
+				return nil, err
+			}
+		}
+		if len(got) == 0 {
+			still = append(still, rel)
+		}
+		out = append(out, got...)
+	}
+	if len(still) > 0 && e.model != nil && !e.cfg.DisablePlanB {
+		got, err := e.planB(ctx, c, target, still)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	return out, nil
+}
+
+// fromMemory tries the stored patterns for rel, most used first; the first
+// that validates on the chunk and yields facts about target is used and
+// its hit recorded.
+func (e *Extractor) fromMemory(ctx context.Context, tenant string, c schemas.Chunk, rel, target string,
+	secs []section, memory []Pattern) ([]fact, error) {
+	for _, p := range memory {
+		if p.Relation != rel {
+			continue
+		}
+		ms, err := e.check(p, c.Text)
+		if err != nil {
+			continue
+		}
+		facts, err := matchFacts(c.Text, secs, target, p, ms, MethodLLMRegex)
+		if err != nil {
+			continue
+		}
+		if err := e.memory.Hit(ctx, tenant, c.Profile, p.ID); err != nil {
+			return nil, fmt.Errorf("record hit of regex %s: %w", p.ID, err)
+		}
+		e.stats.callsSaved.Add(1)
+		return facts, nil
+	}
+	return nil, nil
+}
+
+// check is CheckRegex with the pattern-only rules cached per source and
+// groups, so stored patterns are compiled once per process.
+func (e *Extractor) check(p Pattern, text string) ([]RegexMatch, error) {
+	key := PatternID(p.Relation, p.Source, p.Groups)
+	e.mu.Lock()
+	cp, ok := e.compiled[key]
+	e.mu.Unlock()
+	if !ok {
+		re, err := compileChecked(p)
+		cp = compiledPattern{re: re, err: err}
+		e.mu.Lock()
+		if len(e.compiled) >= 1024 {
+			clear(e.compiled)
+		}
+		e.compiled[key] = cp
+		e.mu.Unlock()
+	}
+	if cp.err != nil {
+		return nil, cp.err
+	}
+	return matchChecked(cp.re, p, text)
+}
+
+func hasHan(s string) bool {
+	for _, r := range s {
+		if isHan(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasLatin(s string) bool {
+	for _, r := range s {
+		if r < unicode.MaxASCII && unicode.IsLetter(r) {
+			return true
+		}
+	}
+	return false
+}

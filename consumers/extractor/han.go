@@ -1,0 +1,612 @@
+package extractor
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// Hand-made patterns for classical Chinese biographies (the liezhuan
+// profile, and any Chinese text whose paragraphs open with "Name，字X"),
+// compiled once. Go's regexp is RE2: matching is linear in the text, so no
+// pattern can blow up on adversarial input.
+var (
+	eraAlt   = strings.Join(eras, "|")
+	numYear  = `(?:元|[〇一二三四五六七八九十]{1,3})年`
+	timeExpr = `(?:(?:` + eraAlt + `)` + numYear + `|` + numYear + `|(?:` + eraAlt + `)[中末初])` +
+		`(?:(?:正|闰?[一二三四五六七八九十]{1,2}|冬|腊)月)?[春夏秋冬]?`
+	ageExpr = `[一二三四五六七八九十百]{1,4}(?:有[一二三四五六七八九])?`
+
+	// reHeader finds a paragraph or sentence that opens with a name and a
+	// comma; parseHeader decides whether what follows introduces a person.
+	reHeader = regexp.MustCompile(`(?m)(?:^|。)[ 　\t]*([^，。；：、\s]{1,12})，([^。\n]*)`)
+
+	reZi      = regexp.MustCompile(`^(?:一字|又字|更字|字)(\p{Han}{1,3})$`)
+	reHao     = regexp.MustCompile(`^(?:自号|别号|号)(\p{Han}{1,5})$`)
+	reMing    = regexp.MustCompile(`^(一名|初名|原名|本名|旧名|名)(\p{Han}{1,3})$`)
+	reXiaozi  = regexp.MustCompile(`^(小字|小名)(\p{Han}{1,4})$`)
+	rePlace   = regexp.MustCompile(`^(其先|先世)?(\p{Han}{1,8})人$`)
+	reJinshi  = regexp.MustCompile(`(?:举|成|登)?(` + eraAlt + `)(元年|[〇一二三四五六七八九十]{1,3}年|[中末初])[，、]?(?:又|复)?(?:举|成|登|中)?(进士(?:一甲|二甲|三甲)?(?:第[一二三]人?|及第|乙科|甲科)?|会试第[一二三]人?|[廷殿]试第[一二三]人?)`)
+	reDeathA  = regexp.MustCompile(`(` + timeExpr + `)?(卒|薨)(?:于(\p{Han}{1,4}))?(?:[，；]?年(` + ageExpr + `))?`)
+	reDeathB  = regexp.MustCompile(`年(` + ageExpr + `)，?(卒|薨)(?:于(\p{Han}{1,4}))?`)
+	reKin     = regexp.MustCompile(`(?m)(?:^|[。；])[ 　]*(?:其)?(父|长子|次子|子|弟|兄)(\p{Han}{1,2}?)(?:嗣|袭|[，、。])`)
+	reSelfHao = regexp.MustCompile(`自号(\p{Han}{2,6}?)(?:[，。；]|$)`)
+	reOffice  = regexp.MustCompile(`(召为|出为|入为|累迁|累官|官至|历官|历迁|超擢|超拜|授|除|擢|迁|升|改|调|拜|进)(\p{Han}{1,20})`)
+	reTimeLead = regexp.MustCompile(`^` + timeExpr)
+	// reSentKin finds a sentence whose subject is a relative ("父复，…"):
+	// what follows is about the relative, not the head.
+	reSentKin = regexp.MustCompile(`^(?:其)?(?:父|母|子|长子|次子|仲子|季子|少子|弟|兄|孙|妻|祖|叔父|伯父|叔|伯|侄|从子|从弟|族子|婿)\p{Han}{1,2}[，、]`)
+	reSentZi  = regexp.MustCompile(`^([^，。；]{1,8})，字`)
+)
+
+// kinNameStop are characters that cannot be in the given name after a
+// kinship word at a sentence start: "父丧", "子孙", "父忧归" are events and
+// collectives, not people.
+const kinNameStop = "殁丧卒忧死老母妇姓亦皆以为又既尝遂乃年某等辈归病疾殇亡早没故已尚俱并不无也矣焉孙弟兄女侄婿"
+
+// kinNameFirstStop may be in a name but not begin one after a kinship word.
+const kinNameFirstStop = "有幼少长子"
+
+// hanHeader is a sentence that introduces a person: "叶向高，字进卿，福清人".
+type hanHeader struct {
+	at, end   int // byte offsets: the name, the end of the first sentence
+	bodyEnd   int // byte offset of the end of the name
+	body      string
+	head, kin string
+	clauses   []hanClause
+}
+
+type hanClause struct {
+	kind       string // zi, hao, ming, xiaozi, yizixing, place
+	word, val  string
+	start, end int
+}
+
+// parseHeaders returns the person-introducing sentences of text, in order.
+func parseHeaders(text string) []hanHeader {
+	var out []hanHeader
+	for _, m := range reHeader.FindAllStringSubmatchIndex(text, -1) {
+		lineStart := !strings.HasPrefix(text[m[0]:], "。")
+		body := text[m[2]:m[3]]
+		if !nameLike(body) {
+			continue
+		}
+		h := hanHeader{at: m[2], bodyEnd: m[3], end: m[5], body: body}
+		rest, off := text[m[4]:m[5]], m[4]
+		unknown, strong, early := 0, false, false
+		for i := 0; rest != "" || i == 0; i++ {
+			cl, next, _ := strings.Cut(rest, "，")
+			c := classifyClause(cl)
+			if c.kind == "" {
+				unknown++
+				if unknown > 2 {
+					break
+				}
+			} else {
+				c.start, c.end = off, off+len(cl)
+				h.clauses = append(h.clauses, c)
+				if i < 2 {
+					early = true
+				}
+				if c.kind == "zi" || c.kind == "yizixing" {
+					strong = true
+				}
+			}
+			off += len(cl) + len("，")
+			rest = next
+			if next == "" {
+				break
+			}
+		}
+		if !early || (!lineStart && !strong) {
+			continue
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+func classifyClause(s string) hanClause {
+	if m := reZi.FindStringSubmatch(s); m != nil {
+		return hanClause{kind: "zi", word: "字", val: m[1]}
+	}
+	if m := reHao.FindStringSubmatch(s); m != nil {
+		return hanClause{kind: "hao", word: "号", val: m[1]}
+	}
+	if m := reXiaozi.FindStringSubmatch(s); m != nil {
+		return hanClause{kind: "xiaozi", word: m[1], val: m[2]}
+	}
+	if m := reMing.FindStringSubmatch(s); m != nil {
+		return hanClause{kind: "ming", word: m[1], val: m[2]}
+	}
+	if s == "以字行" {
+		return hanClause{kind: "yizixing", word: s}
+	}
+	if m := rePlace.FindStringSubmatch(s); m != nil && placeName(m[2]) {
+		return hanClause{kind: "place", word: m[1], val: m[2]}
+	}
+	return hanClause{}
+}
+
+// resolveHead names the person a header introduces, given the entry the
+// chunk belongs to and the text before the header. ok is false when the
+// header clearly introduces someone but the name cannot be made out; the
+// facts of that section are then dropped rather than given to the wrong
+// person.
+func resolveHead(body, entry, before string) (head, kin string, ok bool) {
+	sur, given := surname(entry)
+	if entry != "" && (body == entry || (given != "" && body == given)) {
+		return entry, "", true
+	}
+	b := body
+	// "世贞子士骐": the entry's given name, then a kinship word.
+	if given != "" && strings.HasPrefix(b, given) {
+		if k, _, _ := cutKin(b[len(given):]); k != "" {
+			b = b[len(given):]
+		}
+	}
+	b = strings.TrimPrefix(b, "其")
+	if k, rest, same := cutKin(b); k != "" && rest != "" && nameLike(rest) {
+		n := utf8.RuneCountInString(rest)
+		switch {
+		case same && k == "孙" && n >= 2:
+			// 孙 is also a surname: "孙嘉绩" is a name, not "grandson 嘉绩".
+		case same && n <= 2 && sur != "":
+			return sur + rest, k, true
+		case same && n <= 2:
+			return "", "", false
+		case n >= 2:
+			return rest, k, true
+		}
+	}
+	for _, p := range headerPrefixes {
+		if rest, found := strings.CutPrefix(b, p); found {
+			if n := utf8.RuneCountInString(rest); n >= 2 && n <= 4 && nameLike(rest) {
+				return rest, "", true
+			}
+		}
+	}
+	n := utf8.RuneCountInString(b)
+	switch {
+	case n >= 2 && n <= 4 && nameLike(b):
+		// A sibling or cousin written by given name shares the generation
+		// character: 刘一燝's brother 一焜 is 刘一焜.
+		if n == 2 && sur != "" && utf8.RuneCountInString(given) == 2 && firstRune(b) == firstRune(given) {
+			return sur + b, "", true
+		}
+		return b, "", true
+	case n == 1 && sur != "":
+		// A given name introduced earlier as kin: "子琮……琮，字季玉".
+		for _, k := range kinSame {
+			if strings.Contains(before, k+b) {
+				return sur + b, k, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
+}
+
+// section is a stretch of text about one person.
+type section struct {
+	start, end int
+	head       string
+	hdr        *hanHeader
+}
+
+// hanSections splits text by the person it talks about. In an entry chunk
+// the text before the first header is the entry's, and a header's section
+// runs to the next header (relatives' sub-entries close an entry). Outside
+// entries only a header's own paragraph is attributed.
+func hanSections(text, entry string, headers []hanHeader) []section {
+	var out []section
+	first := len(text)
+	if len(headers) > 0 {
+		first = headers[0].at
+	}
+	if entry != "" && first > 0 {
+		out = append(out, section{start: 0, end: first, head: entry})
+	}
+	for i := range headers {
+		h := &headers[i]
+		end := len(text)
+		if i+1 < len(headers) {
+			end = headers[i+1].at
+		}
+		if entry == "" {
+			if nl := strings.IndexByte(text[h.at:], '\n'); nl >= 0 && h.at+nl < end {
+				end = h.at + nl
+			}
+		}
+		h.head, h.kin, _ = resolveHead(h.body, entry, text[:h.at])
+		out = append(out, section{start: h.at, end: end, head: h.head, hdr: h})
+	}
+	return out
+}
+
+// sectionAt returns the section containing byte offset b.
+func sectionAt(secs []section, b int) *section {
+	for i := range secs {
+		if b >= secs[i].start && b < secs[i].end {
+			return &secs[i]
+		}
+	}
+	return nil
+}
+
+const clauseBoundaries = "，。；：！？、\n 　"
+
+// clauseStart returns the offset where the clause containing b begins,
+// not before lo.
+func clauseStart(text string, b, lo int) int {
+	i := strings.LastIndexAny(text[lo:b], clauseBoundaries)
+	if i < 0 {
+		return lo
+	}
+	_, size := utf8.DecodeRuneInString(text[lo+i:])
+	return lo + i + size
+}
+
+// sentenceStart returns the offset where the sentence containing b begins.
+func sentenceStart(text string, b, lo int) int {
+	i := strings.LastIndexAny(text[lo:b], "。；！？\n")
+	if i < 0 {
+		return lo
+	}
+	_, size := utf8.DecodeRuneInString(text[lo+i:])
+	return lo + i + size
+}
+
+// ownClause reports whether the words between a clause boundary and a
+// pattern leave the subject to be the head: nothing, the head's name, time
+// words and adverbs. "慎行已先卒" names another subject; "寻擢" does not.
+func ownClause(p, head string) bool {
+	p = strings.TrimSpace(p)
+	if head != "" {
+		if rest, ok := strings.CutPrefix(p, head); ok {
+			p = rest
+		} else if _, g := surname(head); g != "" && strings.HasPrefix(p, g) {
+			p = p[len(g):]
+		}
+	}
+	for p != "" {
+		if loc := reTimeLead.FindStringIndex(p); loc != nil && loc[1] > 0 {
+			p = p[loc[1]:]
+			continue
+		}
+		found := false
+		for _, w := range ownClauseWords {
+			if rest, ok := strings.CutPrefix(p, w); ok {
+				p, found = rest, true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// foreignSentence reports whether the sentence before b has a subject other
+// than head: a relative ("父复，宣德中进士") or another person's header.
+func foreignSentence(text string, b int, s *section) bool {
+	sent := text[sentenceStart(text, b, s.start):b]
+	sent = strings.TrimLeft(sent, " 　")
+	if reSentKin.MatchString(sent) {
+		return true
+	}
+	if m := reSentZi.FindStringSubmatch(sent); m != nil {
+		_, g := surname(s.head)
+		return m[1] != s.head && m[1] != g
+	}
+	return false
+}
+
+// attributable returns the section of a narrative match at [start, …) when
+// its subject is the section's head, else nil.
+func attributable(text string, secs []section, start int) *section {
+	s := sectionAt(secs, start)
+	if s == nil || s.head == "" {
+		return nil
+	}
+	if !ownClause(text[clauseStart(text, start, s.start):start], s.head) || foreignSentence(text, start, s) {
+		return nil
+	}
+	return s
+}
+
+// Confidence of hand-made patterns: header clauses are the most regular
+// writing in the corpus; narrative patterns depend on the subject being
+// the head, which the clause checks only approximate.
+const (
+	confHeader    = 0.95
+	confPlace     = 0.9
+	confAlias     = 0.85
+	confJinshi    = 0.9
+	confOffice    = 0.8
+	confDeath     = 0.8
+	confRelative  = 0.8
+	confMention   = 1.0
+	confNarrative = 0.75
+)
+
+// extractHan applies the classical-Chinese patterns to text. entry is the
+// person the chunk's entry is about ("" outside entries). It returns the
+// facts and the sections, which LLM-synthesised regexes reuse to attribute
+// their matches.
+func extractHan(text, entry string) ([]fact, []section) {
+	headers := parseHeaders(text)
+	secs := hanSections(text, entry, headers)
+	var facts []fact
+	add := func(f fact) {
+		if f.headType == "" {
+			f.headType = schemas.EntityPerson
+		}
+		if f.method == "" {
+			f.method = MethodRegex
+		}
+		facts = append(facts, f)
+	}
+	if entry != "" {
+		s, e := mentionSpan(text, entry)
+		add(fact{head: entry, rel: schemas.RelMention, start: s, end: e, pattern: "han.mention", conf: confMention})
+	}
+	for i := range headers {
+		h := &headers[i]
+		if h.head == "" {
+			continue
+		}
+		if h.head != entry {
+			add(fact{head: h.head, rel: schemas.RelMention, start: h.at, end: h.bodyEnd,
+				pattern: "han.mention", conf: confMention})
+			if h.kin != "" && entry != "" {
+				add(fact{head: entry, rel: schemas.RelRelative, tail: h.head, tailType: schemas.EntityPerson,
+					quals: map[string]string{"kin": h.kin}, start: h.at, end: h.bodyEnd,
+					pattern: "han.header.kin", conf: confRelative})
+			}
+		}
+		headerFacts(text, h, add)
+	}
+	jinshiFacts(text, secs, add)
+	officeFacts(text, secs, add)
+	deathFacts(text, secs, add)
+	kinFacts(text, secs, add)
+	for _, m := range reSelfHao.FindAllStringSubmatchIndex(text, -1) {
+		if s := attributable(text, secs, m[0]); s != nil {
+			add(fact{head: s.head, rel: schemas.RelArtName, tail: text[m[2]:m[3]], tailType: schemas.EntityName,
+				quals: map[string]string{"form": "自号"}, start: m[0], end: m[3],
+				pattern: "han.art_name.self", conf: confNarrative})
+		}
+	}
+	return facts, secs
+}
+
+// mentionSpan is the first place the entry's name (or given name) occurs,
+// or an empty span at the start.
+func mentionSpan(text, entry string) (int, int) {
+	if i := strings.Index(text, entry); i >= 0 {
+		return i, i + len(entry)
+	}
+	if _, g := surname(entry); utf8.RuneCountInString(g) >= 2 {
+		if i := strings.Index(text, g); i >= 0 {
+			return i, i + len(g)
+		}
+	}
+	return 0, 0
+}
+
+func headerFacts(text string, h *hanHeader, add func(fact)) {
+	sur, given := surname(h.head)
+	for _, c := range h.clauses {
+		switch c.kind {
+		case "zi":
+			add(fact{head: h.head, rel: schemas.RelCourtesyName, tail: c.val, tailType: schemas.EntityName,
+				start: c.start, end: c.end, pattern: "han.header.courtesy_name", conf: confHeader})
+		case "hao":
+			add(fact{head: h.head, rel: schemas.RelArtName, tail: c.val, tailType: schemas.EntityName,
+				start: c.start, end: c.end, pattern: "han.header.art_name", conf: confHeader})
+		case "ming", "xiaozi":
+			tail := c.val
+			if c.kind == "ming" && sur != "" && utf8.RuneCountInString(c.val) <= 2 {
+				tail = sur + c.val
+			}
+			if tail == h.head {
+				continue
+			}
+			add(fact{head: h.head, rel: schemas.RelAlias, tail: tail, tailType: schemas.EntityName,
+				quals: map[string]string{"kind": c.word, "as_written": c.val}, start: c.start, end: c.end,
+				pattern: "han.header.alias", conf: confAlias})
+		case "yizixing":
+			// "吴伯宗，名祐，以字行": he went by his courtesy name, the
+			// given name of the header.
+			if sur != "" && given != "" {
+				add(fact{head: h.head, rel: schemas.RelCourtesyName, tail: given, tailType: schemas.EntityName,
+					quals: map[string]string{"note": "以字行"}, start: h.at, end: c.end,
+					pattern: "han.header.courtesy_name", conf: confAlias})
+			}
+		case "place":
+			q := map[string]string(nil)
+			if c.word != "" {
+				q = map[string]string{"ancestral": c.word}
+			}
+			add(fact{head: h.head, rel: schemas.RelNativePlace, tail: c.val, tailType: schemas.EntityPlace,
+				quals: q, start: c.start, end: c.end, pattern: "han.header.native_place", conf: confPlace})
+		}
+	}
+}
+
+func jinshiFacts(text string, secs []section, add func(fact)) {
+	for _, m := range reJinshi.FindAllStringSubmatchIndex(text, -1) {
+		s := attributable(text, secs, m[0])
+		if s == nil {
+			continue
+		}
+		era, year, exam := text[m[2]:m[3]], text[m[4]:m[5]], text[m[6]:m[7]]
+		q := map[string]string{"era": era}
+		tail := era + year
+		switch year {
+		case "中", "末", "初":
+			q["approx"] = year
+		}
+		q["year"] = tail
+		rank := strings.TrimPrefix(exam, "进士")
+		rank = strings.TrimSuffix(rank, "人")
+		if rank != "" {
+			if !strings.HasPrefix(exam, "进士") {
+				rank = strings.TrimSuffix(exam, "人")
+			}
+			q["rank"] = rank
+		}
+		conf := confJinshi
+		if q["approx"] != "" {
+			conf = confNarrative
+		}
+		add(fact{head: s.head, rel: schemas.RelJinshi, tail: tail, tailType: schemas.EntityTime, quals: q,
+			start: m[0], end: m[1], pattern: "han.jinshi", conf: conf})
+	}
+}
+
+// officeFacts finds "verb + office" phrases. The verb may be followed by the
+// name of the person promoted ("擢向高礼部尚书"), which is skipped; the
+// office is the longest plausible office phrase after it, and the search
+// resumes after that phrase so "授庶吉士进编修" yields both offices.
+func officeFacts(text string, secs []section, add func(fact)) {
+	for pos := 0; pos < len(text); {
+		loc := reOffice.FindStringSubmatchIndex(text[pos:])
+		if loc == nil {
+			return
+		}
+		for i := range loc {
+			loc[i] += pos
+		}
+		verb := text[loc[2]:loc[3]]
+		runStart, run := loc[4], text[loc[4]:loc[5]]
+		pos = loc[3]
+		s := attributable(text, secs, loc[0])
+		if s == nil {
+			continue
+		}
+		skip := 0
+		if rest, ok := strings.CutPrefix(run, s.head); ok {
+			skip = len(run) - len(rest)
+		} else if _, g := surname(s.head); g != "" && strings.HasPrefix(run, g) {
+			skip = len(g)
+		}
+		for _, w := range []string{"为", "至"} {
+			if strings.HasPrefix(run[skip:], w) {
+				skip += len(w)
+			}
+		}
+		office := longestOffice(run[skip:])
+		if office == "" {
+			continue
+		}
+		end := runStart + skip + len(office)
+		add(fact{head: s.head, rel: schemas.RelOffice, tail: office, tailType: schemas.EntityOffice,
+			quals: map[string]string{"verb": verb}, start: loc[0], end: end,
+			pattern: "han.office", conf: confOffice})
+		pos = end
+	}
+}
+
+// longestOffice returns the longest prefix of run that is an office
+// phrase, or "".
+func longestOffice(run string) string {
+	best := ""
+	for i := range run {
+		if i > 0 && officePhrase(run[:i]) {
+			best = run[:i]
+		}
+	}
+	if officePhrase(run) {
+		best = run
+	}
+	return best
+}
+
+func deathFacts(text string, secs []section, add func(fact)) {
+	for _, m := range reDeathA.FindAllStringSubmatchIndex(text, -1) {
+		timeS, placeS, ageS := sub(text, m, 1), sub(text, m, 3), sub(text, m, 4)
+		if timeS == "" && ageS == "" {
+			continue
+		}
+		if ageS == "" {
+			// "卒" must end its word: not "卒不能" (finally), "卒伍" (soldiers).
+			after := m[5]
+			if placeS != "" {
+				after = m[7]
+			}
+			if after < len(text) {
+				if r, _ := utf8.DecodeRuneInString(text[after:]); !strings.ContainsRune("，。；、\n 　官", r) {
+					continue
+				}
+			}
+		}
+		s := attributable(text, secs, m[0])
+		if s == nil {
+			continue
+		}
+		add(deathFact(s.head, timeS, placeS, ageS, m[0], m[1], "han.death"))
+	}
+	for _, m := range reDeathB.FindAllStringSubmatchIndex(text, -1) {
+		s := attributable(text, secs, m[0])
+		if s == nil {
+			continue
+		}
+		add(deathFact(s.head, "", sub(text, m, 3), sub(text, m, 1), m[0], m[1], "han.death.age"))
+	}
+}
+
+func deathFact(head, timeS, placeS, ageS string, start, end int, pattern string) fact {
+	q := map[string]string{}
+	tail, typ := timeS, schemas.EntityTime
+	if timeS == "" {
+		tail, typ = ageS, schemas.EntityValue
+	} else {
+		q["time"] = timeS
+	}
+	if ageS != "" {
+		q["age"] = ageS
+	}
+	if placeS != "" {
+		q["place"] = placeS
+	}
+	return fact{head: head, rel: schemas.RelDeath, tail: tail, tailType: typ, quals: q,
+		start: start, end: end, pattern: pattern, conf: confDeath}
+}
+
+func kinFacts(text string, secs []section, add func(fact)) {
+	for _, m := range reKin.FindAllStringSubmatchIndex(text, -1) {
+		kin, name := text[m[2]:m[3]], text[m[4]:m[5]]
+		if strings.ContainsAny(name, kinNameStop) || strings.ContainsRune(kinNameFirstStop, firstRune(name)) {
+			continue
+		}
+		s := sectionAt(secs, m[2])
+		if s == nil || s.head == "" || (s.hdr != nil && m[2] >= s.hdr.at && m[2] < s.hdr.bodyEnd) {
+			// A header's own kinship word ("子琮，字季玉") is the header's fact.
+			continue
+		}
+		sur, _ := surname(s.head)
+		if sur == "" {
+			continue
+		}
+		add(fact{head: s.head, rel: schemas.RelRelative, tail: sur + name, tailType: schemas.EntityPerson,
+			quals: map[string]string{"kin": kin, "as_written": name}, start: m[2], end: m[5],
+			pattern: "han.kin", conf: confRelative})
+	}
+}
+
+// sub returns capture group i of a match, or "".
+func sub(text string, m []int, i int) string {
+	if 2*i+1 >= len(m) || m[2*i] < 0 {
+		return ""
+	}
+	return text[m[2*i]:m[2*i+1]]
+}
