@@ -16,9 +16,19 @@
 -- Head mode a: anchored person, id given; r: resolve the surface to a
 -- person; n: typed node, id given. Tail mode likewise, empty for no node.
 --
--- Returns { events, names }: events is a flat list of (triplet index,
--- kind, entity id, value) with kind created|edge|chunk|alias; names is a
--- flat list of (entity id, name, type) for every entity in events.
+-- Returns { events, names }: events is one string of lines "index TAB kind
+-- TAB entity id TAB value", kind created|edge|chunk|alias, index the
+-- triplet's position in the batch; names is one string of lines "entity id
+-- TAB name TAB type" for every entity in events. One string each keeps the
+-- reply cheap to build and to read; the surfaces in it are normalised and
+-- hold no tab or newline.
+--
+-- Cost: redis.call is the unit of cost here, so what the batch would
+-- repeat is remembered in Lua tables (known nodes, linked mentions) and the
+-- index sets are written once per key at the end. Writes that later
+-- triplets of the batch read (nodes, aliases, mentions) are made at once.
+-- The applied records are written last: a script cut short leaves its
+-- triplets unrecorded, and applying them again completes them.
 
 local APPLIED = KEYS[1]
 local P = ARGV[1]
@@ -27,17 +37,32 @@ local NF = tonumber(ARGV[3])
 
 local events = {}
 local changed, order = {}, {}
+local names = {}   -- id -> { name, type } where known without a read
+local known = {}   -- node ids known to exist
+local linked = {}  -- id .. '\0' .. chunk known to be in mentions:<id>
+
+-- Grouped writes, flushed at the end.
+local outs, ins, rels = {}, {}, {}
+local relSeen = {}
+local edges = {}
+local applied = {}
+local done = {}    -- key -> applied record written earlier in this batch
 
 local function emit(i, kind, id, v)
-  local n = #events
-  events[n + 1] = i
-  events[n + 2] = kind
-  events[n + 3] = id
-  events[n + 4] = v
+  events[#events + 1] = i .. '\t' .. kind .. '\t' .. id .. '\t' .. v
   if not changed[id] then
     changed[id] = true
     order[#order + 1] = id
   end
+end
+
+local function push(t, k, v)
+  local l = t[k]
+  if not l then
+    l = {}
+    t[k] = l
+  end
+  l[#l + 1] = v
 end
 
 local function put(f, k, v)
@@ -47,9 +72,14 @@ local function put(f, k, v)
   end
 end
 
--- ensure creates node id unless it exists; the index is written last so a
--- script cut short leaves the node to be created again.
+-- ensure creates node id unless it exists; the nodes index is written
+-- last so a script cut short leaves the node to be created again.
 local function ensure(i, id, name, typ, entry, chunk, doc, token)
+  names[id] = names[id] or { name, typ }
+  if known[id] then
+    return
+  end
+  known[id] = true
   if redis.call('SISMEMBER', P .. 'nodes', id) == 1 then
     return
   end
@@ -66,8 +96,23 @@ local function ensure(i, id, name, typ, entry, chunk, doc, token)
   emit(i, 'created', id, '')
 end
 
+-- link adds chunk to the mentions of id and reports whether it was new.
+local function link(i, id, chunk)
+  local k = id .. '\0' .. chunk
+  if linked[k] then
+    return false
+  end
+  linked[k] = true
+  if redis.call('SADD', P .. 'mentions:' .. id, chunk) == 1 then
+    emit(i, 'chunk', id, chunk)
+    return true
+  end
+  return false
+end
+
 -- resolve maps a person surface to an entity id, a resolution and, when
--- ambiguous, the sorted candidates.
+-- ambiguous, the sorted candidates. Alias sets change within a batch, so
+-- they are read every time.
 local function resolve(i, surface, chunk, doc, token)
   local own = 'person:' .. surface
   local c = {}
@@ -141,8 +186,7 @@ local function apply(i, a, key, token)
     ensure(i, hid, head, htype, ARGV[a + 6], chunk, doc, token)
   end
   local flags = ''
-  if redis.call('SADD', P .. 'mentions:' .. hid, chunk) == 1 then
-    emit(i, 'chunk', hid, chunk)
+  if link(i, hid, chunk) then
     flags = 'h'
   end
 
@@ -155,8 +199,7 @@ local function apply(i, a, key, token)
     tres = 'typed'
     ensure(i, tid, tail, ARGV[a + 11], '', chunk, doc, token)
   end
-  if tid ~= '' and redis.call('SADD', P .. 'mentions:' .. tid, chunk) == 1 then
-    emit(i, 'chunk', tid, chunk)
+  if tid ~= '' and link(i, tid, chunk) then
     flags = flags .. 't'
   end
 
@@ -183,13 +226,13 @@ local function apply(i, a, key, token)
       put(f, 'tail_candidates', cjson.encode(tcand))
     end
     redis.call('HSET', P .. 'edge:' .. eid, unpack(f))
-    redis.call('SADD', P .. 'out:' .. hid, eid)
+    push(outs, hid, eid)
     if tid ~= '' then
-      redis.call('SADD', P .. 'in:' .. tid, eid)
+      push(ins, tid, eid)
     end
-    if htype == 'person' then
-      redis.call('SADD', P .. 'rel:' .. rel, hid)
-      redis.call('SADD', P .. 'rels', rel)
+    if htype == 'person' and not relSeen[rel .. '\0' .. hid] then
+      relSeen[rel .. '\0' .. hid] = true
+      push(rels, rel, hid)
     end
     if ARGV[a + 22] == '1' then
       redis.call('SADD', P .. 'names:' .. hid, tail)
@@ -199,22 +242,34 @@ local function apply(i, a, key, token)
         flags = flags .. 'a'
       end
     end
-    redis.call('SADD', P .. 'edges', eid)
+    edges[#edges + 1] = eid
     emit(i, 'edge', hid, eid)
     if tid ~= '' then
       emit(i, 'edge', tid, eid)
     end
   end
-  redis.call('HSET', APPLIED, key, token .. '\t' .. hid .. '\t' .. tid .. '\t' .. eid .. '\t' .. flags)
+  local rec = token .. '\t' .. hid .. '\t' .. tid .. '\t' .. eid .. '\t' .. flags
+  done[key] = rec
+  applied[#applied + 1] = key
+  applied[#applied + 1] = rec
+end
+
+local keys = {}
+for a = 4, #ARGV, NF do
+  keys[#keys + 1] = ARGV[a]
+end
+local prev = {}
+if #keys > 0 then
+  prev = redis.call('HMGET', APPLIED, unpack(keys))
 end
 
 for a = 4, #ARGV, NF do
   local i = (a - 4) / NF
   local key, token = ARGV[a], ARGV[a + 1]
-  local prev = redis.call('HGET', APPLIED, key)
-  if prev then
+  local rec = prev[i + 1] or done[key]
+  if rec then
     if token ~= '' then
-      local rec = split(prev)
+      rec = split(rec)
       if rec[1] == token then
         rereport(i, a, rec, token)
       end
@@ -224,11 +279,29 @@ for a = 4, #ARGV, NF do
   end
 end
 
-local names = {}
-for _, id in ipairs(order) do
-  local nt = redis.call('HMGET', P .. 'node:' .. id, 'name', 'type')
-  names[#names + 1] = id
-  names[#names + 1] = nt[1] or ''
-  names[#names + 1] = nt[2] or ''
+for id, l in pairs(outs) do
+  redis.call('SADD', P .. 'out:' .. id, unpack(l))
 end
-return { events, names }
+for id, l in pairs(ins) do
+  redis.call('SADD', P .. 'in:' .. id, unpack(l))
+end
+for rel, l in pairs(rels) do
+  redis.call('SADD', P .. 'rel:' .. rel, unpack(l))
+  redis.call('SADD', P .. 'rels', rel)
+end
+if #edges > 0 then
+  redis.call('SADD', P .. 'edges', unpack(edges))
+end
+if #applied > 0 then
+  redis.call('HSET', APPLIED, unpack(applied))
+end
+
+local out = {}
+for _, id in ipairs(order) do
+  local nt = names[id]
+  if not nt then
+    nt = redis.call('HMGET', P .. 'node:' .. id, 'name', 'type')
+  end
+  out[#out + 1] = id .. '\t' .. (nt[1] or '') .. '\t' .. (nt[2] or '')
+end
+return { table.concat(events, '\n'), table.concat(out, '\n') }

@@ -23,6 +23,10 @@ import (
 // the round trip and keeps a pause short enough not to disturb readers.
 const DefaultScriptBatch = 256
 
+// MaxScriptBatch bounds Config.ScriptBatch: the script unpacks two values
+// per triplet into one command, and Lua limits an unpack to about 8,000.
+const MaxScriptBatch = 2000
+
 // DefaultNeighbourhoodLimit is the most edges one Neighbourhood call
 // collects when Config.NeighbourhoodLimit is zero.
 const DefaultNeighbourhoodLimit = 2000
@@ -30,7 +34,8 @@ const DefaultNeighbourhoodLimit = 2000
 // Config configures a Store. The zero value is usable.
 type Config struct {
 	// ScriptBatch is the most triplets written per script call; 0 means
-	// DefaultScriptBatch. Apply splits larger inputs.
+	// DefaultScriptBatch, at most MaxScriptBatch. Apply splits larger
+	// inputs.
 	ScriptBatch int
 	// NeighbourhoodLimit caps the edges a Neighbourhood walk collects; 0
 	// means DefaultNeighbourhoodLimit.
@@ -42,8 +47,8 @@ type Config struct {
 
 // Validate reports a configuration the store cannot run with.
 func (c Config) Validate() error {
-	if c.ScriptBatch < 0 {
-		return fmt.Errorf("kg config: script batch %d is negative", c.ScriptBatch)
+	if c.ScriptBatch < 0 || c.ScriptBatch > MaxScriptBatch {
+		return fmt.Errorf("kg config: script batch %d outside [0, %d]", c.ScriptBatch, MaxScriptBatch)
 	}
 	if c.NeighbourhoodLimit < 0 {
 		return fmt.Errorf("kg config: neighbourhood limit %d is negative", c.NeighbourhoodLimit)
@@ -261,27 +266,27 @@ func readChanges(res []any, out [][]schemas.KGUpdate) error {
 	if len(res) != 2 {
 		return fmt.Errorf("script answered %d parts, want 2", len(res))
 	}
-	events, _ := res[0].([]any)
-	names, _ := res[1].([]any)
-	if len(events)%4 != 0 || len(names)%3 != 0 {
-		return fmt.Errorf("script answered %d event and %d name fields", len(events), len(names))
-	}
+	events, _ := res[0].(string)
+	names, _ := res[1].(string)
 	type nameType struct{ name, typ string }
-	nt := make(map[string]nameType, len(names)/3)
-	for k := 0; k < len(names); k += 3 {
-		id, _ := names[k].(string)
-		name, _ := names[k+1].(string)
-		typ, _ := names[k+2].(string)
-		nt[id] = nameType{name, typ}
-	}
-	for k := 0; k < len(events); k += 4 {
-		i, ok := events[k].(int64)
-		if !ok || i < 0 || int(i) >= len(out) {
-			return fmt.Errorf("script answered triplet index %v of %d", events[k], len(out))
+	nt := make(map[string]nameType)
+	for line := range strings.Lines(names) {
+		f := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
+		if len(f) != 3 {
+			return fmt.Errorf("script answered name line %q", line)
 		}
-		kind, _ := events[k+1].(string)
-		id, _ := events[k+2].(string)
-		val, _ := events[k+3].(string)
+		nt[f[0]] = nameType{f[1], f[2]}
+	}
+	for line := range strings.Lines(events) {
+		f := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
+		if len(f) != 4 {
+			return fmt.Errorf("script answered event line %q", line)
+		}
+		i, err := strconv.Atoi(f[0])
+		if err != nil || i < 0 || i >= len(out) {
+			return fmt.Errorf("script answered triplet index %q of %d", f[0], len(out))
+		}
+		kind, id, val := f[1], f[2], f[3]
 		u := update(&out[i], id)
 		if u.Name == "" {
 			n := nt[id]
