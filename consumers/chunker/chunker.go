@@ -1,0 +1,335 @@
+package chunker
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/rs/zerolog"
+
+	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// Methods recorded on chunks.
+const (
+	MethodPattern = "pattern" // liezhuan entries found by the offline engine
+	MethodWindow  = "window"  // generic sentence-aware windows
+	MethodLLM     = "llm"     // liezhuan entries found by the model
+)
+
+// Config tunes the chunker. The zero value means the defaults documented on
+// each field.
+type Config struct {
+	// MaxEntryChars bounds a liezhuan chunk: a longer entry is split at
+	// paragraph, then sentence ends into continuation chunks. Default 1000.
+	MaxEntryChars int
+	// TargetChars is the size of generic windows. Default 600 for Chinese
+	// text, 1500 for other text (a Chinese character carries about as much
+	// as an English word and a half).
+	TargetChars int
+	// HardMaxChars is the size past which a single sentence is cut inside.
+	// Default twice the piece size (MaxEntryChars or TargetChars).
+	HardMaxChars int
+	// WindowChars is how much text one LLM call sees. Default 4000.
+	WindowChars int
+	// LLMAttempts is how many answers the model may give for one window
+	// before the chunker falls back to the offline engine; each retry
+	// tells the model what was wrong. Default 2.
+	LLMAttempts int
+}
+
+// Defaults.
+const (
+	DefaultMaxEntryChars = 1000
+	DefaultTargetZH      = 600
+	DefaultTargetOther   = 1500
+	DefaultWindowChars   = 4000
+	DefaultLLMAttempts   = 2
+)
+
+// withDefaults fills zero (and, for a config that skipped Validate,
+// negative) fields with their defaults.
+func (c Config) withDefaults() Config {
+	if c.MaxEntryChars <= 0 {
+		c.MaxEntryChars = DefaultMaxEntryChars
+	}
+	if c.TargetChars < 0 {
+		c.TargetChars = 0
+	}
+	if c.HardMaxChars < 0 {
+		c.HardMaxChars = 0
+	}
+	if c.WindowChars <= 0 {
+		c.WindowChars = DefaultWindowChars
+	}
+	if c.LLMAttempts <= 0 {
+		c.LLMAttempts = DefaultLLMAttempts
+	}
+	return c
+}
+
+// Validate reports settings that cannot work.
+func (c Config) Validate() error {
+	var errs []error
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"max entry chars", c.MaxEntryChars}, {"target chars", c.TargetChars}, {"hard max chars", c.HardMaxChars},
+		{"window chars", c.WindowChars}, {"llm attempts", c.LLMAttempts}} {
+		if f.v < 0 {
+			errs = append(errs, fmt.Errorf("chunker: %s is %d, want ≥ 0 (0 = default)", f.name, f.v))
+		}
+	}
+	d := c.withDefaults()
+	if c.HardMaxChars > 0 && (c.HardMaxChars < d.MaxEntryChars || c.TargetChars > 0 && c.HardMaxChars < c.TargetChars) {
+		errs = append(errs, fmt.Errorf("chunker: hard max chars %d is below the piece size", c.HardMaxChars))
+	}
+	if d.WindowChars > 0 && d.WindowChars < 200 {
+		errs = append(errs, fmt.Errorf("chunker: window chars %d is too small for a prompt window (want ≥ 200)", d.WindowChars))
+	}
+	return errors.Join(errs...)
+}
+
+// Option configures a Chunker.
+type Option func(*Chunker)
+
+// WithModel enables the LLM engine for liezhuan documents: the model finds
+// the entry boundaries from the profile's pattern and demonstrations; its
+// answer is validated and, when invalid, the offline engine is used.
+func WithModel(m model.BaseChatModel) Option { return func(c *Chunker) { c.model = m } }
+
+// WithLogger sets the logger for fallbacks and other notable events.
+func WithLogger(l zerolog.Logger) Option { return func(c *Chunker) { c.log = l } }
+
+// Chunker splits documents into chunks that tile them. It is safe for
+// concurrent use.
+type Chunker struct {
+	cfg        Config
+	model      model.BaseChatModel
+	log        zerolog.Logger
+	promptOnce sync.Once
+	prompts    *prompts
+	promptErr  error
+	stats      struct {
+		documents, chunks, llmCalls, llmFallbacks atomic.Int64
+	}
+}
+
+// New returns a chunker. cfg should have passed Validate; a negative field
+// is taken as its default.
+func New(cfg Config, opts ...Option) *Chunker {
+	c := &Chunker{cfg: cfg.withDefaults(), log: zerolog.Nop()}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// Stats counts what a Chunker has done since it was made.
+type Stats struct {
+	Documents    int64 `json:"documents"`
+	Chunks       int64 `json:"chunks"`
+	LLMCalls     int64 `json:"llm_calls"`
+	LLMFallbacks int64 `json:"llm_fallbacks"`
+}
+
+// Stats returns the counters.
+func (c *Chunker) Stats() Stats {
+	return Stats{Documents: c.stats.documents.Load(), Chunks: c.stats.chunks.Load(),
+		LLMCalls: c.stats.llmCalls.Load(), LLMFallbacks: c.stats.llmFallbacks.Load()}
+}
+
+// Result is one document's chunks and how they were made.
+type Result struct {
+	Chunks  []schemas.Chunk
+	Profile string
+	// Method is MethodPattern, MethodWindow or MethodLLM.
+	Method string
+	// LLMCalls is how many model calls the document took.
+	LLMCalls int
+	// Fallback says why the model's answer was not used; empty when it
+	// was used or when no model is set.
+	Fallback string
+}
+
+// ErrUnknownProfile is returned for a document naming a profile that does
+// not exist; it is permanent.
+var ErrUnknownProfile = errors.New("unknown chunker profile")
+
+// Chunk splits doc into chunks that tile its text; see Segment.
+func (c *Chunker) Chunk(ctx context.Context, doc schemas.Document) ([]schemas.Chunk, error) {
+	r, err := c.Segment(ctx, doc)
+	return r.Chunks, err
+}
+
+// Segment splits doc into chunks and says how. The chunks tile the text:
+// concatenated they give doc.Text exactly, with rune offsets; chunk ids
+// are <DocID>-<seq, 4 digits>, so the same document and boundaries give the
+// same ids. The profile is doc.Profile, or detected when empty.
+// Errors from bad input are permanent; an error from ctx is returned as
+// is.
+func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, error) {
+	if err := doc.Validate(); err != nil {
+		return Result{}, pipeline.Permanent(fmt.Errorf("chunk document %s: %w", doc.DocID, err))
+	}
+	d := newDocText(doc.Text)
+	profile := doc.Profile
+	if profile == "" {
+		profile = detectRunes(d.rs, d.sentences)
+	}
+	res := Result{Profile: profile}
+	var marks []mark
+	switch profile {
+	case ProfileGeneric:
+		res.Method = MethodWindow
+		marks = []mark{{pos: 0, kind: markOutside}}
+	case ProfileLiezhuan:
+		res.Method = MethodPattern
+		if c.model != nil {
+			m, calls, err := c.llmMarks(ctx, doc.DocID, d)
+			res.LLMCalls = calls
+			c.stats.llmCalls.Add(int64(calls))
+			switch {
+			case err == nil:
+				res.Method, marks = MethodLLM, m
+			case ctx.Err() != nil:
+				return Result{}, fmt.Errorf("chunk document %s: %w", doc.DocID, ctx.Err())
+			default:
+				res.Fallback = err.Error()
+				c.stats.llmFallbacks.Add(1)
+				c.log.Warn().Str("doc_id", doc.DocID).Int("llm_calls", calls).Err(err).
+					Msg("chunker: model answer unusable, falling back to the pattern engine")
+			}
+		}
+		if marks == nil {
+			marks = liezhuanMarks(d)
+		}
+	default:
+		return Result{}, pipeline.Permanent(fmt.Errorf("chunk document %s: %w: %q (profiles: %s)",
+			doc.DocID, ErrUnknownProfile, profile, strings.Join(Profiles(), ", ")))
+	}
+	lang := doc.Lang
+	if lang == "" {
+		lang = text.Lang(doc.Text)
+	}
+	max := c.cfg.MaxEntryChars
+	if profile == ProfileGeneric {
+		max = c.cfg.TargetChars
+		if max == 0 {
+			max = DefaultTargetOther
+			if lang == "zh" {
+				max = DefaultTargetZH
+			}
+		}
+	}
+	hard := c.cfg.HardMaxChars
+	if hard == 0 {
+		hard = 2 * max
+	}
+	hard = maxInt(hard, max)
+	res.Chunks = build(doc, d, marks, profile, res.Method, lang, max, hard)
+	if err := checkTiling(doc.Text, res.Chunks); err != nil {
+		return Result{}, pipeline.Permanent(fmt.Errorf("chunk document %s: %w", doc.DocID, err))
+	}
+	c.stats.documents.Add(1)
+	c.stats.chunks.Add(int64(len(res.Chunks)))
+	return res, nil
+}
+
+// build turns marks into chunks: one piece per mark, each cut further to
+// at most max runes.
+func build(doc schemas.Document, d *docText, marks []mark, profile, method, lang string, max, hard int) []schemas.Chunk {
+	marks = normalise(marks, len(d.rs))
+	idx := text.NewIndex(doc.Text)
+	var chunks []schemas.Chunk
+	entry, entryChunk := "", ""
+	for i, m := range marks {
+		end := len(d.rs)
+		if i+1 < len(marks) {
+			end = marks[i+1].pos
+		}
+		switch m.kind {
+		case markEntry:
+			entry, entryChunk = m.subject, chunkID(doc.DocID, len(chunks))
+		case markOutside:
+			entry, entryChunk = "", ""
+		}
+		starts := append([]int{m.pos}, d.cut(m.pos, end, max, hard)...)
+		for j, s := range starts {
+			e := end
+			if j+1 < len(starts) {
+				e = starts[j+1]
+			}
+			ch := schemas.Chunk{
+				ChunkID: chunkID(doc.DocID, len(chunks)), DocID: doc.DocID, Seq: len(chunks),
+				Collection: doc.Collection, Profile: profile, Method: method,
+				Entry: entry, EntryChunk: entryChunk,
+				Start: s, End: e, Text: idx.Slice(s, e), Lang: lang, Title: doc.Title,
+			}
+			if j == 0 && m.kind == markEntry {
+				ch.Subject = m.subject
+			}
+			chunks = append(chunks, ch)
+		}
+	}
+	for i := range chunks {
+		chunks[i].Total = len(chunks)
+	}
+	return chunks
+}
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// normalise sorts marks by position, keeps one mark per position (an
+// entry over a sub-entry over an outside mark), drops marks outside the
+// text, and makes sure the first starts at 0.
+func normalise(marks []mark, n int) []mark {
+	out := make([]mark, 0, len(marks)+1)
+	out = append(out, mark{pos: 0, kind: markOutside})
+	for _, m := range marks {
+		if m.pos >= 0 && m.pos < n {
+			out = append(out, m)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b mark) int {
+		if a.pos != b.pos {
+			return cmp.Compare(a.pos, b.pos)
+		}
+		return cmp.Compare(b.kind, a.kind)
+	})
+	return slices.CompactFunc(out, func(a, b mark) bool { return a.pos == b.pos })
+}
+
+func chunkID(docID string, seq int) string { return fmt.Sprintf("%s-%04d", docID, seq) }
+
+// checkTiling verifies the contract every chunking must meet: chunks are
+// contiguous, non-empty, and concatenated give the text back.
+func checkTiling(s string, chunks []schemas.Chunk) error {
+	pos, b := 0, 0
+	for i, c := range chunks {
+		if c.Start != pos || c.End <= c.Start || c.Seq != i {
+			return fmt.Errorf("chunk %d spans [%d,%d) after offset %d: chunks do not tile the text", i, c.Start, c.End, pos)
+		}
+		if !strings.HasPrefix(s[b:], c.Text) || text.RuneLen(c.Text) != c.End-c.Start {
+			return fmt.Errorf("chunk %d text does not match the document at [%d,%d)", i, c.Start, c.End)
+		}
+		pos, b = c.End, b+len(c.Text)
+	}
+	if b != len(s) {
+		return fmt.Errorf("chunks cover %d of %d bytes", b, len(s))
+	}
+	return nil
+}

@@ -1,0 +1,556 @@
+package chunker
+
+import (
+	"slices"
+	"unicode"
+
+	"github.com/annalist-dev/annalist/internal/text"
+)
+
+// The liezhuan profile reads a document as a volume of biographies in the
+// manner of the official histories: an optional listing of the people the
+// volume covers (its first line, or heading lines without sentence
+// punctuation), then one entry per person, each opening with the person's
+// name and a formula — "Name，字X，Place人。", "Name，Place人。",
+// "Name，字X。", "Name者，…". Relatives' sub-entries inside an entry open the
+// same way, often with the given name alone ("琏，字孟藻").
+//
+// Entry detection has two modes:
+//
+//   - listed: the volume has a listing. The listing's main names (run
+//     together, without their parenthesised relatives) are aligned, in
+//     order, with the sentence starts of the text that open with one of them
+//     followed by "，", "者，" or "、": a dynamic programme picks the
+//     increasing chain that covers the most listing characters, preferring
+//     openings at a line start and followed by an entry formula. Only listed
+//     names begin entry chunks, so the entry chunks of a volume spell its
+//     listing. Openings of relatives named in the listing's parentheses, and
+//     of unlisted people with a full formula, start continuation chunks of
+//     the entry they sit in: a chunk never spans two people.
+//   - open: no listing. A line that opens with a 2–5 character name and an
+//     entry formula begins an entry, as does a sentence inside a line that
+//     opens with the full "Name，字X，…人" formula (paragraph breaks are
+//     sometimes lost in transcription). A "name" beginning with a particle
+//     ("又董镛", "时有凌汉") is not one; a name written after a kinship
+//     word ("子琏，字孟璞") begins a relative's continuation chunk instead.
+//
+// In both modes heading lines and the historian's closing appraisal
+// ("赞曰：") begin chunks that belong to no entry.
+
+// Evidence that a sentence start opens an entry, from the words after the
+// name.
+const (
+	evNone     = iota // anything else ("Name，…" in running text)
+	evRelation        // a short kinship clause: "存道，溢长子"
+	evFormula         // one formula: 字…, …人, 名…, 其先…, "Name者，"
+	evFull            // courtesy name and native place both: "Name，字X，Place人"
+)
+
+// opening is a sentence start that begins with a name.
+type opening struct {
+	pos       int    // rune offset of the name
+	name      []rune // the name as written
+	lineStart bool
+	evidence  int
+}
+
+// mark starts a piece of the document.
+type mark struct {
+	pos     int
+	kind    markKind
+	subject string
+}
+
+type markKind int
+
+const (
+	// markOutside starts text that belongs to no entry: the volume header,
+	// heading lines, the closing appraisal.
+	markOutside markKind = iota
+	// markEntry starts a person's entry.
+	markEntry
+	// markSub starts a continuation of the current entry: a relative's or
+	// another person's sub-entry inside it.
+	markSub
+)
+
+// listing is what a volume's heading lines say about whom it covers.
+type listing struct {
+	main   []rune   // main names run together, parentheses and markers removed
+	groups [][]rune // parenthesised runs, one per run of text between parentheses
+}
+
+// lines returns the spans of the lines of rs, without their line breaks.
+func lines(rs []rune) []text.Span {
+	var out []text.Span
+	s := 0
+	for i, r := range rs {
+		if r == '\n' {
+			out = append(out, text.Span{Start: s, End: i})
+			s = i + 1
+		}
+	}
+	if s < len(rs) {
+		out = append(out, text.Span{Start: s, End: len(rs)})
+	}
+	return out
+}
+
+// isListLine reports whether a line is a listing or heading line: Chinese
+// text with no sentence punctuation outside parentheses (a relatives' group
+// sometimes ends in a stop: "(程济等。)").
+func isListLine(line []rune) bool {
+	han, depth := 0, 0
+	for _, r := range line {
+		switch r {
+		case '(', '（':
+			depth++
+		case ')', '）':
+			depth = max(0, depth-1)
+		case '，', '。', '：', '；', '！', '？', ',', '.', ':', ';', '!', '?', '、':
+			if depth == 0 {
+				return false
+			}
+		}
+		if text.IsHan(r) {
+			han++
+		}
+	}
+	return han > 0
+}
+
+// isMarker reports the symbols the histories put before headings.
+func isMarker(r rune) bool {
+	switch r {
+	case '◎', '○', '△', '▲', '●', '■', '□', '·', '•':
+		return true
+	}
+	return unicode.IsSpace(r)
+}
+
+// parseListing reads the listing lines of a volume.
+func parseListing(rs []rune, ls []text.Span, list []bool) listing {
+	var l listing
+	for i, sp := range ls {
+		if !list[i] {
+			continue
+		}
+		depth := 0
+		var cur []rune
+		flush := func() {
+			if len(cur) > 0 {
+				l.groups = append(l.groups, cur)
+				cur = nil
+			}
+		}
+		for _, r := range rs[sp.Start:sp.End] {
+			switch {
+			case r == '(' || r == '（':
+				flush()
+				depth++
+			case r == ')' || r == '）':
+				flush()
+				if depth > 0 {
+					depth--
+				}
+			case isMarker(r):
+			case depth > 0:
+				cur = append(cur, r)
+			default:
+				l.main = append(l.main, r)
+			}
+		}
+		flush()
+	}
+	return l
+}
+
+// isNameRune reports the characters a name may contain: Han, private-use
+// code points (rare characters in transcriptions), and the brackets that
+// spell out a rare character by its components (刘季｛虎｝, 李国〈木普〉).
+func isNameRune(r rune) bool {
+	return text.IsHan(r) || r >= 0xE000 && r <= 0xF8FF || r == '｛' || r == '｝' || r == '〈' || r == '〉'
+}
+
+// maxNameRunes bounds a name; component spellings make some longer.
+func maxNameRunes(name []rune) int {
+	for _, r := range name {
+		if r == '｛' || r == '〈' {
+			return 9
+		}
+	}
+	return 5
+}
+
+// openings finds the sentence starts of rs that begin with a name: the
+// name followed by "，", by "者，", by "、" and a second name (a joint
+// entry), or by "。字" (a slip for "，字").
+func openings(rs []rune, sentences []text.Span) []opening {
+	var out []opening
+	for _, sp := range sentences {
+		p := sp.Start
+		for p < sp.End && unicode.IsSpace(rs[p]) {
+			p++
+		}
+		if p >= sp.End || !isNameRune(rs[p]) {
+			continue
+		}
+		lineStart := true
+		for j := p - 1; j >= 0; j-- {
+			if rs[j] == '\n' {
+				break
+			}
+			if !unicode.IsSpace(rs[j]) {
+				lineStart = false
+				break
+			}
+		}
+		e := p
+		for e < len(rs) && e-p < 10 && isNameRune(rs[e]) {
+			e++
+		}
+		if e >= len(rs) || e == p {
+			continue
+		}
+		name := rs[p:e]
+		if len(name) > maxNameRunes(name) {
+			continue
+		}
+		o := opening{pos: p, lineStart: lineStart}
+		switch {
+		case rs[e] == '，':
+			if len(name) >= 3 && name[len(name)-1] == '者' {
+				o.name, o.evidence = name[:len(name)-1], evFormula
+			} else {
+				o.name, o.evidence = name, evidence(rs, e+1)
+			}
+		case rs[e] == '、':
+			// A joint entry: "杨元杲、阮弘道，皆滁人".
+			f := e + 1
+			for f < len(rs) && f-e <= 5 && isNameRune(rs[f]) {
+				f++
+			}
+			if f < len(rs) && rs[f] == '，' && f-e >= 3 && evidence(rs, f+1) >= evFormula {
+				o.name, o.evidence = name, evFormula
+			}
+		case rs[e] == '。' && e+1 < len(rs) && rs[e+1] == '字':
+			o.name, o.evidence = name, evFormula
+		}
+		if o.name != nil {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// notNameStart reports characters that begin sentences but (almost) never
+// full names: particles and adverbs such as 有 (there was), 又 (also), 时
+// (then), 初 (earlier), 其 (his). Common surnames are not in the list.
+// Given names may start with them (时雍, 其休), so the list only guards
+// volumes without a listing.
+func notNameStart(r rune) bool {
+	switch r {
+	case '有', '又', '其', '及', '既', '是', '此', '而', '然', '自', '至', '初', '先', '当', '若', '故',
+		'乃', '以', '与', '在', '今', '按', '惟', '终', '凡', '盖', '时', '或', '皆', '亦', '遂', '因':
+		return true
+	}
+	return false
+}
+
+// kinPrefixed reports a name written with a kinship word before it ("子琏",
+// "弟思道"): a relative's sub-entry, never a main entry. 孙, 叔 and 伯 are
+// left out: they are surnames too.
+func kinPrefixed(name []rune) bool {
+	if len(name) < 2 {
+		return false
+	}
+	switch name[0] {
+	case '子', '弟', '兄', '侄', '从', '族', '妻', '婿', '甥':
+		return true
+	}
+	return false
+}
+
+// evidence grades the words after "Name，" (from rs[i]) as an entry
+// formula.
+func evidence(rs []rune, i int) int {
+	clause := func(i int) []rune {
+		j := i
+		for j < len(rs) && j-i < 16 {
+			switch rs[j] {
+			case '，', '。', '；', '：', '\n':
+				return rs[i:j]
+			}
+			j++
+		}
+		return rs[i:j]
+	}
+	c1 := clause(i)
+	if len(c1) == 0 {
+		return evNone
+	}
+	native := func(c []rune) bool {
+		n := len(c)
+		return n >= 2 && n <= 14 && (c[n-1] == '人' || n >= 3 && c[n-2] == '人' && c[n-1] == '也')
+	}
+	if c1[0] == '字' && len(c1) <= 6 {
+		// "字X，Place人" is the full formula.
+		j := i + len(c1)
+		if j < len(rs) && rs[j] == '，' && native(clause(j+1)) {
+			return evFull
+		}
+		return evFormula
+	}
+	if native(c1) || hasPrefix(c1, "名") || hasPrefix(c1, "初名") || hasPrefix(c1, "本名") ||
+		hasPrefix(c1, "一名") || hasPrefix(c1, "其先") || hasPrefix(c1, "逸其名") || hasPrefix(c1, "失其名") ||
+		hasPrefix(c1, "号") || hasPrefix(c1, "小字") {
+		return evFormula
+	}
+	if len(c1) <= 6 {
+		for _, r := range c1 {
+			if isKin(r) {
+				return evRelation
+			}
+		}
+	}
+	return evNone
+}
+
+func hasPrefix(rs []rune, p string) bool {
+	i := 0
+	for _, r := range p {
+		if i >= len(rs) || rs[i] != r {
+			return false
+		}
+		i++
+	}
+	return true
+}
+
+// isKin reports the characters of kinship terms (子 son, 弟 younger brother,
+// 孙 grandson …); listings prefix relatives with them: (子琏璟), (兄国用).
+func isKin(r rune) bool {
+	switch r {
+	case '子', '弟', '兄', '孙', '侄', '父', '从', '族', '叔', '伯', '祖', '曾', '妻', '女', '婿', '甥':
+		return true
+	}
+	return false
+}
+
+// appraisal reports a line that opens the historian's closing judgement.
+func appraisal(line []rune) bool {
+	for _, p := range []string{"赞曰", "论曰", "史臣曰"} {
+		if hasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// liezhuanMarks finds the pieces of a liezhuan volume.
+func liezhuanMarks(d *docText) []mark {
+	ls := lines(d.rs)
+	list := make([]bool, len(ls))
+	marks := []mark{{pos: 0, kind: markOutside}}
+	for i, sp := range ls {
+		line := d.rs[sp.Start:sp.End]
+		list[i] = isListLine(line)
+		switch {
+		case list[i] && (i == 0 || !list[i-1]):
+			marks = append(marks, mark{pos: sp.Start, kind: markOutside})
+		case appraisal(line):
+			marks = append(marks, mark{pos: sp.Start, kind: markOutside})
+		}
+	}
+	ops := openings(d.rs, d.sentences)
+	l := parseListing(d.rs, ls, list)
+	if len(l.main) > 0 {
+		marks = append(marks, listedMarks(ops, l)...)
+	} else {
+		marks = append(marks, openMarks(ops)...)
+	}
+	return marks
+}
+
+// openMarks are the entries of a volume without a listing.
+func openMarks(ops []opening) []mark {
+	var out []mark
+	for _, o := range ops {
+		if len(o.name) < 2 || notNameStart(o.name[0]) || !(o.lineStart && o.evidence >= evFormula || o.evidence == evFull) {
+			continue
+		}
+		if kinPrefixed(o.name) {
+			out = append(out, mark{pos: o.pos, kind: markSub})
+			continue
+		}
+		out = append(out, mark{pos: o.pos, kind: markEntry, subject: string(o.name)})
+	}
+	return out
+}
+
+// listedMarks aligns the openings with the listing: entries for the chain
+// of listed main names that covers most of the listing, sub-entry marks for
+// relatives and unlisted people.
+//
+// The alignment has two passes. First, a dynamic programme picks the
+// increasing chain of openings that are listed main names, verbatim, and
+// cover the most listing characters, preferring openings at a line start
+// and with an entry formula. Second, each run of two to four listing
+// characters left between two aligned names (one person's name) is filled
+// with the first opening between those two entries that has a line start,
+// an entry formula, and either the run's surname and about its length, or
+// the run's given name alone: the name then differs from the listing by
+// a variant or garbled character (叶应骢 for 叶应聪), or the entry gives
+// the given name only (濂 for 王濂). The subject of an aligned entry is the
+// name as the listing writes it, so the entry chunks of a volume spell its
+// listing whenever the text has every listed entry.
+func listedMarks(ops []opening, l listing) []mark {
+	type cand struct {
+		op    int // index in ops
+		q, n  int // the listed name: l.main[q:q+n]
+		score int
+	}
+	var cands []cand
+	for i, o := range ops {
+		quality := 0
+		switch {
+		case o.lineStart && o.evidence >= evFormula:
+			quality = 5
+		case o.lineStart && o.evidence == evRelation, !o.lineStart && o.evidence >= evFormula:
+			quality = 3
+		case o.lineStart:
+			quality = 1
+		default:
+			continue
+		}
+		if k := len(o.name); k >= 2 {
+			for q := indexRunes(l.main, o.name, 0); q >= 0; q = indexRunes(l.main, o.name, q+1) {
+				cands = append(cands, cand{op: i, q: q, n: k, score: 10*k + quality})
+			}
+		}
+	}
+	// best[i]: the best chain ending with cands[i]; cands are in text order
+	// because ops are.
+	best := make([]int, len(cands))
+	prev := make([]int, len(cands))
+	top := -1
+	for i, c := range cands {
+		best[i], prev[i] = c.score, -1
+		for j := 0; j < i; j++ {
+			b := cands[j]
+			if ops[b.op].pos < ops[c.op].pos && b.q+b.n <= c.q && best[j]+c.score > best[i] {
+				best[i], prev[i] = best[j]+c.score, j
+			}
+		}
+		if top < 0 || best[i] > best[top] {
+			top = i
+		}
+	}
+	var chain []cand
+	for i := top; i >= 0; i = prev[i] {
+		chain = append(chain, cands[i])
+	}
+	slices.Reverse(chain)
+
+	chosen := map[int]bool{}
+	var out []mark
+	for _, c := range chain {
+		chosen[c.op] = true
+		out = append(out, mark{pos: ops[c.op].pos, kind: markEntry, subject: string(l.main[c.q : c.q+c.n])})
+	}
+	// Fill the one-name runs the chain leaves.
+	for k := 0; k <= len(chain); k++ {
+		q0, q1, op0, op1 := 0, len(l.main), -1, len(ops)
+		if k > 0 {
+			q0, op0 = chain[k-1].q+chain[k-1].n, chain[k-1].op
+		}
+		if k < len(chain) {
+			q1, op1 = chain[k].q, chain[k].op
+		}
+		run := l.main[q0:q1]
+		if len(run) < 2 || len(run) > 4 {
+			continue
+		}
+		for i := op0 + 1; i < op1; i++ {
+			o := ops[i]
+			if chosen[i] || !o.lineStart || o.evidence < evFormula {
+				continue
+			}
+			sameSurname := o.name[0] == run[0] && len(o.name) >= 2 && abs(len(o.name)-len(run)) <= 1
+			givenOnly := len(o.name) < len(run) && slices.Equal(run[len(run)-len(o.name):], o.name)
+			if sameSurname || givenOnly {
+				chosen[i] = true
+				out = append(out, mark{pos: o.pos, kind: markEntry, subject: string(run)})
+				break
+			}
+		}
+	}
+	for i, o := range ops {
+		if chosen[i] {
+			continue
+		}
+		relative := inGroups(o.name, l.groups) &&
+			(o.lineStart && o.evidence >= evRelation || o.evidence >= evFormula)
+		unlisted := len(o.name) >= 2 && (o.lineStart && o.evidence >= evFormula || o.evidence == evFull)
+		if relative || unlisted {
+			out = append(out, mark{pos: o.pos, kind: markSub})
+		}
+	}
+	return out
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// inGroups reports whether name is written in one of the parenthesised
+// runs and is more than a kinship term.
+func inGroups(name []rune, groups [][]rune) bool {
+	kinOnly := true
+	for _, r := range name {
+		if !isKin(r) {
+			kinOnly = false
+		}
+	}
+	if kinOnly {
+		return false
+	}
+	for _, g := range groups {
+		if indexRunes(g, name, 0) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// indexRunes is the first index ≥ from of needle in hay, or -1.
+func indexRunes(hay, needle []rune, from int) int {
+	if len(needle) == 0 {
+		return -1
+	}
+outer:
+	for i := from; i+len(needle) <= len(hay); i++ {
+		for j, r := range needle {
+			if hay[i+j] != r {
+				continue outer
+			}
+		}
+		return i
+	}
+	return -1
+}
+
+// entryOpenings counts the line starts that open with a name and an entry
+// formula; Detect uses it.
+func entryOpenings(ops []opening) int {
+	n := 0
+	for _, o := range ops {
+		if o.lineStart && len(o.name) >= 2 && o.evidence >= evFormula {
+			n++
+		}
+	}
+	return n
+}

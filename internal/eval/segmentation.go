@@ -1,0 +1,307 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+
+	"github.com/annalist-dev/annalist/producers"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// ChunkFunc is the system under test: it chunks one document.
+type ChunkFunc func(ctx context.Context, doc schemas.Document) ([]schemas.Chunk, error)
+
+// SegmentationReport is the result of Segmentation. The rules behind each
+// number are in the package documentation.
+type SegmentationReport struct {
+	Volumes      int     `json:"volumes"`
+	VolumesNamed int     `json:"volumes_named"`
+	VolumesExact int     `json:"volumes_exact"`
+	ExactRate    float64 `json:"exact_rate"`
+
+	NamesListed int     `json:"names_listed"`
+	NamesFound  int     `json:"names_found"`
+	NameRecall  float64 `json:"name_recall"`
+
+	EntryChunks       int     `json:"entry_chunks"`
+	EntryChunksListed int     `json:"entry_chunks_listed"`
+	NamePrecision     float64 `json:"name_precision"`
+	// NamePrecisionNamed is precision over named volumes only.
+	NamePrecisionNamed float64 `json:"name_precision_named_volumes"`
+
+	Chunks int `json:"chunks"`
+	Chars  int `json:"chars"`
+
+	// Failures lists the named volumes that are not exact and the other
+	// volumes with unlisted entry chunks.
+	Failures []SegmentationFailure `json:"failures,omitempty"`
+}
+
+// SegmentationFailure explains one volume's score.
+type SegmentationFailure struct {
+	File  string `json:"file"`
+	DocID string `json:"doc_id"`
+	Named bool   `json:"named"`
+	// Listing is the main string (named volumes) or the heading lines.
+	Listing string `json:"listing"`
+	// Found are the subjects of the entry chunks, in order.
+	Found []string `json:"found"`
+	// Missing are the runs of the main string that no subject covers.
+	Missing []string `json:"missing,omitempty"`
+	// Extra are subjects not aligned with the main string.
+	Extra []string `json:"extra,omitempty"`
+	// Unlisted are subjects listed nowhere (precision misses).
+	Unlisted []string `json:"unlisted,omitempty"`
+}
+
+// meanNameLength converts a missed run of the main string into a count of
+// names; see the package documentation.
+const meanNameLength = 2.6
+
+// Segmentation chunks every volume under dir with chunk and scores the
+// entry chunks against the volumes' listings. progress, when not nil, is
+// called after each volume. A file that cannot be read or chunked stops
+// the evaluation with an error naming it.
+func Segmentation(ctx context.Context, dir string, chunk ChunkFunc, progress func(done, total int)) (SegmentationReport, error) {
+	var rep SegmentationReport
+	files, err := producers.Walk([]string{dir}, producers.Options{})
+	if err != nil {
+		return rep, fmt.Errorf("segmentation: %w", err)
+	}
+	var entryNamed, listedNamed int
+	for i, f := range files {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		items, errs := producers.Read(f, producers.Options{})
+		if len(errs) > 0 {
+			return rep, fmt.Errorf("segmentation: read %s: %w", f.Rel, errs[0])
+		}
+		for _, it := range items {
+			chunks, err := chunk(ctx, it.Doc)
+			if err != nil {
+				return rep, fmt.Errorf("segmentation: chunk %s: %w", f.Rel, err)
+			}
+			v := scoreVolume(it.Doc.Text, chunks)
+			rep.Volumes++
+			rep.Chunks += len(chunks)
+			rep.Chars += len([]rune(it.Doc.Text))
+			rep.EntryChunks += len(v.found)
+			rep.EntryChunksListed += v.listed
+			if v.named {
+				rep.VolumesNamed++
+				rep.NamesFound += v.aligned
+				rep.NamesListed += v.aligned + v.missedNames
+				entryNamed += len(v.found)
+				listedNamed += v.listed
+				if v.exact {
+					rep.VolumesExact++
+				}
+			}
+			if v.named && !v.exact || v.listed < len(v.found) {
+				rep.Failures = append(rep.Failures, SegmentationFailure{
+					File: f.Rel, DocID: it.Doc.DocID, Named: v.named, Listing: v.listing,
+					Found: v.found, Missing: v.missing, Extra: v.extra, Unlisted: v.unlisted,
+				})
+			}
+		}
+		if progress != nil {
+			progress(i+1, len(files))
+		}
+	}
+	rep.ExactRate = ratio(rep.VolumesExact, rep.VolumesNamed)
+	rep.NameRecall = ratio(rep.NamesFound, rep.NamesListed)
+	rep.NamePrecision = ratio(rep.EntryChunksListed, rep.EntryChunks)
+	rep.NamePrecisionNamed = ratio(listedNamed, entryNamed)
+	return rep, nil
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// volumeScore is one volume's share of the report.
+type volumeScore struct {
+	named       bool
+	listing     string
+	found       []string
+	exact       bool
+	aligned     int
+	missedNames int
+	missing     []string
+	extra       []string
+	listed      int
+	unlisted    []string
+}
+
+// parsed is a listing: the main string and the parenthesised groups.
+type parsed struct {
+	main   []rune
+	groups [][]rune
+}
+
+// parseListing applies the package's rule for line 1 to a line.
+func parseListing(p *parsed, line string) {
+	depth := 0
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			p.groups = append(p.groups, cur)
+			cur = nil
+		}
+	}
+	for _, r := range line {
+		switch {
+		case r == '(' || r == '（':
+			flush()
+			depth++
+		case r == ')' || r == '）':
+			flush()
+			if depth > 0 {
+				depth--
+			}
+		case unicode.IsSpace(r) || r == '◎' || r == '○' || r == '△' || r == '·':
+		case depth > 0:
+			cur = append(cur, r)
+		default:
+			p.main = append(p.main, r)
+		}
+	}
+	flush()
+}
+
+func hasSentencePunct(s string) bool { return strings.ContainsAny(s, "，。：；！？") }
+
+func scoreVolume(docText string, chunks []schemas.Chunk) volumeScore {
+	var v volumeScore
+	for _, c := range chunks {
+		if c.Subject != "" {
+			v.found = append(v.found, c.Subject)
+		}
+	}
+	lines := strings.Split(docText, "\n")
+	first := strings.TrimSpace(lines[0])
+	var l parsed
+	if !strings.HasPrefix(first, "◎") {
+		parseListing(&l, first)
+	}
+	v.named = len(l.main) > 0 && !hasSentencePunct(string(l.main))
+	if !v.named {
+		l = parsed{}
+		var heads []string
+		for _, line := range lines {
+			var h parsed
+			parseListing(&h, line)
+			if len(h.main) > 0 && !hasSentencePunct(string(h.main)) {
+				l.main = append(l.main, h.main...)
+				l.groups = append(l.groups, h.groups...)
+				heads = append(heads, strings.TrimSpace(line))
+			}
+		}
+		v.listing = strings.Join(heads, " / ")
+	} else {
+		v.listing = string(l.main)
+	}
+	for _, s := range v.found {
+		rs := []rune(s)
+		ok := index(l.main, rs, 0) >= 0
+		for _, g := range l.groups {
+			ok = ok || index(g, rs, 0) >= 0
+		}
+		if ok {
+			v.listed++
+		} else {
+			v.unlisted = append(v.unlisted, s)
+		}
+	}
+	if !v.named {
+		return v
+	}
+	v.exact = strings.Join(v.found, "") == string(l.main)
+	covered := align(l.main, v.found)
+	alignedIdx := map[int]bool{}
+	pos := 0
+	for _, a := range covered {
+		alignedIdx[a.subject] = true
+		if a.q > pos {
+			v.addMissing(l.main[pos:a.q])
+		}
+		pos = a.q + len([]rune(v.found[a.subject]))
+	}
+	if pos < len(l.main) {
+		v.addMissing(l.main[pos:])
+	}
+	v.aligned = len(covered)
+	for i, s := range v.found {
+		if !alignedIdx[i] {
+			v.extra = append(v.extra, s)
+		}
+	}
+	return v
+}
+
+func (v *volumeScore) addMissing(run []rune) {
+	v.missing = append(v.missing, string(run))
+	v.missedNames += max(1, int(math.Round(float64(len(run))/meanNameLength)))
+}
+
+// alignment is one subject placed on the main string.
+type alignment struct{ subject, q int }
+
+// align places subjects, in order, at increasing non-overlapping offsets of
+// main, covering the most characters; it returns the chain in order.
+func align(main []rune, subjects []string) []alignment {
+	type cand struct{ subject, q, n int }
+	var cands []cand
+	for i, s := range subjects {
+		rs := []rune(s)
+		for q := index(main, rs, 0); q >= 0; q = index(main, rs, q+1) {
+			cands = append(cands, cand{i, q, len(rs)})
+		}
+	}
+	best := make([]int, len(cands))
+	prev := make([]int, len(cands))
+	top := -1
+	for i, c := range cands {
+		best[i], prev[i] = c.n, -1
+		for j := 0; j < i; j++ {
+			b := cands[j]
+			if b.subject < c.subject && b.q+b.n <= c.q && best[j]+c.n > best[i] {
+				best[i], prev[i] = best[j]+c.n, j
+			}
+		}
+		if top < 0 || best[i] > best[top] {
+			top = i
+		}
+	}
+	var out []alignment
+	for i := top; i >= 0; i = prev[i] {
+		out = append(out, alignment{cands[i].subject, cands[i].q})
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+func index(hay, needle []rune, from int) int {
+	if len(needle) == 0 {
+		return -1
+	}
+outer:
+	for i := from; i+len(needle) <= len(hay); i++ {
+		for j, r := range needle {
+			if hay[i+j] != r {
+				continue outer
+			}
+		}
+		return i
+	}
+	return -1
+}
