@@ -19,8 +19,8 @@ import (
 
 // DefaultScriptBatch is the number of triplets one script call writes when
 // Config.ScriptBatch is zero. A call costs one round trip and blocks the
-// Redis server while it runs (about 1 ms per 100 triplets): 256 amortises
-// the round trip and keeps a pause short enough not to disturb readers.
+// Redis server while it runs (a few milliseconds per hundred triplets): 256
+// amortises the round trip and keeps the pause short for readers.
 const DefaultScriptBatch = 256
 
 // MaxScriptBatch bounds Config.ScriptBatch: the script unpacks two values
