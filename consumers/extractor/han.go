@@ -23,28 +23,31 @@ var (
 	// comma; parseHeader decides whether what follows introduces a person.
 	reHeader = regexp.MustCompile(`(?m)(?:^|。)[ 　\t]*([^，。；：、\s]{1,12})，([^。\n]*)`)
 
-	reZi      = regexp.MustCompile(`^(?:一字|又字|更字|字)(\p{Han}{1,3})$`)
-	reHao     = regexp.MustCompile(`^(?:自号|别号|号)(\p{Han}{1,5})$`)
-	reMing    = regexp.MustCompile(`^(一名|初名|原名|本名|旧名|名)(\p{Han}{1,3})$`)
-	reXiaozi  = regexp.MustCompile(`^(小字|小名)(\p{Han}{1,4})$`)
-	rePlace   = regexp.MustCompile(`^(其先|先世)?(\p{Han}{1,8})人$`)
-	reJinshi  = regexp.MustCompile(`(?:举|成|登)?(` + eraAlt + `)(元年|[〇一二三四五六七八九十]{1,3}年|[中末初])[，、]?(?:又|复)?(?:举|成|登|中)?(进士(?:一甲|二甲|三甲)?(?:第[一二三]人?|及第|乙科|甲科)?|会试第[一二三]人?|[廷殿]试第[一二三]人?)`)
-	reDeathA  = regexp.MustCompile(`(` + timeExpr + `)?(卒|薨)(?:于(\p{Han}{1,4}))?(?:[，；]?年(` + ageExpr + `))?`)
-	reDeathB  = regexp.MustCompile(`年(` + ageExpr + `)，?(卒|薨)(?:于(\p{Han}{1,4}))?`)
-	reKin     = regexp.MustCompile(`(?m)(?:^|[。；])[ 　]*(?:其)?(父|长子|次子|子|弟|兄)(\p{Han}{1,2}?)(?:嗣|袭|[，、。])`)
-	reSelfHao = regexp.MustCompile(`自号(\p{Han}{2,6}?)(?:[，。；]|$)`)
-	reOffice  = regexp.MustCompile(`(召为|出为|入为|累迁|累官|官至|历官|历迁|超擢|超拜|授|除|擢|迁|升|改|调|拜|进)(\p{Han}{1,20})`)
+	reZi       = regexp.MustCompile(`^(?:一字|又字|更字|字)(\p{Han}{1,3})$`)
+	reHao      = regexp.MustCompile(`^(?:自号|别号|号)(\p{Han}{1,5})$`)
+	reMing     = regexp.MustCompile(`^(一名|初名|原名|本名|旧名|名)(\p{Han}{1,3})$`)
+	reXiaozi   = regexp.MustCompile(`^(小字|小名)(\p{Han}{1,4})$`)
+	rePlace    = regexp.MustCompile(`^(其先|先世)?(\p{Han}{1,8})人$`)
+	reJinshi   = regexp.MustCompile(`(?:举|成|登)?(` + eraAlt + `)(元年|[〇一二三四五六七八九十]{1,3}年|[中末初])[，、]?(?:又|复)?(?:举|成|登|中)?(进士(?:一甲|二甲|三甲)?(?:第[一二三]人?|及第|乙科|甲科)?|会试第[一二三]人?|[廷殿]试第[一二三]人?)`)
+	reDeathA   = regexp.MustCompile(`(` + timeExpr + `)?(卒|薨)(?:于(\p{Han}{1,4}))?(?:[，；]?年(` + ageExpr + `))?`)
+	reDeathB   = regexp.MustCompile(`年(` + ageExpr + `)，?(卒|薨)(?:于(\p{Han}{1,4}))?`)
+	reKin      = regexp.MustCompile(`(?m)(?:^|[。；])[ 　]*(?:其)?(父|长子|次子|子|弟|兄)(\p{Han}{1,2}?)(?:嗣|袭|[，、。])`)
+	reSelfHao  = regexp.MustCompile(`自号(\p{Han}{2,6}?)(?:[，。；]|$)`)
+	reOffice   = regexp.MustCompile(`(召为|出为|入为|累迁|累官|官至|历官|历迁|超擢|超拜|授|除|擢|迁|升|改|调|拜|进)(\p{Han}{1,20})`)
 	reTimeLead = regexp.MustCompile(`^` + timeExpr)
 	// reSentKin finds a sentence whose subject is a relative ("父复，…"):
 	// what follows is about the relative, not the head.
-	reSentKin = regexp.MustCompile(`^(?:其)?(?:父|母|子|长子|次子|仲子|季子|少子|弟|兄|孙|妻|祖|叔父|伯父|叔|伯|侄|从子|从弟|族子|婿)\p{Han}{1,2}[，、]`)
+	reSentKin = regexp.MustCompile(`^(?:其)?(?:父|母|子|长子|次子|仲子|季子|少子|弟|兄|孙|妻|祖|叔父|伯父|叔|伯|侄|从子|从弟|族子|婿)(?:\p{Han}{1,2}[，、]|\p{Han}{1,6}(?:嗣|袭))`)
+	// reSuccession ends a clause that makes an heir the subject:
+	// "弟简王有爝嗣，景泰三年薨" is the heir's death.
+	reSuccession = regexp.MustCompile(`(?:嗣|袭|袭封|袭爵)(?:[，。；]|$)|传至`)
 	reSentZi  = regexp.MustCompile(`^([^，。；]{1,8})，字`)
 )
 
 // kinNameStop are characters that cannot be in the given name after a
 // kinship word at a sentence start: "父丧", "子孙", "父忧归" are events and
 // collectives, not people.
-const kinNameStop = "殁丧卒忧死老母妇姓亦皆以为又既尝遂乃年某等辈归病疾殇亡早没故已尚俱并不无也矣焉孙弟兄女侄婿"
+const kinNameStop = "殁丧卒忧死老母妇姓亦皆以为又既尝遂乃年某等辈归病疾殇亡早没故已尚俱并不无也矣焉孙弟兄女侄婿一二三四五六七八九十数"
 
 // kinNameFirstStop may be in a name but not begin one after a kinship word.
 const kinNameFirstStop = "有幼少长子"
@@ -53,6 +56,7 @@ const kinNameFirstStop = "有幼少长子"
 type hanHeader struct {
 	at, end   int // byte offsets: the name, the end of the first sentence
 	bodyEnd   int // byte offset of the end of the name
+	lineStart bool
 	body      string
 	head, kin string
 	clauses   []hanClause
@@ -70,18 +74,20 @@ func parseHeaders(text string) []hanHeader {
 	for _, m := range reHeader.FindAllStringSubmatchIndex(text, -1) {
 		lineStart := !strings.HasPrefix(text[m[0]:], "。")
 		body := text[m[2]:m[3]]
-		if !nameLike(body) {
+		if !bodyLike(body) {
 			continue
 		}
-		h := hanHeader{at: m[2], bodyEnd: m[3], end: m[5], body: body}
+		h := hanHeader{at: m[2], bodyEnd: m[3], end: m[5], body: body, lineStart: lineStart}
 		rest, off := text[m[4]:m[5]], m[4]
 		unknown, strong, early := 0, false, false
 		for i := 0; rest != "" || i == 0; i++ {
 			cl, next, _ := strings.Cut(rest, "，")
 			c := classifyClause(cl)
 			if c.kind == "" {
+				// "朱宽，莆田人，李翔，大足人": a clause that could be a name
+				// introduces the next person; stop before it.
 				unknown++
-				if unknown > 2 {
+				if unknown > 2 || nameLike(cl) {
 					break
 				}
 			} else {
@@ -90,7 +96,9 @@ func parseHeaders(text string) []hanHeader {
 				if i < 2 {
 					early = true
 				}
-				if c.kind == "zi" || c.kind == "yizixing" {
+				// Mid-paragraph, "Name，字X" and "Name，Place人" at once
+				// introduce someone; a place later in the sentence does not.
+				if c.kind == "zi" || c.kind == "yizixing" || (c.kind == "place" && i == 0) {
 					strong = true
 				}
 			}
@@ -124,10 +132,46 @@ func classifyClause(s string) hanClause {
 	if s == "以字行" {
 		return hanClause{kind: "yizixing", word: s}
 	}
-	if m := rePlace.FindStringSubmatch(s); m != nil && placeName(m[2]) {
-		return hanClause{kind: "place", word: m[1], val: m[2]}
+	if m := rePlace.FindStringSubmatch(s); m != nil {
+		// "亦莆田人" (also of 莆田), "本乐安人" (originally of 乐安), "黄冈举人"
+		// (a provincial graduate of 黄冈).
+		place := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(m[2], "亦"), "本"), "举")
+		if placeName(place) {
+			return hanClause{kind: "place", word: m[1], val: place}
+		}
 	}
 	return hanClause{}
+}
+
+// bodyLike reports whether the words before a header's comma can name a
+// person: a name, or a name after a word that introduces someone ("同时朱国
+// 祯", "有赵翥者", "世贞子士骐").
+func bodyLike(b string) bool {
+	b = trimBody(b)
+	if nameLike(b) {
+		return true
+	}
+	for _, p := range headerPrefixes {
+		if rest, ok := strings.CutPrefix(b, p); ok && nameLike(rest) {
+			return true
+		}
+	}
+	for i, n := 0, 0; i < len(b) && n <= 3; n++ {
+		if k, rest, _ := cutKin(b[i:]); k != "" && nameLike(rest) && (i == 0 || nameLike(b[:i])) {
+			return true
+		}
+		_, size := utf8.DecodeRuneInString(b[i:])
+		i += size
+	}
+	return false
+}
+
+// trimBody drops the words around a header's name that introduce it: a
+// leading 又 or 其 ("又袁义", "其弟子…") and a trailing 者 ("詹鼎者").
+func trimBody(b string) string {
+	b = strings.TrimSuffix(b, "者")
+	b = strings.TrimPrefix(b, "又")
+	return strings.TrimPrefix(b, "其")
 }
 
 // resolveHead names the person a header introduces, given the entry the
@@ -140,14 +184,13 @@ func resolveHead(body, entry, before string) (head, kin string, ok bool) {
 	if entry != "" && (body == entry || (given != "" && body == given)) {
 		return entry, "", true
 	}
-	b := body
+	b := trimBody(body)
 	// "世贞子士骐": the entry's given name, then a kinship word.
 	if given != "" && strings.HasPrefix(b, given) {
 		if k, _, _ := cutKin(b[len(given):]); k != "" {
 			b = b[len(given):]
 		}
 	}
-	b = strings.TrimPrefix(b, "其")
 	if k, rest, same := cutKin(b); k != "" && rest != "" && nameLike(rest) {
 		n := utf8.RuneCountInString(rest)
 		switch {
@@ -193,39 +236,57 @@ func firstRune(s string) rune {
 	return r
 }
 
-// section is a stretch of text about one person.
+// section is a stretch of text about one person. full says the head is
+// known to be a full name (the entry, a name of three characters or more,
+// or one completed with the entry's surname), so a relative's given name
+// can be completed with its surname.
 type section struct {
 	start, end int
 	head       string
+	full       bool
 	hdr        *hanHeader
 }
 
 // hanSections splits text by the person it talks about. In an entry chunk
-// the text before the first header is the entry's, and a header's section
-// runs to the next header (relatives' sub-entries close an entry). Outside
-// entries only a header's own paragraph is attributed.
+// the text before the first header is the entry's; a header at a line
+// start (a relative's sub-entry) runs to the next header; a header inside a
+// paragraph (a relative introduced in passing, "父子祺，名寿昌，以字行")
+// runs to the end of its paragraph, after which the text is again the
+// enclosing person's. Outside entries only a header's own paragraph is
+// attributed.
 func hanSections(text, entry string, headers []hanHeader) []section {
 	var out []section
 	first := len(text)
 	if len(headers) > 0 {
 		first = headers[0].at
 	}
+	outer := section{head: entry, full: entry != ""}
 	if entry != "" && first > 0 {
-		out = append(out, section{start: 0, end: first, head: entry})
+		out = append(out, section{start: 0, end: first, head: entry, full: true})
 	}
 	for i := range headers {
 		h := &headers[i]
-		end := len(text)
+		next := len(text)
 		if i+1 < len(headers) {
-			end = headers[i+1].at
+			next = headers[i+1].at
 		}
-		if entry == "" {
+		end := next
+		if entry == "" || !h.lineStart {
 			if nl := strings.IndexByte(text[h.at:], '\n'); nl >= 0 && h.at+nl < end {
 				end = h.at + nl
 			}
 		}
 		h.head, h.kin, _ = resolveHead(h.body, entry, text[:h.at])
-		out = append(out, section{start: h.at, end: end, head: h.head, hdr: h})
+		full := h.head != "" && (h.head == entry || h.head != trimBody(h.body) ||
+			utf8.RuneCountInString(h.head) >= 3)
+		sec := section{start: h.at, end: end, head: h.head, full: full, hdr: h}
+		out = append(out, sec)
+		if h.lineStart && entry != "" {
+			outer = sec
+		}
+		if end < next && outer.head != "" {
+			out = append(out, section{start: end, end: next, head: outer.head, full: outer.full})
+		}
 	}
 	return out
 }
@@ -297,16 +358,40 @@ func ownClause(p, head string) bool {
 // foreignSentence reports whether the sentence before b has a subject other
 // than head: a relative ("父复，宣德中进士") or another person's header.
 func foreignSentence(text string, b int, s *section) bool {
-	sent := text[sentenceStart(text, b, s.start):b]
-	sent = strings.TrimLeft(sent, " 　")
-	if reSentKin.MatchString(sent) {
+	sent := strings.TrimLeft(text[sentenceStart(text, b, s.start):b], " 　")
+	if reSentKin.MatchString(sent) || reSuccession.MatchString(sent) {
 		return true
 	}
 	if m := reSentZi.FindStringSubmatch(sent); m != nil {
 		_, g := surname(s.head)
-		return m[1] != s.head && m[1] != g
+		if m[1] != s.head && m[1] != g {
+			return true
+		}
 	}
-	return false
+	return foreignPrevious(text, b, s)
+}
+
+// foreignPrevious reports whether the sentence before the one containing b
+// made an heir or a relative the subject. A sentence without a subject
+// continues the previous one's, so after "弟康王季埱嗣。" a bare "天顺六年
+// 薨" is the heir's.
+func foreignPrevious(text string, b int, s *section) bool {
+	ss := sentenceStart(text, b, s.start)
+	if ss <= s.start {
+		return false
+	}
+	prev := strings.TrimLeft(text[sentenceStart(text, ss-1, s.start):ss], " 　")
+	if reSuccession.MatchString(prev) {
+		return true
+	}
+	if !reSentKin.MatchString(prev) {
+		return false
+	}
+	// After "父复，宣德中进士及第。" a sentence without a subject goes on
+	// about the father; one that names the head ("向高甫妊") returns to him.
+	cur := strings.TrimLeft(text[ss:b], " 　")
+	_, g := surname(s.head)
+	return !strings.HasPrefix(cur, s.head) && (g == "" || !strings.HasPrefix(cur, g))
 }
 
 // attributable returns the section of a narrative match at [start, …) when
@@ -594,10 +679,14 @@ func kinFacts(text string, secs []section, add func(fact)) {
 			continue
 		}
 		sur, _ := surname(s.head)
-		if sur == "" {
+		if sur == "" || !s.full || foreignPrevious(text, m[2], s) {
 			continue
 		}
-		add(fact{head: s.head, rel: schemas.RelRelative, tail: sur + name, tailType: schemas.EntityPerson,
+		tail := name
+		if !strings.HasPrefix(name, sur) {
+			tail = sur + name
+		}
+		add(fact{head: s.head, rel: schemas.RelRelative, tail: tail, tailType: schemas.EntityPerson,
 			quals: map[string]string{"kin": kin, "as_written": name}, start: m[2], end: m[5],
 			pattern: "han.kin", conf: confRelative})
 	}

@@ -127,6 +127,7 @@ var notNames = map[string]bool{
 	"且": true, "今": true, "昔": true, "是岁": true, "是年": true, "其年": true, "俄": true,
 	"顷之": true, "亡何": true, "无何": true, "越数日": true, "至是": true, "自是": true,
 	"帝": true, "上": true, "太祖": true, "成祖": true, "诏": true, "疏": true, "赞曰": true,
+	"故事": true, "是月": true, "是日": true, "其冬": true, "其秋": true, "其春": true, "其夏": true,
 }
 
 // nameLike reports whether s can be a person's name (or a given name):
@@ -166,12 +167,12 @@ func isHan(r rune) bool {
 
 // placeBanned are characters that show a "…人" phrase counts people or
 // qualifies them instead of naming a place ("三千余人", "不知何许人").
-const placeBanned = "余千百数等诸众辈之其不何知无有者也为以所此彼皆"
+const placeBanned = "千百十数等诸众辈之其不何知无有者也为以所此彼皆非则乃尽诚甚最又而且授拜迁去止"
 
 // placeName reports whether s can be the place of a "…人" clause.
 func placeName(s string) bool {
 	n := utf8.RuneCountInString(s)
-	if n < 1 || n > 8 || strings.ContainsAny(s, placeBanned) {
+	if n < 1 || n > 6 || strings.ContainsAny(s, placeBanned) {
 		return false
 	}
 	switch s {
@@ -183,7 +184,8 @@ func placeName(s string) bool {
 			return false
 		}
 	}
-	return !strings.HasPrefix(s, "同")
+	// "三千余人" counts people.
+	return !strings.HasPrefix(s, "同") && !strings.HasSuffix(s, "余")
 }
 
 // ownClauseWords may stand between a clause boundary and a verb without
@@ -192,5 +194,5 @@ var ownClauseWords = []string{
 	"居久之", "久之", "未几", "既而", "已而", "明年", "其年", "是年", "逾年", "次年", "寻以", "亡何",
 	"无何", "顷之", "俄而", "后又", "其后", "既", "寻", "遂", "乃", "复", "再", "又", "累", "旋",
 	"俄", "即", "已", "后", "因", "亦", "仍", "竟", "终", "始", "初", "会", "时", "而", "及", "是岁",
-	"春", "夏", "秋", "冬",
+	"以是月", "是月", "是日", "其月", "是夕", "以疾", "以病", "以老", "春", "夏", "秋", "冬",
 }
