@@ -41,7 +41,7 @@ var (
 	// reSuccession ends a clause that makes an heir the subject:
 	// "弟简王有爝嗣，景泰三年薨" is the heir's death.
 	reSuccession = regexp.MustCompile(`(?:嗣|袭|袭封|袭爵)(?:[，。；]|$)|传至`)
-	reSentZi  = regexp.MustCompile(`^([^，。；]{1,8})，字`)
+	reSentZi     = regexp.MustCompile(`^([^，。；]{1,8})，字`)
 )
 
 // kinNameStop are characters that cannot be in the given name after a
