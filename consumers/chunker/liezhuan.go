@@ -2,6 +2,7 @@ package chunker
 
 import (
 	"slices"
+	"strings"
 	"unicode"
 
 	"github.com/annalist-dev/annalist/internal/text"
@@ -289,9 +290,30 @@ func evidence(rs []rune, i int) int {
 	if len(c1) == 0 {
 		return evNone
 	}
+	// native: "Place人" or "Place人也", or the formula for an unknown
+	// origin ("不知何许人"); not a phrase that merely ends in 人 ("在于得人",
+	// "坐诛者数百人").
 	native := func(c []rune) bool {
 		n := len(c)
-		return n >= 2 && n <= 14 && (c[n-1] == '人' || n >= 3 && c[n-2] == '人' && c[n-1] == '也')
+		if n < 2 || n > 14 || !(c[n-1] == '人' || n >= 3 && c[n-2] == '人' && c[n-1] == '也') {
+			return false
+		}
+		if indexRunes(c, []rune("何许人"), 0) >= 0 {
+			return true
+		}
+		if c[n-1] == '也' {
+			n--
+		}
+		if n >= 2 && strings.ContainsRune("一二三四五六七八九十百千万数余两几", c[n-2]) {
+			return false
+		}
+		for _, r := range c {
+			switch r {
+			case '于', '得', '所', '为', '以', '而', '者', '不', '有', '其', '何', '可', '使', '用':
+				return false
+			}
+		}
+		return true
 	}
 	if c1[0] == '字' && len(c1) <= 6 {
 		// "字X，Place人" is the full formula.
@@ -351,23 +373,34 @@ func appraisal(line []rune) bool {
 func liezhuanMarks(d *docText) []mark {
 	ls := lines(d.rs)
 	list := make([]bool, len(ls))
-	marks := []mark{{pos: 0, kind: markOutside}}
-	for i, sp := range ls {
-		line := d.rs[sp.Start:sp.End]
-		list[i] = isListLine(line)
-		switch {
-		case list[i] && (i == 0 || !list[i-1]):
-			marks = append(marks, mark{pos: sp.Start, kind: markOutside})
-		case appraisal(line):
-			marks = append(marks, mark{pos: sp.Start, kind: markOutside})
-		}
-	}
+	marks := structureMarks(d.rs, ls, list)
 	ops := openings(d.rs, d.sentences)
 	l := parseListing(d.rs, ls, list)
 	if len(l.main) > 0 {
 		marks = append(marks, listedMarks(ops, l)...)
 	} else {
 		marks = append(marks, openMarks(ops)...)
+	}
+	return marks
+}
+
+// structureMarks classifies the lines (list[i] reports whether line i is a
+// listing or heading line) and marks the pieces that belong to no entry:
+// each block of heading lines, the text after it up to the next entry (a
+// category volume's introduction), and the closing appraisal.
+func structureMarks(rs []rune, ls []text.Span, list []bool) []mark {
+	marks := []mark{{pos: 0, kind: markOutside}}
+	for i, sp := range ls {
+		line := rs[sp.Start:sp.End]
+		list[i] = isListLine(line)
+		switch {
+		case list[i] && (i == 0 || !list[i-1]):
+			marks = append(marks, mark{pos: sp.Start, kind: markOutside})
+		case !list[i] && i > 0 && list[i-1]:
+			marks = append(marks, mark{pos: sp.Start, kind: markOutside})
+		case appraisal(line):
+			marks = append(marks, mark{pos: sp.Start, kind: markOutside})
+		}
 	}
 	return marks
 }

@@ -107,19 +107,11 @@ func (c *Chunker) llmMarks(ctx context.Context, docID string, d *docText) ([]mar
 	}
 	ls := lines(d.rs)
 	list := make([]bool, len(ls))
+	marks := structureMarks(d.rs, ls, list)
 	var listing []string
-	marks := []mark{{pos: 0, kind: markOutside}}
 	for i, sp := range ls {
-		line := d.rs[sp.Start:sp.End]
-		list[i] = isListLine(line)
-		switch {
-		case list[i]:
-			listing = append(listing, strings.TrimSpace(string(line)))
-			if i == 0 || !list[i-1] {
-				marks = append(marks, mark{pos: sp.Start, kind: markOutside})
-			}
-		case appraisal(line):
-			marks = append(marks, mark{pos: sp.Start, kind: markOutside})
+		if list[i] {
+			listing = append(listing, strings.TrimSpace(string(d.rs[sp.Start:sp.End])))
 		}
 	}
 	starts := sentenceStarts(d)

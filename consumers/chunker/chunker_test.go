@@ -1,0 +1,342 @@
+package chunker_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/annalist-dev/annalist/consumers/chunker"
+	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// piece describes a chunk by what it starts with.
+type piece struct {
+	head, subject, entry string
+}
+
+// checkTiles fails unless chunks tile text and every chunk validates.
+func checkTiles(t testing.TB, doc schemas.Document, chunks []schemas.Chunk) {
+	t.Helper()
+	var b strings.Builder
+	pos := 0
+	for i, c := range chunks {
+		if err := c.Validate(); err != nil {
+			t.Fatalf("chunk %d: %v", i, err)
+		}
+		if c.Start != pos || c.Seq != i || c.Total != len(chunks) || c.DocID != doc.DocID {
+			t.Fatalf("chunk %d: start %d seq %d total %d doc %q after offset %d", i, c.Start, c.Seq, c.Total, c.DocID, pos)
+		}
+		if want := fmt.Sprintf("%s-%04d", doc.DocID, i); c.ChunkID != want {
+			t.Fatalf("chunk %d id %q, want %q", i, c.ChunkID, want)
+		}
+		if c.Subject != "" && c.Entry != c.Subject {
+			t.Fatalf("chunk %d: subject %q but entry %q", i, c.Subject, c.Entry)
+		}
+		b.WriteString(c.Text)
+		pos = c.End
+	}
+	if b.String() != doc.Text || pos != utf8.RuneCountInString(doc.Text) {
+		t.Fatalf("chunks do not give the text back")
+	}
+}
+
+func pieces(chunks []schemas.Chunk) []piece {
+	out := make([]piece, len(chunks))
+	for i, c := range chunks {
+		head := []rune(c.Text)
+		if len(head) > 6 {
+			head = head[:6]
+		}
+		out[i] = piece{string(head), c.Subject, c.Entry}
+	}
+	return out
+}
+
+func TestLiezhuan(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want []piece
+	}{
+		{"listed volume", volListed, []piece{
+			{"林思远(弟思", "", ""},
+			{"林思远，字子", "林思远", "林思远"},
+			{"思道，字子行", "", "林思远"}, // relative named in the listing
+			{"许德明，吴江", "许德明", "许德明"},
+			{"陈安礼，字叔", "", "许德明"}, // unlisted person with the full formula
+			{"韩正，字守中", "韩正", "韩正"},
+			{"孙彦，字伯英", "孙彦", "孙彦"}, // entry inside a line
+			{"周通者，吴县", "周通", "周通"},
+			{"赞曰：思远、", "", ""},
+		}},
+		{"open volume", volOpen, []piece{
+			{"沈文，字仲章", "沈文", "沈文"},
+			{"子琏，字孟璞", "", "沈文"},
+			{"杨礼，江阴人", "杨礼", "杨礼"},
+		}},
+		// Between two names found verbatim, the one-name gaps of the
+		// listing are filled by the entries written differently.
+		// Between two names found verbatim, a one-name gap of the listing
+		// is filled by the entry written differently.
+		{"given name only, variant character", "陈安王濂孙彦叶应聪周通\n陈安，字子定，福清人。\n濂，字习古，定远人。善文辞。\n孙彦，上元人。\n叶应骢，字肃卿，鄞人。举进士。\n周通，不知何许人。\n", []piece{
+			{"陈安王濂孙彦", "", ""},
+			{"陈安，字子定", "陈安", "陈安"},
+			{"濂，字习古，", "王濂", "王濂"},
+			{"孙彦，上元人", "孙彦", "孙彦"},
+			{"叶应骢，字肃", "叶应聪", "叶应聪"},
+			{"周通，不知何", "周通", "周通"},
+		}},
+		{"listed name missing from the text", "甲乙丙丁\n甲乙，字子丙，某州人。\n丙丁，某县人。\n", []piece{
+			{"甲乙丙丁\n", "", ""},
+			{"甲乙，字子丙", "甲乙", "甲乙"},
+			{"丙丁，某县人", "丙丁", "丙丁"},
+		}},
+		{"no entry at all", "天下之治，在于得人。\n", []piece{{"天下之治，在", "", ""}}},
+	}
+	c := chunker.New(chunker.Config{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := schemas.Document{DocID: "vol", Text: tt.text, Profile: chunker.ProfileLiezhuan}
+			res, err := c.Segment(context.Background(), doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTiles(t, doc, res.Chunks)
+			if res.Method != chunker.MethodPattern || res.Profile != chunker.ProfileLiezhuan {
+				t.Fatalf("method %q profile %q", res.Method, res.Profile)
+			}
+			got := pieces(res.Chunks)
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Fatalf("pieces\n got %v\nwant %v", got, tt.want)
+			}
+			for _, ch := range res.Chunks {
+				if ch.Entry != "" && ch.EntryChunk == "" {
+					t.Fatalf("chunk %s has entry %q but no entry chunk", ch.ChunkID, ch.Entry)
+				}
+			}
+		})
+	}
+}
+
+// A listed volume's entry chunks spell its listing (parentheses removed).
+func TestLiezhuanSubjectsSpellListing(t *testing.T) {
+	chunks, err := chunker.New(chunker.Config{}).Chunk(context.Background(), schemas.Document{DocID: "v", Text: volListed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subjects strings.Builder
+	for _, c := range chunks {
+		subjects.WriteString(c.Subject)
+	}
+	if got := subjects.String(); got != "林思远许德明韩正孙彦周通" {
+		t.Fatalf("subjects spell %q", got)
+	}
+}
+
+func TestLongEntrySplitsAtSentenceEnds(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("赵成\n赵成，字子文，钱塘人。")
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&b, "成第%d年守城，贼至，力战却之。", i)
+		if i%15 == 14 {
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
+	doc := schemas.Document{DocID: "long", Text: b.String()}
+	const max = 300
+	res, err := chunker.New(chunker.Config{MaxEntryChars: max}).Segment(context.Background(), doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTiles(t, doc, res.Chunks)
+	if len(res.Chunks) < 4 {
+		t.Fatalf("%d chunks, want the entry split", len(res.Chunks))
+	}
+	entryChunk := res.Chunks[1].ChunkID
+	for i, c := range res.Chunks[1:] {
+		if n := c.End - c.Start; n > max {
+			t.Errorf("chunk %d has %d runes > %d", i+1, n, max)
+		}
+		if c.Entry != "赵成" || c.EntryChunk != entryChunk {
+			t.Errorf("chunk %d entry %q/%q", i+1, c.Entry, c.EntryChunk)
+		}
+		if (i == 0) != (c.Subject == "赵成") {
+			t.Errorf("chunk %d subject %q", i+1, c.Subject)
+		}
+		if !strings.HasSuffix(strings.TrimSpace(c.Text), "。") {
+			t.Errorf("chunk %d does not end at a sentence end: %q", i+1, c.Text)
+		}
+	}
+}
+
+func TestGenericWindows(t *testing.T) {
+	sentence := "The harbour trust rebuilt the western pier after the storm of 1824. "
+	var en strings.Builder
+	for i := 0; i < 80; i++ {
+		en.WriteString(sentence)
+		if i%9 == 8 {
+			en.WriteString("\n\n")
+		}
+	}
+	zh := strings.Repeat("静之先生居吴县，每岁春日，集诸生讲学于松下。", 90)
+	tests := []struct {
+		name, text string
+		cfg        chunker.Config
+		max        int
+	}{
+		{"english default target", en.String(), chunker.Config{}, chunker.DefaultTargetOther},
+		{"chinese default target", zh, chunker.Config{}, chunker.DefaultTargetZH},
+		{"explicit target", en.String(), chunker.Config{TargetChars: 400}, 400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := schemas.Document{DocID: "g", Text: tt.text}
+			res, err := chunker.New(tt.cfg).Segment(context.Background(), doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTiles(t, doc, res.Chunks)
+			if res.Profile != chunker.ProfileGeneric || res.Method != chunker.MethodWindow {
+				t.Fatalf("profile %q method %q", res.Profile, res.Method)
+			}
+			if len(res.Chunks) < 2 {
+				t.Fatalf("%d chunks", len(res.Chunks))
+			}
+			for i, c := range res.Chunks {
+				if n := c.End - c.Start; n > tt.max {
+					t.Errorf("chunk %d: %d runes > %d", i, n, tt.max)
+				}
+				if c.Subject != "" || c.Entry != "" {
+					t.Errorf("chunk %d: generic chunk with subject %q entry %q", i, c.Subject, c.Entry)
+				}
+				if end := strings.TrimRight(c.Text, " \n"); !strings.HasSuffix(end, ".") && !strings.HasSuffix(end, "。") {
+					t.Errorf("chunk %d cut inside a sentence: ...%q", i, end[max(0, len(end)-20):])
+				}
+			}
+		})
+	}
+}
+
+func TestOverlongSentenceIsCutAtHardMax(t *testing.T) {
+	text := strings.Repeat("甲乙丙丁，", 200) + "终。"
+	doc := schemas.Document{DocID: "h", Text: text, Profile: chunker.ProfileGeneric}
+	res, err := chunker.New(chunker.Config{TargetChars: 100, HardMaxChars: 150}).Segment(context.Background(), doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTiles(t, doc, res.Chunks)
+	for i, c := range res.Chunks {
+		if n := c.End - c.Start; n > 150 {
+			t.Fatalf("chunk %d: %d runes > hard max 150", i, n)
+		}
+		if i+1 < len(res.Chunks) && !strings.HasSuffix(c.Text, "，") {
+			t.Fatalf("chunk %d not cut at a clause mark: %q", i, c.Text)
+		}
+	}
+}
+
+func TestDetect(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+	}{
+		{"listed volume", volListed, chunker.ProfileLiezhuan},
+		{"open volume", volOpen, chunker.ProfileLiezhuan},
+		{"one biography", "陆文渊，字静之，苏州吴县人。少孤。\n", chunker.ProfileLiezhuan},
+		{"chinese notes", "松岩杂记\n\n静之先生居吴县，每岁春日，集诸生讲学于松下。\n", chunker.ProfileGeneric},
+		{"english", "Thomas Harrow was a Welsh harbour engineer. He was born in Swansea.", chunker.ProfileGeneric},
+		{"english mentioning a courtesy name", "Liu Ji (刘基，字伯温，青田人) served the founder of the Ming dynasty as an adviser for many years.", chunker.ProfileGeneric},
+		{"one opening in a long text", "叶甲，字乙，丙人。\n" + strings.Repeat("天下之治，在于得人。\n", 3000), chunker.ProfileGeneric},
+	}
+	for _, tt := range tests {
+		if got := chunker.Detect(tt.text); got != tt.want {
+			t.Errorf("%s: Detect = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestChunkIsDeterministic(t *testing.T) {
+	c := chunker.New(chunker.Config{})
+	doc := schemas.Document{DocID: "d", Text: volListed}
+	a, err := c.Chunk(context.Background(), doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Chunk(context.Background(), doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatal("the same document chunked twice differs")
+	}
+	if st := c.Stats(); st.Documents != 2 || st.Chunks != int64(2*len(a)) || st.LLMCalls != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+func TestChunkMetadata(t *testing.T) {
+	doc := schemas.Document{DocID: "m", Text: volListed, Collection: "mingshi", Title: "卷一"}
+	chunks, err := chunker.New(chunker.Config{}).Chunk(context.Background(), doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range chunks {
+		if c.Collection != "mingshi" || c.Title != "卷一" || c.Lang != "zh" || c.Profile != chunker.ProfileLiezhuan || c.Method != chunker.MethodPattern {
+			t.Fatalf("chunk %s: %+v", c.ChunkID, c)
+		}
+	}
+}
+
+func TestBadInputIsPermanent(t *testing.T) {
+	c := chunker.New(chunker.Config{})
+	tests := []struct {
+		name string
+		doc  schemas.Document
+		is   error
+	}{
+		{"unknown profile", schemas.Document{DocID: "d", Text: "x", Profile: "sonnet"}, chunker.ErrUnknownProfile},
+		{"empty text", schemas.Document{DocID: "d"}, schemas.ErrInvalid},
+		{"no id", schemas.Document{Text: "x"}, schemas.ErrInvalid},
+		{"not utf-8", schemas.Document{DocID: "d", Text: "\xff"}, schemas.ErrInvalid},
+	}
+	for _, tt := range tests {
+		_, err := c.Chunk(context.Background(), tt.doc)
+		if !errors.Is(err, tt.is) || !pipeline.IsPermanent(err) {
+			t.Errorf("%s: error %v, want permanent %v", tt.name, err, tt.is)
+		}
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	for _, cfg := range []chunker.Config{{}, {MaxEntryChars: 500, HardMaxChars: 800, TargetChars: 300, WindowChars: 2000, LLMAttempts: 3}} {
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%+v: %v", cfg, err)
+		}
+	}
+	for _, cfg := range []chunker.Config{{MaxEntryChars: -1}, {HardMaxChars: 10}, {WindowChars: 50}, {LLMAttempts: -2}} {
+		if err := cfg.Validate(); err == nil {
+			t.Errorf("%+v: want an error", cfg)
+		}
+	}
+}
+
+func TestToJSON(t *testing.T) {
+	chunks, err := chunker.New(chunker.Config{}).Chunk(context.Background(), schemas.Document{DocID: "j", Text: volOpen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := chunker.ToJSON(chunks)
+	if len(view) != len(chunks) {
+		t.Fatalf("%d views of %d chunks", len(view), len(chunks))
+	}
+	for i, v := range view {
+		c := chunks[i]
+		if v.ID != c.ChunkID || v.Subject != c.Subject || v.Start != c.Start || v.End != c.End || v.Text != c.Text {
+			t.Fatalf("view %d = %+v of %+v", i, v, c)
+		}
+	}
+}

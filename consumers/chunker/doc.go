@@ -1,0 +1,48 @@
+// Package chunker is the chunker stage: it splits each document into
+// chunks that tile it — concatenated, the chunks give the document text
+// back exactly; offsets are runes — and publishes them on the chunks topic.
+// It implements the training-free pattern-enhanced chunking of the
+// Alstorian paper (seed 000, §2.2.1): a corpus profile supplies the entry
+// pattern and a few hand-made demonstrations.
+//
+// # Profiles
+//
+// A document names its profile (schemas.Document.Profile) or the chunker
+// detects it (Detect):
+//
+//   - liezhuan: volumes of biographies in the manner of the History of
+//     Ming. One entry chunk per person, Subject set to the person; a long
+//     entry is split at paragraph, then sentence ends into continuation
+//     chunks (empty Subject, Entry and EntryChunk set). A chunk never spans
+//     two people as far as the text shows: relatives' sub-entries inside an
+//     entry — the people in parentheses on the volume's listing line, such
+//     as 刘基(子琏璟) — start continuation chunks of the main person's entry,
+//     as do other people introduced with a full "Name，字X，Place人" formula.
+//     Relatives do not get entry chunks of their own: the listing attaches
+//     them to the main person's entry, and the volume's entry chunks then
+//     spell its listing. Text before the first entry (the listing line, a
+//     category volume's introduction), heading lines and the closing
+//     appraisal (赞曰) form chunks that belong to no entry. See liezhuan.go
+//     for the rules.
+//   - generic: sentence-aware windows for everything else: Chinese (。！？)
+//     and English (. ! ?) sentence ends and paragraph breaks, about
+//     Config.TargetChars long, never cut inside a sentence unless the
+//     sentence alone exceeds Config.HardMaxChars.
+//
+// # Engines
+//
+// The offline engine is deterministic and needs no network. With WithModel,
+// liezhuan documents are split by the model instead: the prompt
+// (prompts/liezhuan.v1.tmpl, with the demonstrations in
+// prompts/liezhuan.v1.demos.json) states the pattern, the model answers the
+// entry starts as JSON anchors, the answer is validated (boundaries on
+// sentence starts of the text, in order, so the pieces tile it), a rejected
+// answer is asked again with the reason, and a document whose answers stay
+// invalid falls back to the offline engine, with the reason in
+// Result.Fallback, a warning in the log and Stats.LLMFallbacks counted.
+// Generic documents never use the model: sentence windows gain nothing
+// from it.
+//
+// Chunk ids are <doc id>-<seq, 4 digits>: deterministic from the document
+// id and the chunk's position.
+package chunker

@@ -1,0 +1,28 @@
+package chunker_test
+
+// Hand-made volumes in the manner of the History of Ming. The people, their
+// names and lives are invented for these tests.
+
+// volListed has a listing with relatives in parentheses, a relative written
+// by the given name alone, an unlisted person with the full formula, a
+// "Name者" entry, an entry that starts inside a line (a lost paragraph
+// break), a continuation paragraph that opens with a given name, and a
+// closing appraisal.
+const volListed = `林思远(弟思道)许德明韩正孙彦周通
+林思远，字子久，莆田人。少孤，事母至孝。举永乐十年进士，授户部主事。
+思远居官清慎，未尝以私干人。宣德初，擢郎中，卒于官。
+思道，字子行，思远弟也。亦以文学知名，官至知府。
+许德明，吴江人。初为县学训导，以荐擢御史。尝劾权贵，直声动朝野。
+陈安礼，字叔和，长乐人。与德明同里，亦以清节称。
+韩正，字守中，泰和人。以乡举知南昌县。正为政廉平，民甚德之。卒于官。孙彦，字伯英，上元人。举进士，授编修。
+周通者，吴县人也。以孝闻，终身不仕。
+赞曰：思远、德明，皆以清节自持，其后先相望，盛矣。
+`
+
+// volOpen has no listing.
+const volOpen = `沈文，字仲章，嘉兴人。少有志节，举进士，授行人。
+文为人刚直，不避权贵。
+子琏，字孟璞，以荫入官，有父风。
+杨礼，江阴人。起家诸生，历知县，有善政。
+又董清，不知何许人，亦以清操闻。
+`
