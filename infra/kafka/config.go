@@ -16,7 +16,7 @@ const (
 	DefaultMaxBatch          = 256
 	DefaultBatchLinger       = 2 * time.Millisecond
 	DefaultFetchMinBytes     = 1
-	DefaultFetchMaxWait      = 250 * time.Millisecond
+	DefaultFetchMaxWait      = 1250 * time.Millisecond
 	DefaultWriteBatchTimeout = time.Millisecond
 	DefaultMaxMessageBytes   = 16 << 20
 	DefaultRetryAttempts     = 5
@@ -52,11 +52,17 @@ type Config struct {
 	// lowest latency, at the cost of more, smaller fetches under load.
 	// Default: 1.
 	FetchMinBytes int
-	// FetchMaxWait is how long the broker may hold a fetch that has less
-	// than FetchMinBytes. With FetchMinBytes of 1 it only bounds an idle
-	// poll (data ends the wait at once), so it costs no latency; smaller
-	// values mean more empty round trips while idle, larger ones a slower
-	// reaction to a closed reader. Default: 250ms.
+	// FetchMaxWait bounds one fetch. kafka-go's Reader asks the broker to
+	// hold an empty fetch for FetchMaxWait minus a one-second allowance for
+	// the round trip (minus a quarter when FetchMaxWait is under 1s), and
+	// gives up on a response that has not started by FetchMaxWait. With
+	// FetchMinBytes of 1 data ends the broker's wait at once, so the value
+	// costs no latency; what it trades is the idle poll (which also delays
+	// closing the reader and rebalancing, as kafka-go waits for the fetch
+	// in flight) against the time a broker may take to start answering a
+	// large fetch. The default gives idle polls of 250ms and a full second
+	// for the answer. Values from 1s to 1.1s would ask the broker not to
+	// wait at all (a busy poll) and are refused. Default: 1.25s.
 	FetchMaxWait time.Duration
 	// WriteBatchTimeout is how long the writer waits to fill a batch before
 	// sending it. kafka-go's own default (1s) would make every synchronous
@@ -179,6 +185,9 @@ func (c Config) Validate() error {
 	d := c.withDefaults()
 	if d.HeartbeatInterval >= d.SessionTimeout {
 		errs = append(errs, fmt.Errorf("kafka heartbeat interval %s must be shorter than the session timeout %s", d.HeartbeatInterval, d.SessionTimeout))
+	}
+	if d.FetchMaxWait >= time.Second && d.FetchMaxWait < 1100*time.Millisecond {
+		errs = append(errs, fmt.Errorf("kafka fetch max wait %s: kafka-go would ask the broker to wait %s; use less than 1s or at least 1.1s", d.FetchMaxWait, d.FetchMaxWait-time.Second))
 	}
 	if d.RetryBackoffMax < d.RetryBackoffBase {
 		errs = append(errs, fmt.Errorf("kafka retry backoff max %s is below the base %s", d.RetryBackoffMax, d.RetryBackoffBase))

@@ -61,7 +61,6 @@ func newEnv(t testing.TB) *env {
 		SessionTimeout:    3 * time.Second,
 		HeartbeatInterval: 100 * time.Millisecond,
 		RebalanceTimeout:  3 * time.Second,
-		FetchMaxWait:      100 * time.Millisecond,
 		RetryAttempts:     3,
 		RetryBackoffBase:  time.Millisecond,
 		RetryBackoffMax:   5 * time.Millisecond,
@@ -267,24 +266,44 @@ func (e *env) readAll(topic string) []kafkago.Message {
 	}
 	var out []kafkago.Message
 	for _, l := range lags {
-		if l.End == l.Start {
-			continue
-		}
-		r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: e.cfg.Brokers, Topic: topic, Partition: l.Partition, MaxWait: 50 * time.Millisecond, ReadLagInterval: -1})
-		for {
-			m, err := r.FetchMessage(ctx)
-			if err != nil {
-				_ = r.Close()
-				e.t.Fatalf("read %s/%d: %v", topic, l.Partition, err)
+		for off := l.Start; off < l.End; {
+			msgs := e.readBatch(ctx, topic, l.Partition, off)
+			if len(msgs) == 0 {
+				e.t.Fatalf("read %s/%d@%d: no records below the end %d", topic, l.Partition, off, l.End)
 			}
-			out = append(out, m)
-			if m.Offset >= l.End-1 {
-				break
-			}
+			out = append(out, msgs...)
+			off = msgs[len(msgs)-1].Offset + 1
 		}
-		_ = r.Close()
 	}
 	return out
+}
+
+// readBatch reads the records of one fetch from a partition, on a
+// connection of its own (no consumer group, no prefetching).
+func (e *env) readBatch(ctx context.Context, topic string, partition int, offset int64) []kafkago.Message {
+	e.t.Helper()
+	conn, err := (&kafkago.Dialer{Timeout: 5 * time.Second}).DialLeader(ctx, "tcp", e.cfg.Brokers[0], topic, partition)
+	if err != nil {
+		e.t.Fatalf("dial leader of %s/%d: %v", topic, partition, err)
+	}
+	defer conn.Close()
+	if _, err := conn.Seek(offset, kafkago.SeekAbsolute); err != nil {
+		e.t.Fatalf("seek %s/%d@%d: %v", topic, partition, offset, err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(15 * time.Second))
+	batch := conn.ReadBatchWith(kafkago.ReadBatchConfig{MinBytes: 1, MaxBytes: 2 * e.cfg.BrokerMaxMessageBytes(), MaxWait: 100 * time.Millisecond})
+	var msgs []kafkago.Message
+	for {
+		m, err := batch.ReadMessage()
+		if err != nil {
+			break
+		}
+		msgs = append(msgs, m)
+	}
+	if err := batch.Close(); err != nil {
+		e.t.Fatalf("read %s/%d@%d: %v", topic, partition, offset, err)
+	}
+	return msgs
 }
 
 // outputsByDoc counts output records per document id, and collects their
