@@ -73,12 +73,13 @@
 //
 // Each triplet has a key derived from its head surface, relation, tail,
 // chunk and span (the edge id). Apply writes a triplet only when its key is
-// not in kg:{t}:applied, and records the key last, so a triplet applied
-// again — a redelivery, a re-ingest, the same fact found twice — changes
-// nothing, and one cut short may be applied again safely. All writes of a
-// batch run in one Lua script: atomic against concurrent writers of the
-// same tenant (two kg-writer replicas resolving the same surface), and one
-// round trip per batch.
+// not in kg:{t}:applied, and records the keys after everything else, so a
+// triplet applied again — a redelivery, a re-ingest, the same fact found
+// twice — changes nothing, and a write cut short may be applied again
+// safely (every write is an upsert). The writes of a batch run in one Lua
+// script: atomic against concurrent writers of the same tenant (two
+// kg-writer replicas resolving the same surface), and one round trip per
+// batch of up to Config.ScriptBatch triplets.
 //
 // Apply returns the changes each triplet made (new entity, new edge, new
 // mention, new alias), so the stage announces real changes only. To keep
