@@ -19,7 +19,7 @@ var (
 
 	// reEnIntro finds people introduced as the subject of a sentence or as a
 	// heading.
-	reEnIntro = regexp.MustCompile(`(?m)(?:^#+[ \t]*(` + enName + `)[ \t]*$|(?:^|[.!?]\s+)(` + enName + `)(?:\s*\([^)]{0,80}\))?,?\s+(?:was|is|became|served|lived|died)\b)`)
+	reEnIntro = regexp.MustCompile(`(?m)(?:^#+[ \t]*(` + enName + `)[ \t]*$|(?:^|[.!?]\s+)(` + enName + `)(?:\s*\([^)]{0,80}\))?(?:,[^,.;]{1,60},)?,?\s+(?:was|is|became|served|lived|died)\b)`)
 
 	reEnBorn      = regexp.MustCompile(enSubj + `,?\s+was\s+born\s+([^.;:()]{1,160})`)
 	reEnDied      = regexp.MustCompile(enSubj + `,?\s+(?:later\s+|eventually\s+)?(?:died|passed\s+away)\s+([^.;:()]{1,160})`)
@@ -45,6 +45,10 @@ var enStopFirst = map[string]bool{
 var enMonths = []string{"January", "February", "March", "April", "May", "June", "July", "August",
 	"September", "October", "November", "December"}
 
+// reEnFullName finds capitalised names of two to four words, the full
+// names a lone surname subject ("Pike was born …") may abbreviate.
+var reEnFullName = regexp.MustCompile(`\b[A-Z][\p{L}'’\-]+(?:\s+[A-Z][\p{L}'’\-]+){1,3}\b`)
+
 type enPerson struct {
 	at   int
 	name string
@@ -55,6 +59,7 @@ type enContext struct {
 	text     string
 	fallback string
 	people   []enPerson
+	names    []string
 }
 
 func newEnContext(text, fallback string) *enContext {
@@ -67,6 +72,11 @@ func newEnContext(text, fallback string) *enContext {
 					c.people = append(c.people, enPerson{at: m[2*g], name: name})
 				}
 			}
+		}
+	}
+	for _, n := range reEnFullName.FindAllString(text, -1) {
+		if enNameOK(n) {
+			c.names = append(c.names, strings.Join(strings.Fields(n), " "))
 		}
 	}
 	return c
@@ -100,6 +110,7 @@ func (c *enContext) head(subj string, at int) string {
 	for _, p := range c.people {
 		candidates = append(candidates, p.name)
 	}
+	candidates = append(candidates, c.names...)
 	for _, full := range candidates {
 		if full != subj && strings.HasSuffix(full, " "+subj) {
 			return full

@@ -42,6 +42,10 @@ var (
 	// "弟简王有爝嗣，景泰三年薨" is the heir's death.
 	reSuccession = regexp.MustCompile(`(?:嗣|袭|袭封|袭爵)(?:[，。；]|$)|传至`)
 	reSentZi     = regexp.MustCompile(`^([^，。；]{1,8})，字`)
+	// reClauseSubject finds a clause that opens with a subject of two or
+	// three characters followed by an adverb ("鸿儒遂…", "向高亦…"). One
+	// character before an adverb is too often a verb ("召复故官").
+	reClauseSubject = regexp.MustCompile(`(?:^|，)(\p{Han}{2,3}?)(?:遂|乃|亦|即|复|因|竟|既|独|皆)`)
 )
 
 // kinNameStop are characters that cannot be in the given name after a
@@ -93,7 +97,9 @@ func parseHeaders(text string) []hanHeader {
 			} else {
 				c.start, c.end = off, off+len(cl)
 				h.clauses = append(h.clauses, c)
-				if i < 2 {
+				// Another name alone ("宪成既废，名益高": his fame grew) is
+				// too weak to introduce a person.
+				if i < 2 && c.kind != "ming" && c.kind != "xiaozi" {
 					early = true
 				}
 				// Mid-paragraph, "Name，字X" and "Name，Place人" at once
@@ -358,13 +364,21 @@ func ownClause(p, head string) bool {
 // foreignSentence reports whether the sentence before b has a subject other
 // than head: a relative ("父复，宣德中进士") or another person's header.
 func foreignSentence(text string, b int, s *section) bool {
-	sent := strings.TrimLeft(text[sentenceStart(text, b, s.start):b], " 　")
-	if reSentKin.MatchString(sent) || reSuccession.MatchString(sent) {
+	ss := sentenceStart(text, b, s.start)
+	sent := strings.TrimLeft(text[ss:b], " 　")
+	// The header's own sentence ("子琮，字季玉，…") is about the head.
+	own := s.hdr != nil && ss == s.hdr.at
+	if !own && (reSentKin.MatchString(sent) || reSuccession.MatchString(sent)) {
 		return true
 	}
-	if m := reSentZi.FindStringSubmatch(sent); m != nil {
-		_, g := surname(s.head)
-		if m[1] != s.head && m[1] != g {
+	_, g := surname(s.head)
+	if m := reSentZi.FindStringSubmatch(sent); !own && m != nil && m[1] != s.head && m[1] != g {
+		return true
+	}
+	// "鸿儒遂先期反，自号…": an earlier clause of the sentence names its
+	// own subject before an adverb; the last such subject holds.
+	if ms := reClauseSubject.FindAllStringSubmatch(sent, -1); ms != nil {
+		if subj := ms[len(ms)-1][1]; subj != s.head && subj != g && !ownClause(subj, s.head) {
 			return true
 		}
 	}
@@ -380,7 +394,11 @@ func foreignPrevious(text string, b int, s *section) bool {
 	if ss <= s.start {
 		return false
 	}
-	prev := strings.TrimLeft(text[sentenceStart(text, ss-1, s.start):ss], " 　")
+	ps := sentenceStart(text, ss-1, s.start)
+	if s.hdr != nil && ps == s.hdr.at {
+		return false
+	}
+	prev := strings.TrimLeft(text[ps:ss], " 　")
 	if reSuccession.MatchString(prev) {
 		return true
 	}
@@ -619,8 +637,13 @@ func longestOffice(run string) string {
 func deathFacts(text string, secs []section, add func(fact)) {
 	for _, m := range reDeathA.FindAllStringSubmatchIndex(text, -1) {
 		timeS, placeS, ageS := sub(text, m, 1), sub(text, m, 3), sub(text, m, 4)
+		start := m[0]
 		if timeS == "" && ageS == "" {
-			continue
+			// "十年，卒于官": the time may be the clause just before.
+			timeS, start = timeBefore(text, m[0])
+			if timeS == "" {
+				continue
+			}
 		}
 		if ageS == "" {
 			// "卒" must end its word: not "卒不能" (finally), "卒伍" (soldiers).
@@ -638,7 +661,13 @@ func deathFacts(text string, secs []section, add func(fact)) {
 		if s == nil {
 			continue
 		}
-		add(deathFact(s.head, timeS, placeS, ageS, m[0], m[1], "han.death"))
+		if timeS != "" && duration(text[clauseStart(text, start, s.start):start], timeS) {
+			// "又二年卒" is two years later, not the second year of an era.
+			if timeS = ""; ageS == "" {
+				continue
+			}
+		}
+		add(deathFact(s.head, timeS, placeS, ageS, start, m[1], "han.death"))
 	}
 	for _, m := range reDeathB.FindAllStringSubmatchIndex(text, -1) {
 		s := attributable(text, secs, m[0])
@@ -647,6 +676,40 @@ func deathFacts(text string, secs []section, add func(fact)) {
 		}
 		add(deathFact(s.head, "", sub(text, m, 3), sub(text, m, 1), m[0], m[1], "han.death.age"))
 	}
+}
+
+// duration reports whether a year without an era counts years from an
+// earlier event: "又二年", "居三年", "一年" (the first year of an era is 元年).
+func duration(prefix, t string) bool {
+	for _, e := range eras {
+		if strings.HasPrefix(t, e) {
+			return false
+		}
+	}
+	if strings.HasPrefix(t, "一年") {
+		return true
+	}
+	for _, w := range []string{"又", "居", "逾", "越", "后", "阅", "凡", "历", "积"} {
+		if strings.HasSuffix(prefix, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// timeBefore returns the clause ending with "，" just before b when it is a
+// time expression alone, and where it starts.
+func timeBefore(text string, b int) (string, int) {
+	if !strings.HasSuffix(text[:b], "，") {
+		return "", b
+	}
+	end := b - len("，")
+	start := clauseStart(text, end, 0)
+	t := text[start:end]
+	if loc := reTimeLead.FindStringIndex(t); loc != nil && loc[1] == len(t) {
+		return t, start
+	}
+	return "", b
 }
 
 func deathFact(head, timeS, placeS, ageS string, start, end int, pattern string) fact {

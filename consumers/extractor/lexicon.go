@@ -73,7 +73,7 @@ var compoundSurnames = []string{
 // than two characters, and names in brackets of rare-character markup, have
 // no known surname.
 func surname(name string) (sur, given string) {
-	if utf8.RuneCountInString(name) < 2 || strings.ContainsAny(name, "〈〉") {
+	if utf8.RuneCountInString(name) < 2 || strings.ContainsAny(name, "〈〉｛｝") {
 		return "", name
 	}
 	for _, c := range compoundSurnames {
@@ -134,19 +134,20 @@ var notNames = map[string]bool{
 // 1–4 Han characters (rare characters may be written 〈…〉), not a clause
 // opener and not a time expression.
 func nameLike(s string) bool {
-	if s == "" || notNames[s] {
+	if s == "" || notNames[s] || strings.ContainsRune("字号名", firstRune(s)) {
 		return false
 	}
 	n := 0
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case r == '〈':
-			j := strings.IndexRune(s[i:], '〉')
+		case r == '〈' || r == '｛':
+			closing := map[rune]rune{'〈': '〉', '｛': '｝'}[r]
+			j := strings.IndexRune(s[i:], closing)
 			if j < 0 {
 				return false
 			}
-			size = j + len("〉")
+			size = j + utf8.RuneLen(closing)
 		case !isHan(r):
 			return false
 		}
@@ -167,7 +168,7 @@ func isHan(r rune) bool {
 
 // placeBanned are characters that show a "…人" phrase counts people or
 // qualifies them instead of naming a place ("三千余人", "不知何许人").
-const placeBanned = "千百十数等诸众辈之其不何知无有者也为以所此彼皆非则乃尽诚甚最又而且授拜迁去止"
+const placeBanned = "千百十数等诸众辈之其不何知无有者也为以所此彼皆非则乃尽诚甚最又而且授拜迁去止过绝异惊动服感杀伤害爱恶教用待取得"
 
 // placeName reports whether s can be the place of a "…人" clause.
 func placeName(s string) bool {
@@ -176,8 +177,13 @@ func placeName(s string) bool {
 		return false
 	}
 	switch s {
-	case "邑", "乡", "里", "同邑", "同里", "同县", "同郡", "乡里", "邑里", "国", "本", "一", "其乡", "故":
+	case "邑", "乡", "里", "国", "本", "一", "故", "中", "乡里", "邑里", "其乡":
 		return false
+	}
+	for _, w := range []string{"同邑", "同里", "同县", "同郡", "同乡"} {
+		if strings.Contains(s, w) {
+			return false
+		}
 	}
 	for _, r := range s {
 		if !isHan(r) {
