@@ -122,11 +122,11 @@ func TestClassicalChineseEntries(t *testing.T) {
 				"陆琮 death 万历二年 {time=万历二年}",
 			},
 			wantEvidence: map[string]string{
-				"陆文渊 courtesy_name 静之": "字静之",
-				"陆文渊 native_place 苏州吴县": "苏州吴县人",
+				"陆文渊 courtesy_name 静之":                         "字静之",
+				"陆文渊 native_place 苏州吴县":                        "苏州吴县人",
 				"陆文渊 jinshi 嘉靖二十年 {era=嘉靖 rank=第二 year=嘉靖二十年}": "举嘉靖二十年进士第二",
-				"陆文渊 office 礼部右侍郎 {verb=擢}":                       "擢文渊礼部右侍郎",
-				"陆文渊 death 七十一 {age=七十一}":                           "卒，年七十一",
+				"陆文渊 office 礼部右侍郎 {verb=擢}":                    "擢文渊礼部右侍郎",
+				"陆文渊 death 七十一 {age=七十一}":                      "卒，年七十一",
 			},
 			// 沈懋学's death, the soldiers (士卒) and "进言者" are not facts
 			// about 陆文渊.
