@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -105,7 +106,14 @@ var ErrDrainTimeout = errors.New("drain timed out")
 // or the drain timed out.
 //
 // Outputs must go to topics the stage declares in Writes: anything else is
-// a bug of the stage and dead-letters the input.
+// a bug of the stage and dead-letters the input. The handler's context
+// carries the stage's logger (zerolog.Ctx) and outlives ctx by up to
+// Config.DrainTimeout, so a batch in flight can finish.
+//
+// Several processes may run the same stage: they share the partitions of
+// its topics. When partitions move between them, a batch in flight may be
+// handled by the old and the new owner at once; the seen: markers do not
+// prevent that, the handler's idempotence does.
 func Run(ctx context.Context, cfg Config, stage topology.Stage, h pipeline.BatchHandler, opts Options) error {
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("run stage %s: %w", stage.Name, err)
@@ -235,7 +243,7 @@ type runner struct {
 func (r *runner) loop(ctx, workCtx context.Context) error {
 	fetchErrors := 0
 	for ctx.Err() == nil {
-		msgs, err := r.fetch(ctx)
+		msgs, first, err := r.fetch(ctx)
 		if len(msgs) == 0 {
 			if ctx.Err() != nil {
 				return nil
@@ -250,7 +258,7 @@ func (r *runner) loop(ctx, workCtx context.Context) error {
 			continue
 		}
 		fetchErrors = 0
-		if err := r.process(ctx, workCtx, msgs); err != nil {
+		if err := r.process(ctx, workCtx, msgs, first); err != nil {
 			return err
 		}
 	}
@@ -259,11 +267,12 @@ func (r *runner) loop(ctx, workCtx context.Context) error {
 
 // fetch takes a micro-batch: it blocks for the first record, then takes
 // more while they arrive within the linger, up to MaxBatch.
-func (r *runner) fetch(ctx context.Context) ([]kafkago.Message, error) {
+func (r *runner) fetch(ctx context.Context) ([]kafkago.Message, time.Time, error) {
 	first, err := r.reader.FetchMessage(ctx)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
+	at := time.Now()
 	msgs := make([]kafkago.Message, 1, r.cfg.MaxBatch)
 	msgs[0] = first
 	lctx, cancel := context.WithTimeout(ctx, r.cfg.BatchLinger)
@@ -278,7 +287,7 @@ func (r *runner) fetch(ctx context.Context) ([]kafkago.Message, error) {
 		}
 		msgs = append(msgs, m)
 	}
-	return msgs, nil
+	return msgs, at, nil
 }
 
 // itemState is where one record of a batch stands.
@@ -310,8 +319,7 @@ type batch struct {
 var errAbandon = errors.New("batch abandoned")
 
 // process finishes one batch: decode, skip, handle, produce, mark, commit.
-func (r *runner) process(ctx, workCtx context.Context, msgs []kafkago.Message) error {
-	start := time.Now()
+func (r *runner) process(ctx, workCtx context.Context, msgs []kafkago.Message, start time.Time) error {
 	b := &batch{items: make([]item, len(msgs)), stats: BatchStats{Stage: r.stage.Name, Fetched: len(msgs)}}
 	byEvent := make(map[string]bool, len(msgs))
 	for i, m := range msgs {
@@ -383,6 +391,8 @@ func (r *runner) process(ctx, workCtx context.Context, msgs []kafkago.Message) e
 		}
 	}
 	b.stats.Latency = time.Since(start)
+	r.log.Debug().Int("fetched", b.stats.Fetched).Int("handled", b.stats.Handled).Int("skipped", b.stats.Skipped).
+		Int("dead_lettered", b.stats.DeadLettered).Int("produced", b.stats.Produced).Dur("latency", b.stats.Latency).Msg("batch")
 	if r.opts.Observer != nil {
 		r.opts.Observer.ObserveBatch(b.stats)
 	}
@@ -497,10 +507,29 @@ func (r *runner) handle(ctx, workCtx context.Context, b *batch) error {
 	return nil
 }
 
-// call runs the handler once and checks the shape of its answer.
-func (r *runner) call(ctx context.Context, b *batch, ins []pipeline.Input) ([][]pipeline.Output, error) {
+// call runs the handler once and checks the shape of its answer. The
+// handler's context carries the stage's logger (zerolog.Ctx), with the
+// record's topic, partition, offset and event id when it handles one input.
+// A panic in the handler is an error for the input, permanent because the
+// same input would panic again.
+func (r *runner) call(ctx context.Context, b *batch, ins []pipeline.Input) (outs [][]pipeline.Output, err error) {
+	log := r.log
+	if len(ins) == 1 {
+		in := ins[0]
+		log = log.With().Str(logging.FieldTopic, in.Topic).Int(logging.FieldPartition, in.Partition).
+			Int64(logging.FieldOffset, in.Offset).Str(logging.FieldEventID, in.Meta.EventID).Logger()
+	}
+	ctx = log.WithContext(ctx)
 	t := time.Now()
-	outs, err := r.h(ctx, ins)
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				log.Error().Interface("panic", p).Bytes("stack", debug.Stack()).Msg("handler panicked")
+				outs, err = nil, pipeline.Permanentf("handler panicked: %v", p)
+			}
+		}()
+		outs, err = r.h(ctx, ins)
+	}()
 	b.stats.HandleTime += time.Since(t)
 	if err == nil && len(outs) != len(ins) {
 		err = pipeline.Permanentf("handler returned %d output lists for %d inputs", len(outs), len(ins))

@@ -404,3 +404,105 @@ func describeTopic(t *testing.T, e *env, topic string) map[string]string {
 	}
 	return out
 }
+
+// A handler that panics on one input dead-letters that input; the stage
+// and the rest of the batch go on.
+func TestHandlerPanicDeadLettersTheInput(t *testing.T) {
+	e := newEnv(t)
+	fx := newEffects(e.redis)
+	h := func(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
+		for _, in := range ins {
+			if in.Msg.(schemas.Document).Text == "explode" {
+				var m map[string]int
+				m["boom"]++ // nil map write: a runtime panic
+			}
+		}
+		return fx.handle(ctx, ins)
+	}
+	e.publish(docs("p", 10)...)
+	e.publish(doc("bomb", "explode"))
+	e.publish(docs("q", 10)...)
+	r := e.run(h, kafka.Options{Deduper: e.seen})
+	e.waitIdle()
+	if err := r.stop(); err != nil {
+		t.Fatal(err)
+	}
+	count, _ := outputsByDoc(t, e.readAll(topicOut))
+	if len(count) != 20 || count["bomb"] != 0 {
+		t.Fatalf("%d documents produced (bomb: %d), want the 20 others", len(count), count["bomb"])
+	}
+	dead := e.readAll(topology.DLT(topicIn))
+	if len(dead) != 1 || !strings.Contains(header(dead[0], kafka.HeaderDLTError), "panicked") || header(dead[0], kafka.HeaderDLTPermanent) != "true" {
+		t.Fatalf("want the panicking input dead-lettered as permanent, got %d dead letters", len(dead))
+	}
+}
+
+// Two members of one group share the partitions; together they handle
+// every input once, and stopping one hands its partitions to the other.
+func TestTwoMembersShareTheWork(t *testing.T) {
+	e := newEnv(t)
+	fx := newEffects(e.redis)
+	var byA, byB atomic.Int64
+	count := func(n *atomic.Int64) pipeline.BatchHandler {
+		return func(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
+			out, err := fx.handle(ctx, ins)
+			if err == nil {
+				n.Add(int64(len(ins)))
+			}
+			return out, err
+		}
+	}
+	a := e.run(count(&byA), kafka.Options{Deduper: e.seen})
+	b := e.run(count(&byB), kafka.Options{Deduper: e.seen})
+	e.waitMembers(2)
+	inputs := docs("m", 300)
+	for i := 0; i < len(inputs); i += 30 {
+		e.publish(inputs[i : i+30]...)
+	}
+	e.waitIdle()
+	if byA.Load() == 0 || byB.Load() == 0 {
+		t.Errorf("handled %d by one member and %d by the other: the group did not share the partitions", byA.Load(), byB.Load())
+	}
+	if err := a.stop(); err != nil {
+		t.Fatal(err)
+	}
+	more := docs("n", 30)
+	e.publish(more...)
+	e.waitIdle()
+	if err := b.stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range append(inputs, more...) {
+		if n := e.sideEffects("ev-" + d.DocID); n != 1 {
+			t.Errorf("%s: %d side effects, want 1", d.DocID, n)
+		}
+	}
+}
+
+// waitMembers waits until the stage's group is stable with n members that
+// all hold partitions.
+func (e *env) waitMembers(n int) {
+	e.t.Helper()
+	tr := &kafkago.Transport{}
+	defer tr.CloseIdleConnections()
+	c := &kafkago.Client{Addr: kafkago.TCP(e.cfg.Brokers...), Transport: tr}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := c.DescribeGroups(context.Background(), &kafkago.DescribeGroupsRequest{GroupIDs: []string{testStage.Group()}})
+		if err == nil && len(resp.Groups) == 1 && resp.Groups[0].GroupState == "Stable" {
+			assigned := 0
+			for _, m := range resp.Groups[0].Members {
+				if len(m.MemberAssignments.Topics) > 0 {
+					assigned++
+				}
+			}
+			if assigned == n {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("group %s did not reach %d members with partitions: %+v, %v", testStage.Group(), n, resp, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
