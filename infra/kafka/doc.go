@@ -19,7 +19,8 @@
 //     fails, run the inputs again one at a time to isolate the failing one.
 //     A transient error is retried with exponential backoff and jitter up to
 //     Config.RetryAttempts calls, then dead-lettered; a permanent error
-//     (pipeline.IsPermanent) is dead-lettered at once;
+//     (pipeline.IsPermanent) or a panic (the same input would panic
+//     again) is dead-lettered at once;
 //  5. produce every output and dead letter with acks=all and wait for the
 //     acknowledgements;
 //  6. set the seen: markers of the inputs whose outputs were acknowledged;
@@ -32,8 +33,10 @@
 // markers make redeliveries skip the handler, so expensive or non-idempotent
 // work runs once.
 //
-// Dead-lettered inputs get no seen: marker on purpose: a dead letter that is
-// replayed to its topic after a fix must be handled, not skipped.
+// Each dead letter keeps the record's key, value and headers and adds the
+// HeaderDLT* headers (error, original topic, partition and offset, group,
+// attempts). Dead-lettered inputs get no seen: marker on purpose: a dead
+// letter replayed to its topic after a fix must be handled, not skipped.
 //
 // # Shutdown
 //

@@ -58,7 +58,7 @@ func (p *Producer) Publish(ctx context.Context, recs ...Record) error {
 		}
 		msgs[i] = m
 	}
-	return writeRetrying(ctx, p.writer, p.cfg, msgs, p.cfg.RetryAttempts, zerolog.Nop())
+	return writeRetrying(ctx, p.writer, p.cfg, msgs, max(p.cfg.RetryAttempts, 1), zerolog.Nop())
 }
 
 // Close waits for writes in flight and closes the connections.
