@@ -91,7 +91,7 @@ func parseHeaders(text string) []hanHeader {
 				// "朱宽，莆田人，李翔，大足人": a clause that could be a name
 				// introduces the next person; stop before it.
 				unknown++
-				if unknown > 2 || nameLike(cl) {
+				if unknown > 2 || (len(h.clauses) > 0 && nameLike(cl)) {
 					break
 				}
 			} else {
