@@ -414,3 +414,6 @@ func joinIDs(m map[string]bool) string {
 	}
 	return strings.Join(ids, ",")
 }
+
+// The Redis marker store is the Deduper the CLI wires in.
+var _ kafka.Deduper = (*redis.Seen)(nil)
