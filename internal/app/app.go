@@ -1,0 +1,278 @@
+// Package app assembles annalist's runtime from its parts: it starts or
+// joins the broker, Redis and the vector store, builds every stage's
+// handler, and runs stages on the Kafka runtime. The CLI commands (demo,
+// ingest, consume, bench, kg show …) are thin layers over it, so the
+// embedded and the distributed mode run the same code and differ only in
+// what is at the other end of the connections.
+//
+// Embedded mode is chosen per service: no --brokers means an in-process
+// kfake broker persisted under <data-dir>/kafka; no --redis-addr means a
+// child redis-server with AOF under <data-dir>/redis (miniredis when no
+// binary is installed); --vector-store embedded (the default) keeps the
+// HNSW index under <data-dir>/vectors. The process that starts embedded
+// services holds an exclusive lock on the data directory and publishes
+// their addresses in <data-dir>/endpoints.json; a second command on the
+// same directory joins those services instead of starting its own.
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/annalist-dev/annalist/consumers/chunker"
+	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/consumers/extractor"
+	"github.com/annalist-dev/annalist/infra/broker"
+	"github.com/annalist-dev/annalist/infra/embed"
+	"github.com/annalist-dev/annalist/infra/kafka"
+	"github.com/annalist-dev/annalist/infra/kg"
+	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/infra/vector"
+)
+
+// Vector store names.
+const (
+	VectorEmbedded = "embedded"
+	VectorMilvus   = "milvus"
+)
+
+// Config is everything a process needs to reach or start its services.
+type Config struct {
+	DataDir     string
+	Kafka       kafka.Config
+	Broker      broker.Config
+	Redis       redis.Config
+	VectorStore string
+	MilvusAddr  string
+	Embed       embed.Config
+	Chunker     chunker.Config
+	Extractor   extractor.Config
+}
+
+// RegisterFlags binds the service flags. --data-dir is registered by the
+// caller (every command has it).
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	c.Kafka.RegisterFlags(fs)
+	c.Broker.RegisterFlags(fs)
+	c.Redis.RegisterFlags(fs)
+	c.Embed.RegisterFlags(fs)
+	if c.VectorStore == "" {
+		c.VectorStore = VectorEmbedded
+	}
+	fs.StringVar(&c.VectorStore, "vector-store", c.VectorStore, "vector store: embedded (HNSW under --data-dir) or milvus")
+	fs.StringVar(&c.MilvusAddr, "milvus-addr", c.MilvusAddr, "Milvus host:port for --vector-store milvus")
+}
+
+// Validate checks the config at start-up.
+func (c Config) Validate() error {
+	if c.DataDir == "" {
+		return errors.New("data dir is required")
+	}
+	switch c.VectorStore {
+	case VectorEmbedded, "":
+	case VectorMilvus:
+		if c.MilvusAddr == "" {
+			return errors.New("--vector-store milvus needs --milvus-addr")
+		}
+	default:
+		return fmt.Errorf("vector store %q: want embedded or milvus", c.VectorStore)
+	}
+	for _, v := range []interface{ Validate() error }{c.Kafka, c.Redis, c.Embed, c.Chunker} {
+		if err := v.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Needs says which services a command uses; Open starts or joins only
+// those.
+type Needs struct {
+	Broker  bool
+	Redis   bool
+	Vectors bool
+}
+
+// App is a process's view of the running services. Fields for services
+// that were not needed are nil.
+type App struct {
+	Config Config
+	Log    zerolog.Logger
+
+	Redis  redis.Client
+	Chunks *redis.Chunks
+	Seen   *redis.Seen
+	KG     *kg.Store
+
+	Embedder embedder.Embedder
+	Vectors  embedder.Store
+
+	// Joined is true when the services belong to another process that
+	// owns the data directory.
+	Joined bool
+
+	agents   Agents
+	producer *kafka.Producer
+	lock     *dirLock
+	broker   *broker.Broker
+	redisSrv *redis.Server
+	closers  []func() error
+}
+
+// Open starts or joins the services of need.
+func Open(ctx context.Context, cfg Config, log zerolog.Logger, need Needs) (a *App, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	a = &App{Config: cfg, Log: log}
+	defer func() {
+		if err != nil {
+			_ = a.Close()
+		}
+	}()
+	embeddedBroker := need.Broker && len(cfg.Kafka.Brokers) == 0
+	embeddedRedis := need.Redis && cfg.Redis.Addr == ""
+	embeddedVectors := need.Vectors && (cfg.VectorStore == VectorEmbedded || cfg.VectorStore == "")
+	if embeddedBroker || embeddedRedis || embeddedVectors {
+		lock, err := lockDir(cfg.DataDir)
+		switch {
+		case errors.Is(err, errLocked):
+			if embeddedVectors {
+				return nil, fmt.Errorf("%w (%s): the embedded vector index is open there; stop it first or use --vector-store milvus", err, cfg.DataDir)
+			}
+			ep, err := readEndpoints(cfg.DataDir)
+			if err != nil {
+				return nil, err
+			}
+			a.Joined = true
+			if embeddedBroker {
+				a.Config.Kafka.Brokers = ep.Brokers
+			}
+			if embeddedRedis {
+				a.Config.Redis.Addr = ep.Redis
+			}
+			log.Info().Strs("brokers", ep.Brokers).Str("redis", ep.Redis).Int("pid", ep.PID).
+				Msg("joining the services of the annalist process that owns the data directory")
+			embeddedBroker, embeddedRedis = false, false
+		case err != nil:
+			return nil, err
+		default:
+			a.lock = lock
+		}
+	}
+	if embeddedBroker {
+		bcfg := cfg.Broker
+		bcfg.DataDir = filepath.Join(cfg.DataDir, kafkaDir)
+		bcfg.Logger = log
+		b, err := broker.Start(ctx, bcfg)
+		if err != nil {
+			return nil, fmt.Errorf("start embedded broker: %w", err)
+		}
+		a.broker = b
+		a.Config.Kafka.Brokers = b.Addrs()
+	}
+	if embeddedRedis {
+		s, err := redis.StartEmbedded(ctx, filepath.Join(cfg.DataDir, redisDir), log)
+		if err != nil {
+			return nil, err
+		}
+		a.redisSrv = s
+		a.Config.Redis.Addr = s.Addr()
+	}
+	if a.lock != nil {
+		ep := Endpoints{Brokers: a.Config.Kafka.Brokers, Redis: a.Config.Redis.Addr, PID: pid()}
+		if err := a.lock.publish(ep); err != nil {
+			return nil, err
+		}
+	}
+	if need.Redis {
+		c, err := redis.Connect(ctx, a.Config.Redis)
+		if err != nil {
+			return nil, err
+		}
+		a.Redis = c
+		a.closers = append(a.closers, c.Close)
+		a.Chunks = redis.NewChunks(c)
+		a.Seen = redis.NewSeen(c, 0)
+		store, err := kg.New(c, kg.Config{})
+		if err != nil {
+			return nil, err
+		}
+		a.KG = store
+	}
+	if need.Vectors {
+		if err := a.openVectors(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+func (a *App) openVectors(ctx context.Context) error {
+	emb, err := embed.New(ctx, a.Config.Embed)
+	if err != nil {
+		return fmt.Errorf("embedder: %w", err)
+	}
+	a.Embedder = emb
+	switch a.Config.VectorStore {
+	case VectorMilvus:
+		return errors.New("milvus vector store is not available in this build")
+	default:
+		st, err := vector.Open(vector.Config{Dir: filepath.Join(a.Config.DataDir, vectorDir)})
+		if err != nil {
+			return fmt.Errorf("open vector index: %w", err)
+		}
+		a.Vectors = st
+		a.closers = append(a.closers, st.Close)
+	}
+	return nil
+}
+
+// Brokers are the bootstrap addresses in use.
+func (a *App) Brokers() []string { return a.Config.Kafka.Brokers }
+
+// Close stops what Open started, in reverse order. Safe to call twice.
+func (a *App) Close() error {
+	var errs []error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		if err := a.closers[i](); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	a.closers = nil
+	if a.redisSrv != nil {
+		if err := a.redisSrv.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		a.redisSrv = nil
+	}
+	if a.broker != nil {
+		if err := a.broker.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		a.broker = nil
+	}
+	if a.lock != nil {
+		a.lock.release()
+		a.lock = nil
+	}
+	return errors.Join(errs...)
+}
+
+// Describe is a one-line summary of where the services are.
+func (a *App) Describe() string {
+	var parts []string
+	if len(a.Config.Kafka.Brokers) > 0 {
+		parts = append(parts, "brokers="+strings.Join(a.Config.Kafka.Brokers, ","))
+	}
+	if a.Config.Redis.Addr != "" {
+		parts = append(parts, "redis="+a.Config.Redis.Addr)
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,130 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/annalist-dev/annalist/producers"
+	"github.com/annalist-dev/annalist/topology"
+)
+
+// IngestResult reports an ingest run and the state it left.
+type IngestResult struct {
+	producers.Summary
+	// Chunks and Triplets were produced by the stages of this process
+	// during the run (zero when the stages run elsewhere).
+	Chunks   int `json:"chunks"`
+	Triplets int `json:"triplets"`
+	Vectors  int `json:"vectors"`
+	// DeadLetters counts inputs the stages of this process dead-lettered.
+	DeadLetters int `json:"dead_letters"`
+	// Store is the tenant's size after the run.
+	Store StoreCounts `json:"store"`
+	// Seconds runs from the first publish to the pipeline being idle.
+	Seconds float64 `json:"seconds"`
+}
+
+// StoreCounts is the size of a tenant's state.
+type StoreCounts struct {
+	Documents int64 `json:"documents"`
+	Chunks    int64 `json:"chunks"`
+	Nodes     int64 `json:"nodes"`
+	Edges     int64 `json:"edges"`
+	Aliases   int64 `json:"aliases"`
+	Vectors   int   `json:"vectors"`
+}
+
+// Counts reads the size of a tenant's state from the services this app
+// has open.
+func (a *App) Counts(ctx context.Context, tenant string) (StoreCounts, error) {
+	var c StoreCounts
+	if a.Chunks != nil {
+		d, n, err := a.Chunks.Counts(ctx, tenant)
+		if err != nil {
+			return c, err
+		}
+		c.Documents, c.Chunks = d, n
+	}
+	if a.KG != nil {
+		k, err := a.KG.Counts(ctx, tenant)
+		if err != nil {
+			return c, err
+		}
+		c.Nodes, c.Edges, c.Aliases = k.Nodes, k.Edges, k.Aliases
+	}
+	if a.Vectors != nil {
+		n, err := a.Vectors.Count(ctx, tenant)
+		if err != nil {
+			return c, err
+		}
+		c.Vectors = n
+	}
+	return c, nil
+}
+
+// Ingest publishes documents with publish and, when wait is set, waits
+// until the ingestion stages have consumed them. When runStages is set the
+// stages run in this process for the duration (the embedded mode of a
+// one-shot command); otherwise they run elsewhere (a demo process that
+// owns the data directory, or `consume` services).
+func (a *App) Ingest(ctx context.Context, tenant string, runStages, wait bool,
+	publish func(ctx context.Context, sink producers.Sink) (producers.Summary, error)) (IngestResult, error) {
+	var res IngestResult
+	stages := IngestStages()
+	stageCtx, stopStages := context.WithCancel(ctx)
+	defer stopStages()
+	counters := &Counters{}
+	// stageErr stays nil when the stages run elsewhere: a select on it
+	// then never fires, and stopped() has nothing to wait for.
+	var stageErr chan error
+	if runStages {
+		stageErr = make(chan error, 1)
+		go func() { stageErr <- a.RunStages(stageCtx, stages, counters) }()
+	}
+	stopped := func() error {
+		stopStages()
+		if stageErr == nil {
+			return nil
+		}
+		return <-stageErr
+	}
+	start := time.Now()
+	sum, err := publish(ctx, a)
+	res.Summary = sum
+	if err != nil {
+		return res, errors.Join(err, stopped())
+	}
+	if wait {
+		idle := make(chan error, 1)
+		go func() { idle <- a.WaitIdle(stageCtx, stages) }()
+		select {
+		case err = <-idle:
+			if err != nil {
+				return res, errors.Join(fmt.Errorf("wait for the pipeline: %w", err), stopped())
+			}
+		case err = <-stageErr:
+			if err == nil {
+				err = errors.New("stages stopped before the pipeline was idle")
+			}
+			return res, err
+		}
+	}
+	res.Seconds = time.Since(start).Seconds()
+	if err := stopped(); err != nil {
+		return res, err
+	}
+	res.Chunks = counters.Stage(topology.StageChunker).Produced
+	res.Triplets = counters.Stage(topology.StageExtractor).Produced
+	res.Vectors = counters.Stage(topology.StageEmbedder).Handled
+	for _, s := range stages {
+		res.DeadLetters += counters.Stage(s).DeadLettered
+	}
+	store, err := a.Counts(ctx, tenant)
+	if err != nil {
+		return res, err
+	}
+	res.Store = store
+	return res, nil
+}

@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/annalist-dev/annalist/consumers/chunker"
+	"github.com/annalist-dev/annalist/internal/dataset"
+	"github.com/annalist-dev/annalist/internal/eval"
+	"github.com/annalist-dev/annalist/internal/progress"
+)
+
+func cmdEval(ctx context.Context, io IO, args []string) error {
+	fs := newFlagSet("eval", io.Stderr)
+	var c common
+	c.register(fs)
+	data := fs.String("data", "", "evaluation data folder (segmentation: liezhuan volumes, e.g. "+dataset.EnvVar+"/mingshi-liezhuan)")
+	failures := fs.Bool("failures", false, "include per-volume failures in the JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: want a suite: segmentation", errUsage)
+	}
+	log, err := c.logger(io.Stderr)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	switch pos[0] {
+	case "segmentation":
+		dir := *data
+		if dir == "" {
+			dir = dataset.Path("mingshi-liezhuan")
+		}
+		if dir == "" {
+			return fmt.Errorf("%w: --data DIR is required", errUsage)
+		}
+		ch := chunker.New(chunker.Config{})
+		var rep progress.Reporter
+		report, err := eval.Segmentation(ctx, dir, ch.Chunk, func(done, total int) {
+			if rep == nil {
+				rep = progress.New(int64(total), "segmentation", log)
+			}
+			rep.Add(1)
+		})
+		if rep != nil {
+			rep.Finish()
+		}
+		if err != nil {
+			return err
+		}
+		if !*failures {
+			report.Failures = nil
+		}
+		if c.json {
+			return writeJSON(io.Stdout, report)
+		}
+		fmt.Fprintf(io.Stdout, "volumes %d (named %d), exact %d (%.1f%%)\n", report.Volumes, report.VolumesNamed, report.VolumesExact, 100*report.ExactRate)
+		fmt.Fprintf(io.Stdout, "name recall %.4f (%d/%d), name precision %.4f (%d/%d entry chunks)\n",
+			report.NameRecall, report.NamesFound, report.NamesListed, report.NamePrecision, report.EntryChunksListed, report.EntryChunks)
+		return nil
+	default:
+		return fmt.Errorf("%w: unknown suite %q (want segmentation)", errUsage, pos[0])
+	}
+}

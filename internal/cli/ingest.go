@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/annalist-dev/annalist/internal/app"
+	"github.com/annalist-dev/annalist/internal/progress"
+	"github.com/annalist-dev/annalist/producers"
+)
+
+// cmdIngest publishes files, directories or JSONL on stdin ("-") as
+// documents. Embedded (no --brokers): the ingestion stages run in this
+// process, or in the process that owns --data-dir, and the command waits
+// until they are done. Distributed: it publishes and, with --wait, waits
+// for the `consume` services to catch up.
+func cmdIngest(ctx context.Context, io IO, args []string) error {
+	fs := newFlagSet("ingest", io.Stderr)
+	var s service
+	s.register(fs)
+	var opts producers.Options
+	fs.StringVar(&opts.Collection, "collection", "", "collection of the documents (default: the directory's name)")
+	fs.StringVar(&opts.Profile, "profile", "", "chunker profile for every document (default: detected per document)")
+	wait := fs.Bool("wait", true, "wait until the ingestion stages have consumed the documents")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return fmt.Errorf("%w: want PATH... (files, directories, or - for JSONL on stdin)", errUsage)
+	}
+	need := app.Needs{Broker: true, Redis: true}
+	if s.embedded() {
+		need = app.NeedsFor(app.IngestStages())
+	}
+	a, log, err := s.open(ctx, io, need)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	runStages := s.embedded() && !a.Joined
+	res, err := a.Ingest(ctx, s.tenant, runStages, *wait, func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
+		if len(pos) == 1 && pos[0] == "-" {
+			return producers.IngestJSONL(ctx, io.Stdin, "stdin", producers.JSONLDefaults{Collection: opts.Collection, Profile: opts.Profile}, s.tenant, sink)
+		}
+		files, err := producers.Walk(pos, opts)
+		if err != nil {
+			return producers.Summary{}, err
+		}
+		rep := progress.New(int64(len(files)), "ingest", log)
+		return producers.IngestFiles(ctx, pos, opts, s.tenant, sink, rep)
+	})
+	if err != nil {
+		return err
+	}
+	for _, e := range res.Errors {
+		log.Warn().Str("error", e).Msg("input skipped")
+	}
+	if s.json {
+		return writeJSON(io.Stdout, res)
+	}
+	fmt.Fprintf(io.Stdout, "ingested %d documents (%d characters) from %d files in %.2fs; %d skipped\n",
+		res.Documents, res.Chars, res.Files, res.Seconds, len(res.Errors))
+	fmt.Fprintf(io.Stdout, "store: %d documents, %d chunks, %d KG nodes, %d edges, %d aliases, %d vectors\n",
+		res.Store.Documents, res.Store.Chunks, res.Store.Nodes, res.Store.Edges, res.Store.Aliases, res.Store.Vectors)
+	return nil
+}

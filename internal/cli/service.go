@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/rs/zerolog"
+
+	"github.com/annalist-dev/annalist/internal/app"
+)
+
+// service is the flag set of commands that reach the broker, Redis or the
+// vector store.
+type service struct {
+	common
+	app app.Config
+}
+
+func (s *service) register(fs *flag.FlagSet) {
+	s.common.register(fs)
+	s.app.RegisterFlags(fs)
+}
+
+// open validates the flags, builds the logger and starts or joins the
+// services in need.
+func (s *service) open(ctx context.Context, stdio IO, need app.Needs) (*app.App, zerolog.Logger, error) {
+	log, err := s.logger(stdio.Stderr)
+	if err != nil {
+		return nil, log, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	s.app.DataDir = s.dataDir
+	a, err := app.Open(ctx, s.app, log, need)
+	if err != nil {
+		return nil, log, err
+	}
+	return a, log, nil
+}
+
+// embedded reports whether the command starts or joins the embedded
+// broker (no --brokers given).
+func (s *service) embedded() bool { return len(s.app.Kafka.Brokers) == 0 }
