@@ -1,0 +1,296 @@
+package chunker_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/annalist-dev/annalist/consumers/chunker"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// scripted is a chat model whose answers come from a function of the call
+// number and the prompt. It records the prompts it was given.
+type scripted struct {
+	mu      sync.Mutex
+	answer  func(call int, system, user string) (string, error)
+	systems []string
+	users   []string
+}
+
+var _ model.BaseChatModel = (*scripted)(nil)
+
+func (s *scripted) Generate(ctx context.Context, in []*schema.Message, _ ...model.Option) (*schema.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	var system, user string
+	for _, m := range in {
+		switch m.Role {
+		case schema.System:
+			system = m.Content
+		case schema.User:
+			user = m.Content
+		}
+	}
+	s.systems = append(s.systems, system)
+	s.users = append(s.users, user)
+	call := len(s.users)
+	s.mu.Unlock()
+	content, err := s.answer(call, system, user)
+	if err != nil {
+		return nil, err
+	}
+	return schema.AssistantMessage(content, nil), nil
+}
+
+func (s *scripted) Stream(context.Context, []*schema.Message, ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	return nil, errors.New("scripted model does not stream")
+}
+
+func always(answer string) func(int, string, string) (string, error) {
+	return func(int, string, string) (string, error) { return answer, nil }
+}
+
+// windowText extracts the text the chunker put into a prompt.
+func windowText(user string) string {
+	_, rest, _ := strings.Cut(user, "Text:\n")
+	text, _, _ := strings.Cut(rest, "\nAnswer:")
+	text, _, _ = strings.Cut(text, "\nYour previous answer was rejected")
+	return text
+}
+
+var openingRE = regexp.MustCompile(`(?m)^([^\s，。(（]{1,4})(，字[^，。]{1,4})`)
+
+// oracle answers like a model that follows the prompt: every line that
+// opens with a name and 字 begins an entry; a one-character name is a
+// relative.
+func oracle(_ int, _, user string) (string, error) {
+	var a struct {
+		Entries []map[string]any `json:"entries"`
+	}
+	a.Entries = []map[string]any{}
+	for _, m := range openingRE.FindAllStringSubmatch(windowText(user), -1) {
+		e := map[string]any{"subject": m[1], "anchor": m[1] + m[2]}
+		if len([]rune(m[1])) == 1 {
+			e["relative"] = true
+		}
+		a.Entries = append(a.Entries, e)
+	}
+	b, err := json.Marshal(a)
+	return string(b), err
+}
+
+const validListedAnswer = `{"entries":[
+ {"subject":"林思远","anchor":"林思远，字子久"},
+ {"subject":"思道","anchor":"思道，字子行","relative":true},
+ {"subject":"许德明","anchor":"许德明，吴江人"},
+ {"subject":"韩正","anchor":"韩正，字守中"},
+ {"subject":"孙彦","anchor":"孙彦，字伯英"},
+ {"subject":"周通","anchor":"周通者"}]}`
+
+func TestLLMValidAnswer(t *testing.T) {
+	for _, answer := range []string{validListedAnswer, "```json\n" + validListedAnswer + "\n```"} {
+		m := &scripted{answer: always(answer)}
+		c := chunker.New(chunker.Config{}, chunker.WithModel(m))
+		doc := schemas.Document{DocID: "v", Text: volListed}
+		res, err := c.Segment(context.Background(), doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTiles(t, doc, res.Chunks)
+		if res.Method != chunker.MethodLLM || res.Fallback != "" || res.LLMCalls != 1 {
+			t.Fatalf("method %q fallback %q calls %d", res.Method, res.Fallback, res.LLMCalls)
+		}
+		want := []piece{
+			{"林思远(弟思", "", ""},
+			{"林思远，字子", "林思远", "林思远"},
+			{"思道，字子行", "", "林思远"},
+			{"许德明，吴江", "许德明", "许德明"},
+			{"韩正，字守中", "韩正", "韩正"},
+			{"孙彦，字伯英", "孙彦", "孙彦"},
+			{"周通者，吴县", "周通", "周通"},
+			{"赞曰：思远、", "", ""},
+		}
+		if got := pieces(res.Chunks); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("pieces\n got %v\nwant %v", got, want)
+		}
+		for _, ch := range res.Chunks {
+			if ch.Method != chunker.MethodLLM {
+				t.Fatalf("chunk method %q", ch.Method)
+			}
+		}
+		if st := c.Stats(); st.LLMCalls != 1 || st.LLMFallbacks != 0 {
+			t.Fatalf("stats %+v", st)
+		}
+	}
+}
+
+func TestLLMPrompt(t *testing.T) {
+	m := &scripted{answer: always(validListedAnswer)}
+	if _, err := chunker.New(chunker.Config{}, chunker.WithModel(m)).Chunk(context.Background(),
+		schemas.Document{DocID: "v", Text: volListed}); err != nil {
+		t.Fatal(err)
+	}
+	system, user := m.systems[0], m.users[0]
+	for _, want := range []string{"Name，字X，Place人", `{"entries":[`, "Example 1.", "Example 2.", "思道，字子行", `"relative":true`} {
+		if !strings.Contains(system, want) {
+			t.Errorf("system prompt lacks %q", want)
+		}
+	}
+	if !strings.Contains(user, "Listing: 林思远(弟思道)许德明韩正孙彦周通") || windowText(user) != volListed {
+		t.Errorf("user prompt:\n%s", user)
+	}
+	if strings.Contains(user, "rejected") {
+		t.Error("first prompt carries feedback")
+	}
+}
+
+// A long document is fed in windows; the entries found in each window make
+// one segmentation.
+func TestLLMWindows(t *testing.T) {
+	var b strings.Builder
+	var names []string
+	for i := 0; i < 12; i++ {
+		name := fmt.Sprintf("周%c", '甲'+rune(i))
+		names = append(names, name)
+		fmt.Fprintf(&b, "%s，字子%d，吴县人。少好学，举进士，授御史。居官廉平，民甚德之。卒于官。\n", name, i)
+		fmt.Fprintf(&b, "%c，字叔%d，%s子也。亦以文学知名。\n", '乙'+rune(i), i, name)
+	}
+	doc := schemas.Document{DocID: "w", Text: b.String(), Profile: chunker.ProfileLiezhuan}
+	m := &scripted{answer: oracle}
+	res, err := chunker.New(chunker.Config{WindowChars: 200}, chunker.WithModel(m)).Segment(context.Background(), doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTiles(t, doc, res.Chunks)
+	if res.Method != chunker.MethodLLM {
+		t.Fatalf("method %q, fallback %q", res.Method, res.Fallback)
+	}
+	if res.LLMCalls < 4 || res.LLMCalls != len(m.users) {
+		t.Fatalf("%d calls (%d prompts) for a %d-character document in 200-character windows", res.LLMCalls, len(m.users), len([]rune(doc.Text)))
+	}
+	var subjects []string
+	for _, c := range res.Chunks {
+		if c.Subject != "" {
+			subjects = append(subjects, c.Subject)
+		}
+		if n := len([]rune(c.Text)); n > chunker.DefaultMaxEntryChars {
+			t.Fatalf("chunk of %d runes", n)
+		}
+	}
+	if fmt.Sprint(subjects) != fmt.Sprint(names) {
+		t.Fatalf("subjects %v, want %v", subjects, names)
+	}
+	for _, u := range m.users {
+		if n := len([]rune(windowText(u))); n > 200 {
+			t.Fatalf("window of %d runes", n)
+		}
+	}
+}
+
+func TestLLMInvalidAnswerFallsBack(t *testing.T) {
+	offline, err := chunker.New(chunker.Config{}).Chunk(context.Background(), schemas.Document{DocID: "v", Text: volListed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, answer string
+		modelErr     error
+		reason       string
+	}{
+		{"malformed json", `{"entries":[{"subject":"林思远","anchor":"林思远，字子久"}`, nil, "not the JSON object"},
+		{"prose instead of json", "The entries are 林思远 and 许德明.", nil, "not the JSON object"},
+		{"unknown field", `{"entries":[],"confidence":0.9}`, nil, "unknown field"},
+		{"text after the object", `{"entries":[]} I hope this helps.`, nil, "text after the JSON object"},
+		{"overlapping entries", `{"entries":[{"subject":"许德明","anchor":"许德明，吴江人"},{"subject":"林思远","anchor":"林思远，字子久"}]}`, nil, "not after the previous entry"},
+		{"repeated entry", `{"entries":[{"subject":"林思远","anchor":"林思远，字子久"},{"subject":"林思远","anchor":"林思远，字子久"}]}`, nil, "not after the previous entry"},
+		{"anchor out of the text", `{"entries":[{"subject":"王五","anchor":"王五，字子六"}]}`, nil, "not in the text"},
+		{"boundary inside a sentence", `{"entries":[{"subject":"林思远","anchor":"字子久，莆田人"}]}`, nil, "inside a sentence"},
+		{"subject does not open the entry", `{"entries":[{"subject":"张三","anchor":"林思远，字子久"}]}`, nil, "does not open the entry"},
+		{"subject is not a name", `{"entries":[{"subject":"林思远，字子久","anchor":"林思远，字子久"}]}`, nil, "is not a name"},
+		{"empty anchor", `{"entries":[{"subject":"林思远","anchor":""}]}`, nil, "anchor of 0 characters"},
+		{"model error", "", errors.New("upstream 503"), "upstream 503"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &scripted{answer: func(int, string, string) (string, error) { return tt.answer, tt.modelErr }}
+			c := chunker.New(chunker.Config{}, chunker.WithModel(m))
+			res, err := c.Segment(context.Background(), schemas.Document{DocID: "v", Text: volListed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Method != chunker.MethodPattern || !strings.Contains(res.Fallback, tt.reason) {
+				t.Fatalf("method %q fallback %q, want pattern and %q", res.Method, res.Fallback, tt.reason)
+			}
+			if tt.modelErr == nil && !strings.Contains(res.Fallback, chunker.ErrInvalidAnswer.Error()) {
+				t.Fatalf("fallback %q does not say the answer was invalid", res.Fallback)
+			}
+			if fmt.Sprint(res.Chunks) != fmt.Sprint(offline) {
+				t.Fatal("fallback chunks differ from the offline engine's")
+			}
+			if res.LLMCalls != chunker.DefaultLLMAttempts || len(m.users) != chunker.DefaultLLMAttempts {
+				t.Fatalf("%d calls, want %d attempts", res.LLMCalls, chunker.DefaultLLMAttempts)
+			}
+			if st := c.Stats(); st.LLMFallbacks != 1 || st.LLMCalls != int64(chunker.DefaultLLMAttempts) {
+				t.Fatalf("stats %+v", st)
+			}
+		})
+	}
+}
+
+func TestLLMRetryCarriesTheReason(t *testing.T) {
+	m := &scripted{answer: func(call int, _, _ string) (string, error) {
+		if call == 1 {
+			return `{"entries":[{"subject":"王五","anchor":"王五，字子六"}]}`, nil
+		}
+		return validListedAnswer, nil
+	}}
+	res, err := chunker.New(chunker.Config{}, chunker.WithModel(m)).Segment(context.Background(), schemas.Document{DocID: "v", Text: volListed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Method != chunker.MethodLLM || res.LLMCalls != 2 {
+		t.Fatalf("method %q calls %d fallback %q", res.Method, res.LLMCalls, res.Fallback)
+	}
+	if !strings.Contains(m.users[1], "rejected") || !strings.Contains(m.users[1], "王五，字子六") {
+		t.Fatalf("retry prompt lacks the reason:\n%s", m.users[1])
+	}
+}
+
+func TestLLMContextCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &scripted{answer: func(int, string, string) (string, error) {
+		cancel()
+		return "", context.Canceled
+	}}
+	c := chunker.New(chunker.Config{}, chunker.WithModel(m))
+	_, err := c.Segment(ctx, schemas.Document{DocID: "v", Text: volListed})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if st := c.Stats(); st.LLMFallbacks != 0 || st.Documents != 0 {
+		t.Fatalf("a cancelled document counted: %+v", st)
+	}
+}
+
+func TestLLMNotUsedForGenericDocuments(t *testing.T) {
+	m := &scripted{answer: oracle}
+	res, err := chunker.New(chunker.Config{}, chunker.WithModel(m)).Segment(context.Background(),
+		schemas.Document{DocID: "e", Text: "Thomas Harrow was a harbour engineer. He was born in Swansea."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.LLMCalls != 0 || len(m.users) != 0 || res.Method != chunker.MethodWindow {
+		t.Fatalf("calls %d method %q", res.LLMCalls, res.Method)
+	}
+}
