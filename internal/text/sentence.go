@@ -3,6 +3,7 @@ package text
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Sentences splits s into sentences. The spans tile s: every rune belongs
@@ -111,12 +112,27 @@ func paragraphBreak(rs []rune, i, lineStart int) bool {
 	if k < i && rs[k] == '#' {
 		return true
 	}
-	// The line ends in Chinese text or full-width punctuation.
-	for j := i - 1; j >= lineStart; j-- {
-		if rs[j] == ' ' || rs[j] == '\t' || rs[j] == '\r' || rs[j] == '\u3000' {
-			continue
+	// The line holds Chinese text and does not end mid-phrase the way a
+	// wrapped English line does (in a letter, digit, comma or hyphen).
+	hasCJK := false
+	for j := lineStart; j < i; j++ {
+		if IsCJK(rs[j]) {
+			hasCJK = true
+			break
 		}
-		return IsCJK(rs[j]) || isFullWidthPunct(rs[j])
+	}
+	if !hasCJK {
+		return false
+	}
+	for j := i - 1; j >= lineStart; j-- {
+		switch r := rs[j]; {
+		case r == ' ' || r == '\t' || r == '\r' || r == '\u3000':
+			continue
+		case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == ',' || r == '-'):
+			return false
+		default:
+			return true
+		}
 	}
 	return false
 }
