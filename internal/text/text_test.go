@@ -27,6 +27,8 @@ func TestSplitSentences(t *testing.T) {
 		{"initial", "J. S. Mill wrote it. Then", []string{"J. S. Mill wrote it. ", "Then"}},
 		{"decimal is no end", "It cost 3.5 pounds. Fine.", []string{"It cost 3.5 pounds. ", "Fine."}},
 		{"english wrapped line continues", "The mill stood\nby the river. Next", []string{"The mill stood\nby the river. ", "Next"}},
+		{"chinese line ending in a bracket", "甲(乙)丙(丁)\n甲，字戊。", []string{"甲(乙)丙(丁)\n", "甲，字戊。"}},
+		{"english line quoting chinese continues", "Liu Ji (刘基) was a\nstatesman. Next", []string{"Liu Ji (刘基) was a\nstatesman. ", "Next"}},
 		{"blank line ends a paragraph", "A heading\n\nBody text", []string{"A heading\n\n", "Body text"}},
 		{"markdown heading", "# Harrow\nHe lived.", []string{"# Harrow\n", "He lived."}},
 		{"no end", "无句读之文", []string{"无句读之文"}},
