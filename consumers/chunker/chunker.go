@@ -13,6 +13,7 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/rs/zerolog"
 
+	"github.com/annalist-dev/annalist/internal/logging"
 	"github.com/annalist-dev/annalist/internal/pipeline"
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/schemas"
@@ -205,7 +206,7 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 			default:
 				res.Fallback = err.Error()
 				c.stats.llmFallbacks.Add(1)
-				c.log.Warn().Str("doc_id", doc.DocID).Int("llm_calls", calls).Err(err).
+				c.log.Warn().Str(logging.FieldDocID, doc.DocID).Str("prompt", PromptVersion).Int("llm_calls", calls).Err(err).
 					Msg("chunker: model answer unusable, falling back to the pattern engine")
 			}
 		}

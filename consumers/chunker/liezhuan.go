@@ -23,11 +23,14 @@ import (
 //     order, with the sentence starts of the text that open with one of them
 //     followed by "，", "者，" or "、": a dynamic programme picks the
 //     increasing chain that covers the most listing characters, preferring
-//     openings at a line start and followed by an entry formula. Only listed
-//     names begin entry chunks, so the entry chunks of a volume spell its
-//     listing. Openings of relatives named in the listing's parentheses, and
-//     of unlisted people with a full formula, start continuation chunks of
-//     the entry they sit in: a chunk never spans two people.
+//     openings at a line start and followed by an entry formula; a one-name
+//     gap the chain leaves between two aligned names is then filled by the
+//     entry that writes the name differently (a variant character, the
+//     given name alone). Only listed names begin entry chunks, so the entry
+//     chunks of a volume spell its listing. Openings of relatives named in
+//     the listing's parentheses, and of unlisted people with a formula at a
+//     line start, start continuation chunks of the entry they sit in: a
+//     chunk never spans two people the text introduces.
 //   - open: no listing. A line that opens with a 2–5 character name and an
 //     entry formula begins an entry, as does a sentence inside a line that
 //     opens with the full "Name，字X，…人" formula (paragraph breaks are

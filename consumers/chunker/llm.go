@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/annalist-dev/annalist/internal/logging"
 )
 
 // PromptVersion names the prompt templates in use; it is logged with every
@@ -158,7 +160,7 @@ func (c *Chunker) llmMarks(ctx context.Context, docID string, d *docText) ([]mar
 				return nil, calls, err
 			}
 			feedback = err.Error()
-			c.log.Debug().Str("doc_id", docID).Int("window", w).Err(err).Msg("chunker: retrying the model")
+			c.log.Debug().Str(logging.FieldDocID, docID).Int("window", w).Err(err).Msg("chunker: retrying the model")
 		}
 		marks = append(marks, got...)
 	}

@@ -1,6 +1,7 @@
 package chunker_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
+	"github.com/rs/zerolog"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/schemas"
@@ -245,6 +247,23 @@ func TestLLMInvalidAnswerFallsBack(t *testing.T) {
 				t.Fatalf("stats %+v", st)
 			}
 		})
+	}
+}
+
+func TestLLMFallbackIsLogged(t *testing.T) {
+	var logs bytes.Buffer
+	m := &scripted{answer: always(`{"entries":[{"subject":"王五","anchor":"王五，字子六"}]}`)}
+	c := chunker.New(chunker.Config{LLMAttempts: 1}, chunker.WithModel(m), chunker.WithLogger(zerolog.New(&logs)))
+	if _, err := c.Chunk(context.Background(), schemas.Document{DocID: "vol-9", Text: volListed}); err != nil {
+		t.Fatal(err)
+	}
+	var entry map[string]any
+	if err := json.Unmarshal(logs.Bytes(), &entry); err != nil {
+		t.Fatalf("log %q: %v", logs.String(), err)
+	}
+	if entry["level"] != "warn" || entry["doc_id"] != "vol-9" || entry["prompt"] != chunker.PromptVersion ||
+		!strings.Contains(fmt.Sprint(entry["error"]), "王五，字子六") {
+		t.Fatalf("log entry %v", entry)
 	}
 }
 
