@@ -42,6 +42,10 @@ var enStopFirst = map[string]bool{
 	"And": true, "Although": true, "Since": true, "Until": true, "Upon": true,
 }
 
+// enEnds end the sentences findAll scans: the English patterns do not
+// match across a full stop or a line break.
+const enEnds = ".!?\n"
+
 var enMonths = []string{"January", "February", "March", "April", "May", "June", "July", "August",
 	"September", "October", "November", "December"}
 
@@ -64,7 +68,7 @@ type enContext struct {
 
 func newEnContext(text, fallback string) *enContext {
 	c := &enContext{text: text, fallback: fallback}
-	for _, m := range reEnIntro.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range findAll(reEnIntro, text, enEnds, "#", " was", " is", " became", " served", " lived", " died") {
 		for g := 1; g <= 2; g++ {
 			if m[2*g] >= 0 {
 				name := text[m[2*g]:m[2*g+1]]
@@ -74,12 +78,20 @@ func newEnContext(text, fallback string) *enContext {
 			}
 		}
 	}
-	for _, n := range reEnFullName.FindAllString(text, -1) {
-		if enNameOK(n) {
-			c.names = append(c.names, strings.Join(strings.Fields(n), " "))
+	return c
+}
+
+// fullNames lists the capitalised names of the text, found on first use.
+func (c *enContext) fullNames() []string {
+	if c.names == nil {
+		c.names = []string{}
+		for _, n := range reEnFullName.FindAllString(c.text, -1) {
+			if enNameOK(n) {
+				c.names = append(c.names, strings.Join(strings.Fields(n), " "))
+			}
 		}
 	}
-	return c
+	return c.names
 }
 
 func enNameOK(name string) bool {
@@ -110,7 +122,7 @@ func (c *enContext) head(subj string, at int) string {
 	for _, p := range c.people {
 		candidates = append(candidates, p.name)
 	}
-	candidates = append(candidates, c.names...)
+	candidates = append(candidates, c.fullNames()...)
 	for _, full := range candidates {
 		if full != subj && strings.HasSuffix(full, " "+subj) {
 			return full
@@ -128,21 +140,21 @@ func extractEnglish(text, fallback string) []fact {
 		f.headType, f.method, f.conf = schemas.EntityPerson, MethodRegex, confNarrative
 		facts = append(facts, f)
 	}
-	for _, m := range reEnBorn.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range findAll(reEnBorn, text, enEnds, "born") {
 		if h := c.head(text[m[2]:m[3]], m[2]); h != "" {
 			for _, f := range lifeEvent(text, m, h, schemas.RelBirth, "en.birth") {
 				add(f)
 			}
 		}
 	}
-	for _, m := range reEnDied.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range findAll(reEnDied, text, enEnds, "died", "passed") {
 		if h := c.head(text[m[2]:m[3]], m[2]); h != "" {
 			for _, f := range lifeEvent(text, m, h, schemas.RelDeath, "en.death") {
 				add(f)
 			}
 		}
 	}
-	for _, m := range reEnNative.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range findAll(reEnNative, text, enEnds, "native of") {
 		h := c.head(text[m[2]:m[3]], m[2])
 		place := cutAtWords(text[m[4]:m[5]], " and ", " who ", " where ", " in ", " but ")
 		if h == "" || !capitalisedPhrase(place) {
@@ -151,7 +163,7 @@ func extractEnglish(text, fallback string) []fact {
 		add(fact{head: h, rel: schemas.RelNativePlace, tail: place, tailType: schemas.EntityPlace,
 			start: m[0], end: m[4] + len(place), pattern: "en.native_place"})
 	}
-	for _, m := range reEnAppointed.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range findAll(reEnAppointed, text, enEnds, "appointed") {
 		h := c.head(text[m[2]:m[3]], m[2])
 		office := cutAtWords(text[m[4]:m[5]], " and ", " but ", " where ", " which ", " who ", " by ")
 		q := map[string]string{"verb": "appointed"}
@@ -169,7 +181,7 @@ func extractEnglish(text, fallback string) []fact {
 		add(fact{head: h, rel: schemas.RelOffice, tail: office, tailType: schemas.EntityOffice, quals: q,
 			start: m[0], end: end, pattern: "en.office"})
 	}
-	for _, m := range reEnStyled.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range findAll(reEnStyled, text, enEnds, "name", "styled") {
 		h := c.head(text[m[2]:m[3]], m[2])
 		if h == "" {
 			continue
@@ -178,7 +190,7 @@ func extractEnglish(text, fallback string) []fact {
 		add(fact{head: h, rel: rel, tail: text[m[6]:m[7]], tailType: schemas.EntityName,
 			start: m[0], end: m[1], pattern: "en." + rel})
 	}
-	for _, m := range reEnHisName.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range findAll(reEnHisName, text, enEnds, "name was") {
 		h := c.head("He", m[0])
 		if h == "" {
 			continue

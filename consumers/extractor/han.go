@@ -19,10 +19,6 @@ var (
 		`(?:(?:正|闰?[一二三四五六七八九十]{1,2}|冬|腊)月)?[春夏秋冬]?`
 	ageExpr = `[一二三四五六七八九十百]{1,4}(?:有[一二三四五六七八九])?`
 
-	// reHeader finds a paragraph or sentence that opens with a name and a
-	// comma; parseHeader decides whether what follows introduces a person.
-	reHeader = regexp.MustCompile(`(?m)(?:^|。)[ 　\t]*([^，。；：、\s]{1,12})，([^。\n]*)`)
-
 	reZi       = regexp.MustCompile(`^(?:一字|又字|更字|字)(\p{Han}{1,3})$`)
 	reHao      = regexp.MustCompile(`^(?:自号|别号|号)(\p{Han}{1,5})$`)
 	reMing     = regexp.MustCompile(`^(一名|初名|原名|本名|旧名|名)(\p{Han}{1,3})$`)
@@ -33,7 +29,7 @@ var (
 	reDeathB   = regexp.MustCompile(`年(` + ageExpr + `)，?(卒|薨)(?:于(\p{Han}{1,4}))?`)
 	reKin      = regexp.MustCompile(`(?m)(?:^|[。；])[ 　]*(?:其)?(父|长子|次子|子|弟|兄)(\p{Han}{1,2}?)(?:嗣|袭|[，、。])`)
 	reSelfHao  = regexp.MustCompile(`自号(\p{Han}{2,6}?)(?:[，。；]|$)`)
-	reOffice   = regexp.MustCompile(`(召为|出为|入为|累迁|累官|官至|历官|历迁|超擢|超拜|授|除|擢|迁|升|改|调|拜|进)(\p{Han}{1,20})`)
+	reOffice   = regexp.MustCompile(`^(召为|出为|入为|累迁|累官|官至|历官|历迁|超擢|超拜|授|除|擢|迁|升|改|调|拜|进)(\p{Han}{1,20})`)
 	reTimeLead = regexp.MustCompile(`^` + timeExpr)
 	// reSentKin finds a sentence whose subject is a relative ("父复，…"):
 	// what follows is about the relative, not the head.
@@ -72,54 +68,71 @@ type hanClause struct {
 	start, end int
 }
 
-// parseHeaders returns the person-introducing sentences of text, in order.
+// parseHeaders returns the person-introducing sentences of text, in order:
+// a sentence that opens with a name and a comma ("Name，…"), whose clauses
+// then introduce the person.
 func parseHeaders(text string) []hanHeader {
 	var out []hanHeader
-	for _, m := range reHeader.FindAllStringSubmatchIndex(text, -1) {
-		lineStart := !strings.HasPrefix(text[m[0]:], "。")
-		body := text[m[2]:m[3]]
-		if !bodyLike(body) {
-			continue
+	sentenceStarts(text, func(at int, lineStart bool) {
+		at += len(text[at:]) - len(strings.TrimLeft(text[at:], " 　\t"))
+		comma := strings.Index(text[at:], "，")
+		if comma <= 0 {
+			return
 		}
-		h := hanHeader{at: m[2], bodyEnd: m[3], end: m[5], body: body, lineStart: lineStart}
-		rest, off := text[m[4]:m[5]], m[4]
-		unknown, strong, early := 0, false, false
-		for i := 0; rest != "" || i == 0; i++ {
-			cl, next, _ := strings.Cut(rest, "，")
-			c := classifyClause(cl)
-			if c.kind == "" {
-				// "朱宽，莆田人，李翔，大足人": a clause that could be a name
-				// introduces the next person; stop before it.
-				unknown++
-				if unknown > 2 || (len(h.clauses) > 0 && nameLike(cl)) {
-					break
-				}
-			} else {
-				c.start, c.end = off, off+len(cl)
-				h.clauses = append(h.clauses, c)
-				// Another name alone ("宪成既废，名益高": his fame grew) is
-				// too weak to introduce a person.
-				if i < 2 && c.kind != "ming" && c.kind != "xiaozi" {
-					early = true
-				}
-				// Mid-paragraph, "Name，字X" and "Name，Place人" at once
-				// introduce someone; a place later in the sentence does not.
-				if c.kind == "zi" || c.kind == "yizixing" || (c.kind == "place" && i == 0) {
-					strong = true
-				}
-			}
-			off += len(cl) + len("，")
-			rest = next
-			if next == "" {
+		body := text[at : at+comma]
+		if utf8.RuneCountInString(body) > 12 || strings.ContainsAny(body, "。；：、 　\t\n") || !bodyLike(body) {
+			return
+		}
+		restStart := at + comma + len("，")
+		restEnd := len(text)
+		if j := strings.IndexAny(text[restStart:], "。\n"); j >= 0 {
+			restEnd = restStart + j
+		}
+		if h, ok := parseHeader(text, at, at+comma, restStart, restEnd, lineStart); ok {
+			out = append(out, h)
+		}
+	})
+	return out
+}
+
+// parseHeader reads the clauses after a header's name (text[at:bodyEnd]),
+// up to the end of the sentence (text[restStart:restEnd]), and reports
+// whether they introduce a person.
+func parseHeader(text string, at, bodyEnd, restStart, restEnd int, lineStart bool) (hanHeader, bool) {
+	h := hanHeader{at: at, bodyEnd: bodyEnd, end: restEnd, body: text[at:bodyEnd], lineStart: lineStart}
+	rest, off := text[restStart:restEnd], restStart
+	unknown, strong, early := 0, false, false
+	for i := 0; ; i++ {
+		cl, next, more := strings.Cut(rest, "，")
+		c := classifyClause(cl)
+		if c.kind == "" {
+			// "朱宽，莆田人，李翔，大足人": a clause that could be a name
+			// introduces the next person; stop before it.
+			unknown++
+			if unknown > 2 || (len(h.clauses) > 0 && nameLike(cl)) {
 				break
 			}
+		} else {
+			c.start, c.end = off, off+len(cl)
+			h.clauses = append(h.clauses, c)
+			// Another name alone ("宪成既废，名益高": his fame grew) is
+			// too weak to introduce a person.
+			if i < 2 && c.kind != "ming" && c.kind != "xiaozi" {
+				early = true
+			}
+			// Mid-paragraph, "Name，字X" and "Name，Place人" at once
+			// introduce someone; a place later in the sentence does not.
+			if c.kind == "zi" || c.kind == "yizixing" || (c.kind == "place" && i == 0) {
+				strong = true
+			}
 		}
-		if !early || (!lineStart && !strong) {
-			continue
+		if !more {
+			break
 		}
-		out = append(out, h)
+		off += len(cl) + len("，")
+		rest = next
 	}
-	return out
+	return h, early && (lineStart || strong)
 }
 
 func classifyClause(s string) hanClause {
@@ -307,6 +320,10 @@ func sectionAt(secs []section, b int) *section {
 	return nil
 }
 
+// hanEnds end the sentences findAll scans; no classical-Chinese pattern
+// matches across them.
+const hanEnds = "。\n"
+
 const clauseBoundaries = "，。；：！？、\n 　"
 
 // clauseStart returns the offset where the clause containing b begins,
@@ -481,7 +498,7 @@ func extractHan(text, entry string) ([]fact, []section) {
 	officeFacts(text, secs, add)
 	deathFacts(text, secs, add)
 	kinFacts(text, secs, add)
-	for _, m := range reSelfHao.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range findAll(reSelfHao, text, hanEnds, "自号") {
 		if s := attributable(text, secs, m[0]); s != nil {
 			add(fact{head: s.head, rel: schemas.RelArtName, tail: text[m[2]:m[3]], tailType: schemas.EntityName,
 				quals: map[string]string{"form": "自号"}, start: m[0], end: m[3],
@@ -546,7 +563,7 @@ func headerFacts(text string, h *hanHeader, add func(fact)) {
 }
 
 func jinshiFacts(text string, secs []section, add func(fact)) {
-	for _, m := range reJinshi.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range findAll(reJinshi, text, hanEnds, "进士", "试第") {
 		s := attributable(text, secs, m[0])
 		if s == nil {
 			continue
@@ -582,9 +599,19 @@ func jinshiFacts(text string, secs []section, add func(fact)) {
 // resumes after that phrase so "授庶吉士进编修" yields both offices.
 func officeFacts(text string, secs []section, add func(fact)) {
 	for pos := 0; pos < len(text); {
-		loc := reOffice.FindStringSubmatchIndex(text[pos:])
-		if loc == nil {
+		// Find the next character that can begin a verb, then match the
+		// anchored pattern there, on a window of a few dozen characters.
+		i := strings.IndexFunc(text[pos:], officeVerbStart)
+		if i < 0 {
 			return
+		}
+		pos += i
+		window := text[pos:min(len(text), pos+officeWindow)]
+		loc := reOffice.FindStringSubmatchIndex(window)
+		if loc == nil {
+			_, size := utf8.DecodeRuneInString(text[pos:])
+			pos += size
+			continue
 		}
 		for i := range loc {
 			loc[i] += pos
@@ -619,23 +646,37 @@ func officeFacts(text string, secs []section, add func(fact)) {
 	}
 }
 
+// officeWindow bounds the text after a verb that reOffice looks at: the
+// longest verb and 20 Han characters, in bytes.
+const officeWindow = 6 + 20*4
+
+func officeVerbStart(r rune) bool {
+	switch r {
+	case '召', '出', '入', '累', '官', '历', '超', '授', '除', '擢', '迁', '升', '改', '调', '拜', '进':
+		return true
+	}
+	return false
+}
+
 // longestOffice returns the longest prefix of run that is an office
 // phrase, or "".
 func longestOffice(run string) string {
-	best := ""
-	for i := range run {
-		if i > 0 && officePhrase(run[:i]) {
-			best = run[:i]
+	// No office title contains a banned character: cut there first.
+	if i := strings.IndexAny(run, officeBanned); i >= 0 {
+		run = run[:i]
+	}
+	for end := len(run); end > 0; {
+		if officePhrase(run[:end]) {
+			return run[:end]
 		}
+		_, size := utf8.DecodeLastRuneInString(run[:end])
+		end -= size
 	}
-	if officePhrase(run) {
-		best = run
-	}
-	return best
+	return ""
 }
 
 func deathFacts(text string, secs []section, add func(fact)) {
-	for _, m := range reDeathA.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range findAll(reDeathA, text, hanEnds, "卒", "薨") {
 		timeS, placeS, ageS := sub(text, m, 1), sub(text, m, 3), sub(text, m, 4)
 		start := m[0]
 		if timeS == "" && ageS == "" {
@@ -669,7 +710,7 @@ func deathFacts(text string, secs []section, add func(fact)) {
 		}
 		add(deathFact(s.head, timeS, placeS, ageS, start, m[1], "han.death"))
 	}
-	for _, m := range reDeathB.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range findAll(reDeathB, text, hanEnds, "卒", "薨") {
 		s := attributable(text, secs, m[0])
 		if s == nil {
 			continue
@@ -731,7 +772,7 @@ func deathFact(head, timeS, placeS, ageS string, start, end int, pattern string)
 }
 
 func kinFacts(text string, secs []section, add func(fact)) {
-	for _, m := range reKin.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range findAll(reKin, text, hanEnds, "父", "子", "弟", "兄") {
 		kin, name := text[m[2]:m[3]], text[m[4]:m[5]]
 		if strings.ContainsAny(name, kinNameStop) || strings.ContainsRune(kinNameFirstStop, firstRune(name)) {
 			continue

@@ -50,7 +50,8 @@ func officePhrase(s string) bool {
 	if n < 2 || n > 16 || strings.ContainsAny(s, officeBanned) || strings.HasPrefix(s, "封") {
 		return false
 	}
-	for _, suf := range officeSuffixes {
+	last, _ := utf8.DecodeLastRuneInString(s)
+	for _, suf := range officeSuffixesByLast[last] {
 		if strings.HasSuffix(s, suf) {
 			if (suf == "令" || suf == "丞") && n < 3 {
 				return false
@@ -60,6 +61,16 @@ func officePhrase(s string) bool {
 	}
 	return false
 }
+
+// officeSuffixesByLast indexes officeSuffixes by their last character.
+var officeSuffixesByLast = func() map[rune][]string {
+	m := map[rune][]string{}
+	for _, s := range officeSuffixes {
+		r, _ := utf8.DecodeLastRuneInString(s)
+		m[r] = append(m[r], s)
+	}
+	return m
+}()
 
 // compoundSurnames are the two-character surnames; every other Chinese
 // surname is taken to be one character.
