@@ -182,9 +182,13 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 		return Result{}, pipeline.Permanent(fmt.Errorf("chunk document %s: %w", doc.DocID, err))
 	}
 	d := newDocText(doc.Text)
+	lang := doc.Lang
+	if lang == "" {
+		lang = text.Lang(doc.Text)
+	}
 	profile := doc.Profile
 	if profile == "" {
-		profile = detectRunes(d.rs, d.sentences)
+		profile = detectRunes(d.rs, d.sentences, lang)
 	}
 	res := Result{Profile: profile}
 	var marks []mark
@@ -216,10 +220,6 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 	default:
 		return Result{}, pipeline.Permanent(fmt.Errorf("chunk document %s: %w: %q (profiles: %s)",
 			doc.DocID, ErrUnknownProfile, profile, strings.Join(Profiles(), ", ")))
-	}
-	lang := doc.Lang
-	if lang == "" {
-		lang = text.Lang(doc.Text)
 	}
 	max := c.cfg.MaxEntryChars
 	if profile == ProfileGeneric {

@@ -29,18 +29,19 @@ func Detect(s string) string {
 	if len(rs) > detectSample {
 		rs = rs[:detectSample]
 	}
-	return detectRunes(rs, text.SentencesRunes(rs))
+	return detectRunes(rs, text.SentencesRunes(rs), text.Lang(string(rs)))
 }
 
-func detectRunes(rs []rune, sentences []text.Span) string {
+// detectRunes is Detect on a prepared text whose language is lang.
+func detectRunes(rs []rune, sentences []text.Span, lang string) string {
+	if lang != "zh" {
+		return ProfileGeneric
+	}
 	if len(rs) > detectSample {
 		rs = rs[:detectSample]
 		for len(sentences) > 0 && sentences[len(sentences)-1].End > len(rs) {
 			sentences = sentences[:len(sentences)-1]
 		}
-	}
-	if text.Lang(string(rs)) != "zh" {
-		return ProfileGeneric
 	}
 	n := entryOpenings(openings(rs, sentences))
 	if n >= 1 && n*20000 >= len(rs) {
