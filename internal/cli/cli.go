@@ -50,6 +50,8 @@ func commands() map[string]command {
 		"ingest":   {"publish files, directories or JSONL (-) as documents and wait for the pipeline", cmdIngest},
 		"bench":    {"performance: `bench ingest --data DIR`", cmdBench},
 		"consume":  {"run one stage (`consume chunker|extractor|kg-writer|embedder`)", cmdConsume},
+		"demo":     {"run everything embedded, ingest the demo corpus, print what the KG learned", cmdDemo},
+		"serve":    {"run the HTTP API (POST /v1/documents, GET /v1/entities/NAME, /healthz)", cmdServe},
 		"broker":   {"run a standalone embedded Kafka-protocol broker for multi-process runs", cmdBroker},
 	}
 }

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/annalist-dev/annalist/internal/api"
+	"github.com/annalist-dev/annalist/internal/app"
+)
+
+// DefaultAddr is where serve and demo listen.
+const DefaultAddr = "127.0.0.1:8080"
+
+// cmdServe runs the HTTP API against the services.
+func cmdServe(ctx context.Context, io IO, args []string) error {
+	fs := newFlagSet("serve", io.Stderr)
+	var s service
+	s.register(fs)
+	addr := fs.String("addr", DefaultAddr, "host:port of the HTTP API")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	a, log, err := s.open(ctx, io, app.Needs{Broker: true, Redis: true})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	return serveHTTP(ctx, *addr, a, log, nil)
+}
+
+// serveHTTP listens on addr and serves the API until ctx is cancelled,
+// then shuts down gracefully. ready, when set, is called once the
+// listener is open with its address.
+func serveHTTP(ctx context.Context, addr string, a *app.App, log zerolog.Logger, ready func(string)) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w (choose another with --addr)", addr, err)
+	}
+	srv := &http.Server{
+		Handler:           api.New(api.Deps{Sink: a, Graph: a.KG, Chunks: a.Chunks}),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	url := "http://" + l.Addr().String()
+	log.Info().Str("url", url).Msg("HTTP API listening")
+	if ready != nil {
+		ready(url)
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return fmt.Errorf("shut down HTTP: %w", err)
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
