@@ -253,4 +253,3 @@ func TestExtractorSynthesisThroughOpenAIClient(t *testing.T) {
 		t.Fatalf("system prompt not sent: %q", s.requests[0].Messages[0].Content)
 	}
 }
-
