@@ -126,16 +126,19 @@ type App struct {
 }
 
 // Open starts or joins the services of need.
-func Open(ctx context.Context, cfg Config, log zerolog.Logger, need Needs) (a *App, err error) {
+func Open(ctx context.Context, cfg Config, log zerolog.Logger, need Needs) (*App, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a = &App{Config: cfg, Log: log}
-	defer func() {
-		if err != nil {
-			_ = a.Close()
-		}
-	}()
+	a := &App{Config: cfg, Log: log}
+	if err := a.open(ctx, need); err != nil {
+		return nil, errors.Join(err, a.Close())
+	}
+	return a, nil
+}
+
+func (a *App) open(ctx context.Context, need Needs) error {
+	cfg, log := a.Config, a.Log
 	embeddedBroker := need.Broker && len(cfg.Kafka.Brokers) == 0
 	embeddedRedis := need.Redis && cfg.Redis.Addr == ""
 	embeddedVectors := need.Vectors && (cfg.VectorStore == VectorEmbedded || cfg.VectorStore == "")
@@ -144,11 +147,11 @@ func Open(ctx context.Context, cfg Config, log zerolog.Logger, need Needs) (a *A
 		switch {
 		case errors.Is(err, errLocked):
 			if embeddedVectors {
-				return nil, fmt.Errorf("%w (%s): the embedded vector index is open there; stop it first or use --vector-store milvus", err, cfg.DataDir)
+				return fmt.Errorf("%w (%s): the embedded vector index is open there; stop it first or use --vector-store milvus", err, cfg.DataDir)
 			}
 			ep, err := readEndpoints(cfg.DataDir)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			a.Joined = true
 			if embeddedBroker {
@@ -161,7 +164,7 @@ func Open(ctx context.Context, cfg Config, log zerolog.Logger, need Needs) (a *A
 				Msg("joining the services of the annalist process that owns the data directory")
 			embeddedBroker, embeddedRedis = false, false
 		case err != nil:
-			return nil, err
+			return err
 		default:
 			a.lock = lock
 		}
@@ -172,7 +175,7 @@ func Open(ctx context.Context, cfg Config, log zerolog.Logger, need Needs) (a *A
 		bcfg.Logger = log
 		b, err := broker.Start(ctx, bcfg)
 		if err != nil {
-			return nil, fmt.Errorf("start embedded broker: %w", err)
+			return fmt.Errorf("start embedded broker: %w", err)
 		}
 		a.broker = b
 		a.Config.Kafka.Brokers = b.Addrs()
@@ -180,7 +183,7 @@ func Open(ctx context.Context, cfg Config, log zerolog.Logger, need Needs) (a *A
 	if embeddedRedis {
 		s, err := redis.StartEmbedded(ctx, filepath.Join(cfg.DataDir, redisDir), log)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		a.redisSrv = s
 		a.Config.Redis.Addr = s.Addr()
@@ -188,13 +191,13 @@ func Open(ctx context.Context, cfg Config, log zerolog.Logger, need Needs) (a *A
 	if a.lock != nil {
 		ep := Endpoints{Brokers: a.Config.Kafka.Brokers, Redis: a.Config.Redis.Addr, PID: pid()}
 		if err := a.lock.publish(ep); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if need.Redis {
 		c, err := redis.Connect(ctx, a.Config.Redis)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		a.Redis = c
 		a.closers = append(a.closers, c.Close)
@@ -202,16 +205,16 @@ func Open(ctx context.Context, cfg Config, log zerolog.Logger, need Needs) (a *A
 		a.Seen = redis.NewSeen(c, 0)
 		store, err := kg.New(c, kg.Config{})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		a.KG = store
 	}
 	if need.Vectors {
 		if err := a.openVectors(ctx); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return a, nil
+	return nil
 }
 
 func (a *App) openVectors(ctx context.Context) error {
