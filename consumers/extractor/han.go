@@ -19,15 +19,17 @@ var (
 		`(?:(?:正|闰?[一二三四五六七八九十]{1,2}|冬|腊)月)?[春夏秋冬]?`
 	ageExpr = `[一二三四五六七八九十百]{1,4}(?:有[一二三四五六七八九])?`
 
-	reZi       = regexp.MustCompile(`^(?:一字|又字|更字|字)(\p{Han}{1,3})$`)
-	reHao      = regexp.MustCompile(`^(?:自号|别号|号)(\p{Han}{1,5})$`)
-	reMing     = regexp.MustCompile(`^(一名|初名|原名|本名|旧名|名)(\p{Han}{1,3})$`)
-	reXiaozi   = regexp.MustCompile(`^(小字|小名)(\p{Han}{1,4})$`)
-	rePlace    = regexp.MustCompile(`^(其先|先世)?(\p{Han}{1,8})人$`)
-	reJinshi   = regexp.MustCompile(`(?:举|成|登)?(` + eraAlt + `)(元年|[〇一二三四五六七八九十]{1,3}年|[中末初])[，、]?(?:又|复)?(?:举|成|登|中)?(进士(?:一甲|二甲|三甲)?(?:第[一二三]人?|及第|乙科|甲科)?|会试第[一二三]人?|[廷殿]试第[一二三]人?)`)
-	reDeathA   = regexp.MustCompile(`(` + timeExpr + `)?(卒|薨)(?:于(\p{Han}{1,4}))?(?:[，；]?年(` + ageExpr + `))?`)
-	reDeathB   = regexp.MustCompile(`年(` + ageExpr + `)，?(卒|薨)(?:于(\p{Han}{1,4}))?`)
-	reKin      = regexp.MustCompile(`(?m)(?:^|[。；])[ 　]*(?:其)?(父|长子|次子|子|弟|兄)(\p{Han}{1,2}?)(?:嗣|袭|[，、。])`)
+	reZi     = regexp.MustCompile(`^(?:一字|又字|更字|字)(\p{Han}{1,3})$`)
+	reHao    = regexp.MustCompile(`^(?:自号|别号|号)(\p{Han}{1,5})$`)
+	reMing   = regexp.MustCompile(`^(一名|初名|原名|本名|旧名|名)(\p{Han}{1,3})$`)
+	reXiaozi = regexp.MustCompile(`^(小字|小名)(\p{Han}{1,4})$`)
+	rePlace  = regexp.MustCompile(`^(其先|先世)?(\p{Han}{1,8})人$`)
+	reJinshi = regexp.MustCompile(`(?:举|成|登)?(` + eraAlt + `)(元年|[〇一二三四五六七八九十]{1,3}年|[中末初])[，、]?(?:又|复)?(?:举|成|登|中)?(进士(?:一甲|二甲|三甲)?(?:第[一二三]人?|及第|乙科|甲科)?|会试第[一二三]人?|[廷殿]试第[一二三]人?)`)
+	reDeathA = regexp.MustCompile(`(` + timeExpr + `)?(卒|薨)(?:于(\p{Han}{1,4}))?(?:[，；]?年(` + ageExpr + `))?`)
+	reDeathB = regexp.MustCompile(`年(` + ageExpr + `)，?(卒|薨)(?:于(\p{Han}{1,4}))?`)
+	reKin    = regexp.MustCompile(`(?m)(?:^|[。；])[ 　]*(?:其)?(父|长子|次子|子|弟|兄)(\p{Han}{1,2}?)(?:嗣|袭|[，、。])`)
+	// reKinMore continues a list of relatives: "子用懋、用嘉".
+	reKinMore  = regexp.MustCompile(`^、(\p{Han}{1,2}?)(?:嗣|袭|[、，。])`)
 	reSelfHao  = regexp.MustCompile(`自号(\p{Han}{2,6}?)(?:[，。；]|$)`)
 	reOffice   = regexp.MustCompile(`^(召为|出为|入为|累迁|累官|官至|历官|历迁|超擢|超拜|授|除|擢|迁|升|改|调|拜|进)(\p{Han}{1,20})`)
 	reTimeLead = regexp.MustCompile(`^` + timeExpr)
@@ -39,9 +41,10 @@ var (
 	reSuccession = regexp.MustCompile(`(?:嗣|袭|袭封|袭爵)(?:[，。；]|$)|传至`)
 	reSentZi     = regexp.MustCompile(`^([^，。；]{1,8})，字`)
 	// reClauseSubject finds a clause that opens with a subject of two or
-	// three characters followed by an adverb ("鸿儒遂…", "向高亦…"). One
-	// character before an adverb is too often a verb ("召复故官").
-	reClauseSubject = regexp.MustCompile(`(?:^|，)(\p{Han}{2,3}?)(?:遂|乃|亦|即|复|因|竟|既|独|皆)`)
+	// three characters followed by an adverb or an appointment verb ("鸿儒
+	// 遂…", "时中累官…", "向高亦…"). One character before an adverb is too
+	// often a verb ("召复故官").
+	reClauseSubject = regexp.MustCompile(`(?:^|，)(\p{Han}{2,3}?)(?:遂|乃|亦|即|复|因|竟|既|独|皆|累官|累迁|官至|授|擢|迁|拜|除|召为|出为)`)
 )
 
 // kinNameStop are characters that cannot be in the given name after a
@@ -231,6 +234,12 @@ func resolveHead(body, entry, before string) (head, kin string, ok bool) {
 		}
 	}
 	n := utf8.RuneCountInString(b)
+	if n <= 2 && sur != "" {
+		// A given name introduced earlier as kin: "子用懋、用嘉。用懋，字敬中".
+		if k := kinBefore(before, b); k != "" {
+			return sur + b, k, true
+		}
+	}
 	switch {
 	case n >= 2 && n <= 4 && nameLike(b):
 		// A sibling or cousin written by given name shares the generation
@@ -239,15 +248,19 @@ func resolveHead(body, entry, before string) (head, kin string, ok bool) {
 			return sur + b, "", true
 		}
 		return b, "", true
-	case n == 1 && sur != "":
-		// A given name introduced earlier as kin: "子琮……琮，字季玉".
-		for _, k := range kinSame {
-			if strings.Contains(before, k+b) {
-				return sur + b, k, true
-			}
-		}
 	}
 	return "", "", false
+}
+
+// kinBefore returns the kinship word under which text introduced the given
+// name earlier ("子琮", "子用懋、用嘉"), or "".
+func kinBefore(text, given string) string {
+	for _, k := range kinNames(text) {
+		if k.name == given {
+			return k.kin
+		}
+	}
+	return ""
 }
 
 func firstRune(s string) rune {
@@ -264,6 +277,10 @@ type section struct {
 	head       string
 	full       bool
 	hdr        *hanHeader
+	// others are the names, as written, of the other people the chunk
+	// introduces (relatives, sub-entries): a sentence that opens with one
+	// of them is about that person.
+	others map[string]bool
 }
 
 // hanSections splits text by the person it talks about. In an entry chunk
@@ -392,14 +409,33 @@ func foreignSentence(text string, b int, s *section) bool {
 	if m := reSentZi.FindStringSubmatch(sent); !own && m != nil && m[1] != s.head && m[1] != g {
 		return true
 	}
+	if !own {
+		for n := range s.others {
+			if n != g && !strings.HasPrefix(s.head, n) && strings.HasPrefix(sent, n) {
+				return true
+			}
+		}
+	}
 	// "鸿儒遂先期反，自号…": an earlier clause of the sentence names its
 	// own subject before an adverb; the last such subject holds.
 	if ms := reClauseSubject.FindAllStringSubmatch(sent, -1); ms != nil {
-		if subj := ms[len(ms)-1][1]; subj != s.head && subj != g && !ownClause(subj, s.head) {
+		if subj := ms[len(ms)-1][1]; subj != s.head && subj != g && !ownClause(subj, s.head) && !sovereign(subj) {
 			return true
 		}
 	}
 	return foreignPrevious(text, b, s)
+}
+
+// sovereign reports whether a subject is the emperor or an empress
+// ("成祖即位", "帝遂擢…"): they act on the head, so they do not take the
+// sentence from him.
+func sovereign(subj string) bool {
+	switch subj {
+	case "帝", "上", "天子", "朝廷", "廷议":
+		return true
+	}
+	last, _ := utf8.DecodeLastRuneInString(subj)
+	return strings.ContainsRune("宗祖帝后", last) || strings.HasPrefix(subj, "帝")
 }
 
 // foreignPrevious reports whether the sentence before the one containing b
@@ -464,6 +500,19 @@ const (
 func extractHan(text, entry string) ([]fact, []section) {
 	headers := parseHeaders(text)
 	secs := hanSections(text, entry, headers)
+	kins := kinNames(text)
+	others := map[string]bool{}
+	for _, k := range kins {
+		others[k.name] = true
+	}
+	for _, h := range headers {
+		if h.head != "" && h.head != entry {
+			others[trimBody(h.body)] = true
+		}
+	}
+	for i := range secs {
+		secs[i].others = others
+	}
 	var facts []fact
 	add := func(f fact) {
 		if f.headType == "" {
@@ -497,7 +546,7 @@ func extractHan(text, entry string) ([]fact, []section) {
 	jinshiFacts(text, secs, add)
 	officeFacts(text, secs, add)
 	deathFacts(text, secs, add)
-	kinFacts(text, secs, add)
+	kinFacts(text, secs, kins, add)
 	for _, m := range findAll(reSelfHao, text, hanEnds, "自号") {
 		if s := attributable(text, secs, m[0]); s != nil {
 			add(fact{head: s.head, rel: schemas.RelArtName, tail: text[m[2]:m[3]], tailType: schemas.EntityName,
@@ -771,27 +820,54 @@ func deathFact(head, timeS, placeS, ageS string, start, end int, pattern string)
 		start: start, end: end, pattern: pattern, conf: confDeath}
 }
 
-func kinFacts(text string, secs []section, add func(fact)) {
+// kinName is a relative named after a kinship word: "父朝荣", and each of
+// "子用懋、用嘉".
+type kinName struct {
+	kin, name  string
+	start, end int
+}
+
+// kinNames finds the relatives a text names at sentence starts.
+func kinNames(text string) []kinName {
+	var out []kinName
+	ok := func(name string) bool {
+		return !strings.ContainsAny(name, kinNameStop) && !strings.ContainsRune(kinNameFirstStop, firstRune(name))
+	}
 	for _, m := range findAll(reKin, text, hanEnds, "父", "子", "弟", "兄") {
 		kin, name := text[m[2]:m[3]], text[m[4]:m[5]]
-		if strings.ContainsAny(name, kinNameStop) || strings.ContainsRune(kinNameFirstStop, firstRune(name)) {
+		if !ok(name) {
 			continue
 		}
-		s := sectionAt(secs, m[2])
-		if s == nil || s.head == "" || (s.hdr != nil && m[2] >= s.hdr.at && m[2] < s.hdr.bodyEnd) {
+		out = append(out, kinName{kin, name, m[2], m[5]})
+		for at := m[5]; ; {
+			more := reKinMore.FindStringSubmatchIndex(text[at:])
+			if more == nil || !ok(text[at+more[2]:at+more[3]]) {
+				break
+			}
+			out = append(out, kinName{kin, text[at+more[2] : at+more[3]], at + more[2], at + more[3]})
+			at += more[3]
+		}
+	}
+	return out
+}
+
+func kinFacts(text string, secs []section, kins []kinName, add func(fact)) {
+	for _, k := range kins {
+		s := sectionAt(secs, k.start)
+		if s == nil || s.head == "" || (s.hdr != nil && k.start >= s.hdr.at && k.start < s.hdr.bodyEnd) {
 			// A header's own kinship word ("子琮，字季玉") is the header's fact.
 			continue
 		}
 		sur, _ := surname(s.head)
-		if sur == "" || !s.full || foreignPrevious(text, m[2], s) {
+		if sur == "" || !s.full || foreignPrevious(text, k.start, s) {
 			continue
 		}
-		tail := name
-		if !strings.HasPrefix(name, sur) {
-			tail = sur + name
+		tail := k.name
+		if !strings.HasPrefix(k.name, sur) {
+			tail = sur + k.name
 		}
 		add(fact{head: s.head, rel: schemas.RelRelative, tail: tail, tailType: schemas.EntityPerson,
-			quals: map[string]string{"kin": kin, "as_written": name}, start: m[2], end: m[5],
+			quals: map[string]string{"kin": k.kin, "as_written": k.name}, start: k.start, end: k.end,
 			pattern: "han.kin", conf: confRelative})
 	}
 }

@@ -101,7 +101,7 @@ func surname(name string) (sur, given string) {
 var kinSame = []string{
 	"从子", "从弟", "从兄", "从孙", "族子", "族弟", "族兄", "族孙", "长子", "次子", "仲子",
 	"季子", "少子", "幼子", "嗣子", "养子", "犹子", "曾孙", "玄孙", "叔父", "伯父",
-	"子", "弟", "兄", "父", "孙", "侄",
+	"从祖", "曾祖", "高祖", "叔祖", "伯祖", "子", "弟", "兄", "父", "孙", "侄", "祖",
 }
 
 // kinOther are kinship words whose bearer has another surname.
@@ -188,7 +188,11 @@ func placeName(s string) bool {
 		return false
 	}
 	switch s {
-	case "邑", "乡", "里", "国", "本", "一", "故", "中", "乡里", "邑里", "其乡":
+	case "邑", "乡", "里", "国", "本", "一", "故", "中", "乡里", "邑里", "其乡",
+		// "…人" words that are not "a man of …": 行人 and 舍人 are offices,
+		// 门人 a disciple, 庶人 a commoner …
+		"行", "舍", "门", "夫", "贵", "庶", "商", "友", "工", "美", "妇", "女", "家", "主", "宫",
+		"罪", "仇", "世", "古", "时", "今", "后", "他", "众", "圣", "贤", "小", "大", "野", "文":
 		return false
 	}
 	for _, w := range []string{"同邑", "同里", "同县", "同郡", "同乡"} {
