@@ -15,7 +15,7 @@ import (
 const enName = `(?:[A-Z][\p{L}'’\-]+\s+){0,3}[A-Z][\p{L}'’\-]+`
 
 var (
-	enSubj = `(` + enName + `|[Hh]e|[Ss]he)(?:\s*\([^)]{0,80}\))?`
+	enSubj = `\b(` + enName + `|[Hh]e|[Ss]he)(?:\s*\([^)]{0,80}\))?`
 
 	// reEnIntro finds people introduced as the subject of a sentence or as a
 	// heading.
