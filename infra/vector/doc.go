@@ -34,9 +34,9 @@
 // are replayed; replay is idempotent (an upsert of an identical vector is a
 // no-op and sequence numbers at or below the snapshot's are skipped), so a
 // crash between writing a snapshot and emptying the log loses and repeats
-// nothing. When the log has grown by Config.SnapshotEvery records, and on
-// Close, a new snapshot is written and the log emptied, which bounds replay
-// time at start-up. A corrupt snapshot is an error, never silently
+// nothing. When the log has grown by Config.SnapshotEvery records or a quarter
+// of the index, whichever is more, and on Close, a new snapshot is written
+// and the log emptied, which bounds replay time at start-up. A corrupt snapshot is an error, never silently
 // dropped. One process owns a directory at a time (an exclusive flock on
 // DIR/LOCK).
 package vector

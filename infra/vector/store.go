@@ -19,9 +19,9 @@ import (
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// DefaultSnapshotEvery is the number of log records after which a snapshot
-// is written when Config.SnapshotEvery is zero. Replaying a record costs one
-// insertion, so this bounds the extra start-up time to a few seconds.
+// DefaultSnapshotEvery is the least number of log records after which a
+// snapshot is written when Config.SnapshotEvery is zero (see maybeSnapshot).
+// Replaying a record costs one insertion.
 const DefaultSnapshotEvery = 4096
 
 const (
@@ -41,8 +41,9 @@ type Config struct {
 	Dir string
 	// Params tunes the HNSW graph of every tenant.
 	Params Params
-	// SnapshotEvery is the number of log records that triggers a snapshot;
-	// 0 means DefaultSnapshotEvery.
+	// SnapshotEvery is the least number of log records that triggers a
+	// snapshot (a quarter of the live vectors when that is more); 0 means
+	// DefaultSnapshotEvery.
 	SnapshotEvery int
 	// NoSync skips the fsync of the log after each write: faster, but a
 	// machine crash (not a process crash) may lose acknowledged writes.
@@ -425,8 +426,14 @@ func (s *Store) appendLog(t *tenant) error {
 	return nil
 }
 
+// maybeSnapshot folds the log into a snapshot once it holds SnapshotEvery
+// records or a quarter of the live vectors, whichever is more: a fixed
+// threshold alone would rewrite a large index every few thousand inserts,
+// the proportional one keeps the bytes written per insert bounded (about
+// five times the index size in total) while replay after a crash costs at
+// most a quarter of a rebuild.
 func (s *Store) maybeSnapshot(t *tenant) error {
-	if t.dir == "" || t.pending < s.cfg.SnapshotEvery {
+	if t.dir == "" || t.pending < max(s.cfg.SnapshotEvery, t.ix.Load().Len()/4) {
 		return nil
 	}
 	// The write is durable in the log already: a failed snapshot is

@@ -1,0 +1,111 @@
+package vector_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/infra/vector"
+)
+
+const benchDim = 256
+
+var bench struct {
+	once    sync.Once
+	ix      *vector.Index
+	queries [][]float32
+}
+
+// benchIndex is 20,000 clustered vectors of dimension 256 with the default
+// parameters, built once per benchmark run.
+func benchIndex(b *testing.B) (*vector.Index, [][]float32) {
+	bench.once.Do(func() {
+		g, _ := vector.NewGenerator(vector.DatasetClustered, benchDim, 100, 42)
+		ix, err := vector.NewIndex(benchDim, vector.Params{})
+		if err != nil {
+			panic(err)
+		}
+		for i := range 20000 {
+			ix.Upsert(fmt.Sprint(i), "", g.Next())
+		}
+		bench.ix = ix
+		for range 256 {
+			bench.queries = append(bench.queries, g.Next())
+		}
+	})
+	return bench.ix, bench.queries
+}
+
+// BenchmarkInsert inserts into an index that already holds 5,000 vectors.
+func BenchmarkInsert(b *testing.B) {
+	g, _ := vector.NewGenerator(vector.DatasetClustered, benchDim, 100, 1)
+	ix, _ := vector.NewIndex(benchDim, vector.Params{})
+	for i := range 5000 {
+		ix.Upsert(fmt.Sprint("seed", i), "", g.Next())
+	}
+	vecs := make([][]float32, 4096)
+	for i := range vecs {
+		vecs[i] = g.Next()
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if err := ix.Upsert(fmt.Sprint(i), "", vecs[i%len(vecs)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+func BenchmarkSearchGraph(b *testing.B) {
+	for _, ef := range []int{64, vector.DefaultEfSearch} {
+		b.Run(fmt.Sprint("ef=", ef), func(b *testing.B) {
+			ix, qs := benchIndex(b)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := ix.SearchGraph(qs[i%len(qs)], 10, ef); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+func BenchmarkSearchExact(b *testing.B) {
+	ix, qs := benchIndex(b)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := ix.Exact(qs[i%len(qs)], 10); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkStoreUpsert is one embedder batch (64 vectors of dimension 384)
+// into a persistent store, log fsync included.
+func BenchmarkStoreUpsert(b *testing.B) {
+	s, err := vector.Open(vector.Config{Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	g, _ := vector.NewGenerator(vector.DatasetClustered, 384, 100, 3)
+	batch := make([]embedder.Item, 64)
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		for i := range batch {
+			batch[i] = embedder.Item{ChunkID: fmt.Sprint(n), DocID: "d", Vector: g.Next()}
+			n++
+		}
+		if err := s.Upsert(context.Background(), "bench", batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,415 @@
+package vector_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/infra/vector"
+	"github.com/annalist-dev/annalist/internal/pipeline"
+)
+
+func openStore(t testing.TB, cfg vector.Config) *vector.Store {
+	t.Helper()
+	s, err := vector.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func items(from, to, dim int, seed uint64) []embedder.Item {
+	vecs := randomVectors(to-from, dim, seed)
+	out := make([]embedder.Item, len(vecs))
+	for i, v := range vecs {
+		out[i] = embedder.Item{ChunkID: fmt.Sprintf("c%05d", from+i), DocID: fmt.Sprintf("d%d", (from+i)/10), Vector: v}
+	}
+	return out
+}
+
+// answers records what a store answers to a fixed set of queries, to
+// compare a store before and after a reopen.
+func answers(t testing.TB, s *vector.Store, tenant string, queries [][]float32) [][]embedder.Hit {
+	t.Helper()
+	var out [][]embedder.Hit
+	for _, q := range queries {
+		h, err := s.Search(context.Background(), tenant, q, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+func sameAnswers(t testing.TB, a, b [][]embedder.Hit) {
+	t.Helper()
+	for i := range a {
+		if !slices.Equal(a[i], b[i]) {
+			t.Fatalf("query %d: %+v before, %+v after", i, a[i], b[i])
+		}
+	}
+}
+
+// copyDir copies a store directory as it is on disk at this moment: what a
+// crash (kill -9, power loss after fsync) would leave behind.
+func copyDir(t testing.TB, from, to string) {
+	t.Helper()
+	err := filepath.Walk(from, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if info.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStoreIsAnEmbedderStore(t *testing.T) {
+	for name, dir := range map[string]string{"memory": "", "disk": t.TempDir()} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := openStore(t, vector.Config{Dir: dir})
+			defer s.Close()
+			if n, err := s.Count(ctx, "t"); n != 0 || err != nil {
+				t.Fatalf("count of an unknown tenant = %d, %v", n, err)
+			}
+			if h, err := s.Search(ctx, "t", []float32{1, 2}, 3); h != nil || err != nil {
+				t.Fatalf("search of an unknown tenant = %v, %v", h, err)
+			}
+			its := items(0, 50, 8, 1)
+			for range 2 { // the second upsert is a redelivery
+				if err := s.Upsert(ctx, "t", its); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n, _ := s.Count(ctx, "t"); n != 50 {
+				t.Fatalf("count = %d after upserting 50 items twice, want 50", n)
+			}
+			h, err := s.Search(ctx, "t", its[7].Vector, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(h) != 3 || h[0].ChunkID != its[7].ChunkID || h[0].Score < 0.9999 || h[1].Score > h[0].Score {
+				t.Fatalf("search for item 7 = %+v", h)
+			}
+			if n, _ := s.Count(ctx, "other"); n != 0 {
+				t.Fatalf("tenants share vectors: other has %d", n)
+			}
+			err = s.Upsert(ctx, "t", []embedder.Item{{ChunkID: "bad", Vector: []float32{1, 2, 3}}})
+			if !pipeline.IsPermanent(err) || !errors.Is(err, embedder.ErrDimension) {
+				t.Fatalf("wrong dimension: err = %v, want a permanent ErrDimension", err)
+			}
+			if err := s.Delete(ctx, "t", []string{its[7].ChunkID, "missing"}); err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := s.Count(ctx, "t"); n != 49 {
+				t.Fatalf("count after delete = %d", n)
+			}
+		})
+	}
+}
+
+func TestStoreReopens(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := vector.Config{Dir: dir, SnapshotEvery: 700}
+	s := openStore(t, cfg)
+	// 2,000 items in batches of 100: snapshots at 700 and 1400 records, the
+	// rest in the log; then a change and a delete.
+	all := items(0, 2000, 32, 2)
+	for lo := 0; lo < len(all); lo += 100 {
+		if err := s.Upsert(ctx, "default", all[lo:lo+100]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	changed := items(5000, 5001, 32, 3)[0]
+	changed.ChunkID = all[3].ChunkID
+	if err := s.Upsert(ctx, "default", []embedder.Item{changed}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(ctx, "default", []string{all[4].ChunkID}); err != nil {
+		t.Fatal(err)
+	}
+	queries := append([][]float32{changed.Vector, all[3].Vector, all[4].Vector}, randomVectors(20, 32, 4)...)
+	before := answers(t, s, "default", queries)
+
+	// A crash: the directory as it is now, with the log not yet folded
+	// into a snapshot.
+	crashed := t.TempDir()
+	copyDir(t, dir, crashed)
+	if st, err := os.Stat(filepath.Join(crashed, "t.default", "index.log")); err != nil || st.Size() == 0 {
+		t.Fatalf("the crash copy has no log to replay (%v)", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	for name, d := range map[string]string{"after close": dir, "after crash": crashed} {
+		t.Run(name, func(t *testing.T) {
+			s := openStore(t, vector.Config{Dir: d})
+			defer s.Close()
+			if n, err := s.Count(ctx, "default"); n != 1999 || err != nil {
+				t.Fatalf("count = %d, %v; want 1999", n, err)
+			}
+			sameAnswers(t, before, answers(t, s, "default", queries))
+			h, _ := s.Search(ctx, "default", changed.Vector, 1)
+			if h[0].ChunkID != all[3].ChunkID {
+				t.Fatalf("the replaced vector was not kept: %+v", h)
+			}
+		})
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "t.default", "index.log")); err != nil || len(b) != 0 {
+		t.Fatalf("log after Close has %d bytes (%v), want it folded into the snapshot", len(b), err)
+	}
+}
+
+func TestStoreCutsTornLogTail(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := openStore(t, vector.Config{Dir: dir})
+	its := items(0, 30, 8, 5)
+	if err := s.Upsert(ctx, "t", its[:20]); err != nil {
+		t.Fatal(err)
+	}
+	crashed := t.TempDir()
+	copyDir(t, dir, crashed)
+	s.Close()
+
+	// The next write was cut short by the crash: half of its bytes.
+	logPath := filepath.Join(crashed, "t.t", "index.log")
+	good, _ := os.ReadFile(logPath)
+	scratch := t.TempDir()
+	s2 := openStore(t, vector.Config{Dir: scratch})
+	s2.Upsert(ctx, "t", its[:20])
+	s2.Upsert(ctx, "t", its[20:21])
+	full, _ := os.ReadFile(filepath.Join(scratch, "t.t", "index.log"))
+	s2.Close()
+	if !bytes.HasPrefix(full, good) {
+		t.Fatal("logs of the same writes differ")
+	}
+	torn := full[:len(good)+(len(full)-len(good))/2]
+	os.WriteFile(logPath, torn, 0o644)
+
+	s3 := openStore(t, vector.Config{Dir: crashed})
+	if n, err := s3.Count(ctx, "t"); n != 20 || err != nil {
+		t.Fatalf("count = %d, %v; want the 20 acknowledged items", n, err)
+	}
+	if b, _ := os.ReadFile(logPath); len(b) != len(good) {
+		t.Fatalf("log is %d bytes after open, want the torn tail cut to %d", len(b), len(good))
+	}
+	// The store goes on writing after the cut.
+	if err := s3.Upsert(ctx, "t", its[20:]); err != nil {
+		t.Fatal(err)
+	}
+	s3.Close()
+	s4 := openStore(t, vector.Config{Dir: crashed})
+	defer s4.Close()
+	if n, _ := s4.Count(ctx, "t"); n != 30 {
+		t.Fatalf("count = %d after writing past the cut, want 30", n)
+	}
+}
+
+func TestStoreReplaysLogOverlappingSnapshot(t *testing.T) {
+	// A crash after the snapshot was renamed into place but before the log
+	// was emptied: the log's records are all in the snapshot already.
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := openStore(t, vector.Config{Dir: dir})
+	its := items(0, 40, 8, 6)
+	s.Upsert(ctx, "t", its)
+	logPath := filepath.Join(dir, "t.t", "index.log")
+	stale, _ := os.ReadFile(logPath)
+	if err := s.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	os.WriteFile(logPath, stale, 0o644)
+
+	s2 := openStore(t, vector.Config{Dir: dir})
+	defer s2.Close()
+	ix, err := s2.Index("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := ix.Stats(); st.Live != 40 || st.Dead != 0 {
+		t.Fatalf("after replaying a stale log: %+v, want 40 live and no tombstones", st)
+	}
+}
+
+func TestStoreRefusesCorruptSnapshot(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := openStore(t, vector.Config{Dir: dir})
+	s.Upsert(ctx, "t", items(0, 40, 8, 7))
+	s.Close()
+	path := filepath.Join(dir, "t.t", "index.snap")
+	b, _ := os.ReadFile(path)
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"flipped byte", func() []byte { c := slices.Clone(b); c[len(c)/2] ^= 0x40; return c }()},
+		{"truncated", b[:len(b)-9]},
+		{"not a snapshot", []byte("hello")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.WriteFile(path, tc.data, 0o644)
+			s := openStore(t, vector.Config{Dir: dir})
+			defer s.Close()
+			_, err := s.Count(ctx, "t")
+			if !errors.Is(err, vector.ErrCorrupt) {
+				t.Fatalf("err = %v, want ErrCorrupt", err)
+			}
+		})
+	}
+}
+
+func TestStoreLocksItsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, vector.Config{Dir: dir})
+	if _, err := vector.Open(vector.Config{Dir: dir}); err == nil {
+		t.Fatal("a second store opened the same directory")
+	}
+	s.Close()
+	s2, err := vector.Open(vector.Config{Dir: dir})
+	if err != nil {
+		t.Fatalf("reopen after close: %v", err)
+	}
+	s2.Close()
+	if err := s2.Upsert(context.Background(), "t", items(0, 1, 4, 1)); !errors.Is(err, vector.ErrClosed) {
+		t.Fatalf("upsert after close: %v", err)
+	}
+}
+
+func TestStoreTenantNames(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := openStore(t, vector.Config{Dir: dir})
+	names := []string{"default", "../escape", "a/b", "档案馆", ".", "x%41", strings.Repeat("long", 80)}
+	for i, n := range names {
+		if err := s.Upsert(ctx, n, items(i, i+1+i, 4, uint64(i+1))); err != nil {
+			t.Fatalf("tenant %q: %v", n, err)
+		}
+	}
+	s.Close()
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), "t.") {
+			t.Fatalf("tenant directory %q escapes the naming scheme", e.Name())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "escape")); err == nil {
+		t.Fatal("a tenant name escaped the store directory")
+	}
+	s = openStore(t, vector.Config{Dir: dir})
+	defer s.Close()
+	for i, n := range names {
+		if c, err := s.Count(ctx, n); c != i+1 || err != nil {
+			t.Fatalf("tenant %q: count %d, %v; want %d", n, c, err, i+1)
+		}
+	}
+	listed, err := s.Tenants()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names[:len(names)-1] { // very long names are found by name only
+		if !slices.Contains(listed, n) {
+			t.Fatalf("Tenants() = %q, missing %q", listed, n)
+		}
+	}
+}
+
+func TestStoreCompactsTombstones(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := openStore(t, vector.Config{Dir: dir, SnapshotEvery: 1 << 20})
+	base := items(0, 600, 8, 8)
+	s.Upsert(ctx, "t", base)
+	// Every vector replaced three times: 1,800 tombstones for 600 live.
+	for round := range 3 {
+		next := items(0, 600, 8, uint64(100+round))
+		s.Upsert(ctx, "t", next)
+		base = next
+	}
+	ix, _ := s.Index("t")
+	if st := ix.Stats(); st.Dead != 1800 {
+		t.Fatalf("before snapshot: %+v", st)
+	}
+	if err := s.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	ix, _ = s.Index("t")
+	if st := ix.Stats(); st.Dead != 0 || st.Live != 600 {
+		t.Fatalf("after snapshot: %+v, want the tombstones compacted away", st)
+	}
+	h, _ := s.Search(ctx, "t", base[10].Vector, 1)
+	if h[0].ChunkID != base[10].ChunkID {
+		t.Fatalf("after compaction: %+v", h)
+	}
+	s.Close()
+}
+
+func TestStoreConcurrentTenants(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, vector.Config{Dir: t.TempDir(), SnapshotEvery: 300, NoSync: true})
+	defer s.Close()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 4 {
+		tenant := fmt.Sprintf("t%d", w%2)
+		wg.Go(func() {
+			its := items(w*1000, w*1000+500, 16, uint64(w+1))
+			for lo := 0; lo < len(its); lo += 50 {
+				if err := s.Upsert(ctx, tenant, its[lo:lo+50]); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := s.Search(ctx, tenant, its[lo].Vector, 3); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for _, tenant := range []string{"t0", "t1"} {
+		if n, _ := s.Count(ctx, tenant); n != 1000 {
+			t.Fatalf("%s count = %d, want 1000", tenant, n)
+		}
+	}
+}
+
+func TestStoreHonoursContext(t *testing.T) {
+	s := openStore(t, vector.Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Upsert(ctx, "t", items(0, 1, 4, 1)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("upsert: %v", err)
+	}
+	if _, err := s.Search(ctx, "t", []float32{1}, 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("search: %v", err)
+	}
+}
