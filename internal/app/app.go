@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cloudwego/eino/components/model"
 	"github.com/rs/zerolog"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
@@ -32,6 +33,8 @@ import (
 	"github.com/annalist-dev/annalist/infra/embed"
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/kg"
+	"github.com/annalist-dev/annalist/infra/llm"
+	"github.com/annalist-dev/annalist/infra/memory"
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/vector"
 )
@@ -53,6 +56,13 @@ type Config struct {
 	Embed       embed.Config
 	Chunker     chunker.Config
 	Extractor   extractor.Config
+	// LLM selects the LLM engine; without a base URL and model the
+	// offline engine runs.
+	LLM llm.Config
+	// ChatModel, when set, is used as the LLM engine instead of one built
+	// from LLM (tests pass scripted models here); it gets the same
+	// timeouts, retries and accounting.
+	ChatModel model.BaseChatModel
 }
 
 // RegisterFlags binds the service flags. --data-dir is registered by the
@@ -62,6 +72,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	c.Broker.RegisterFlags(fs)
 	c.Redis.RegisterFlags(fs)
 	c.Embed.RegisterFlags(fs)
+	c.LLM.RegisterFlags(fs)
 	if c.VectorStore == "" {
 		c.VectorStore = VectorEmbedded
 	}
@@ -83,7 +94,7 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("vector store %q: want embedded or milvus", c.VectorStore)
 	}
-	for _, v := range []interface{ Validate() error }{c.Kafka, c.Redis, c.Embed, c.Chunker} {
+	for _, v := range []interface{ Validate() error }{c.Kafka, c.Redis, c.Embed, c.Chunker, c.LLM} {
 		if err := v.Validate(); err != nil {
 			return err
 		}
@@ -112,6 +123,11 @@ type App struct {
 
 	Embedder embedder.Embedder
 	Vectors  embedder.Store
+
+	// Chat is the LLM engine, nil when the offline engine runs.
+	Chat *llm.Model
+	// Regexes is the agent memory of validated extraction regexes.
+	Regexes *memory.Regexes
 
 	// Joined is true when the services belong to another process that
 	// owns the data directory.
@@ -208,6 +224,18 @@ func (a *App) open(ctx context.Context, need Needs) error {
 			return err
 		}
 		a.KG = store
+		a.Regexes = memory.NewRegexes(c, 0)
+	}
+	switch {
+	case cfg.ChatModel != nil:
+		a.Chat = llm.Wrap(cfg.ChatModel, cfg.LLM)
+	case cfg.LLM.Enabled():
+		m, err := llm.NewChatModel(ctx, cfg.LLM)
+		if err != nil {
+			return fmt.Errorf("LLM engine: %w", err)
+		}
+		a.Chat = m
+		log.Info().Str("model", cfg.LLM.Model).Msg("LLM engine on")
 	}
 	if need.Vectors {
 		if err := a.openVectors(ctx); err != nil {

@@ -83,14 +83,25 @@ func (a *App) Handler(stage string) (pipeline.BatchHandler, error) {
 
 func (a *App) chunker() *chunker.Chunker {
 	if a.agents.Chunker == nil {
-		a.agents.Chunker = chunker.New(a.Config.Chunker, chunker.WithLogger(a.Log.With().Str(logging.FieldStage, topology.StageChunker).Logger()))
+		opts := []chunker.Option{chunker.WithLogger(a.Log.With().Str(logging.FieldStage, topology.StageChunker).Logger())}
+		if a.Chat != nil {
+			opts = append(opts, chunker.WithModel(a.Chat))
+		}
+		a.agents.Chunker = chunker.New(a.Config.Chunker, opts...)
 	}
 	return a.agents.Chunker
 }
 
 func (a *App) extractor() *extractor.Extractor {
 	if a.agents.Extractor == nil {
-		a.agents.Extractor = extractor.New(a.Config.Extractor, extractor.WithLogger(a.Log.With().Str(logging.FieldStage, topology.StageExtractor).Logger()))
+		opts := []extractor.Option{extractor.WithLogger(a.Log.With().Str(logging.FieldStage, topology.StageExtractor).Logger())}
+		if a.Chat != nil {
+			opts = append(opts, extractor.WithModel(a.Chat))
+		}
+		if a.Regexes != nil {
+			opts = append(opts, extractor.WithMemory(a.Regexes))
+		}
+		a.agents.Extractor = extractor.New(a.Config.Extractor, opts...)
 	}
 	return a.agents.Extractor
 }
