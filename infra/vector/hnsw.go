@@ -18,11 +18,16 @@ import (
 // even EfSearch 800 stays below 0.95). EfConstruction above 100 bought no
 // measurable recall at this M. Lower EfSearch with SetEfSearch or Params
 // when the data is known to be clustered and speed matters more.
+//
+// DefaultExactBelow is where the graph starts to pay: at 20,000 vectors of
+// dimension 256 a graph query with EfSearch 640 and a brute-force scan
+// (memory-bound, vectorised) both take about 2 ms; below that the scan is
+// faster and exact.
 const (
 	DefaultM              = 32
 	DefaultEfConstruction = 100
 	DefaultEfSearch       = 640
-	DefaultExactBelow     = 10000
+	DefaultExactBelow     = 20000
 )
 
 // maxLevels caps the layer count. With M=16 a node reaches layer 16 with
@@ -45,8 +50,11 @@ type Params struct {
 	// larger). Default DefaultEfSearch.
 	EfSearch int
 	// ExactBelow: while a collection holds fewer live vectors than this it
-	// is searched exactly (brute force), which at that size is as fast and
-	// has recall 1. Default DefaultExactBelow; negative means never.
+	// is searched exactly (brute force), which at that size is as fast as
+	// the graph and has recall 1, and no graph is built for it, which
+	// makes its inserts cheap. The graph is built when the collection
+	// reaches this size. Default DefaultExactBelow; negative means always
+	// use the graph.
 	ExactBelow int
 	// Seed seeds the level generator, so building the same sequence of
 	// upserts gives the same graph. Default 1.
@@ -121,8 +129,11 @@ type Index struct {
 	links0 []uint32
 	upper  [][]uint32
 
-	byID  map[string]uint32 // live nodes only
-	entry int32             // entry node, -1 when empty
+	byID map[string]uint32 // live nodes only
+	// graphOn is set once the collection has reached ExactBelow: from
+	// then on every node is linked into the graph as it is inserted.
+	graphOn bool
+	entry   int32 // entry node, -1 while the graph is empty
 	top   int               // layer of the entry node
 	live  int
 
@@ -282,7 +293,45 @@ func (ix *Index) upsertLocked(id, doc string, vec []float32) {
 		}
 		ix.deleteLocked(id)
 	}
-	ix.insertLocked(id, doc, v, ix.randomLevel())
+	// The level is drawn whether or not the graph is on yet, so the graph
+	// depends only on the sequence of upserts.
+	n := ix.appendNode(id, doc, v, ix.randomLevel())
+	ix.byID[id] = n
+	ix.live++
+	switch {
+	case ix.graphOn:
+		ix.linkLocked(n)
+	case ix.p.ExactBelow <= 0 || ix.live >= ix.p.ExactBelow:
+		ix.startGraphLocked()
+	}
+}
+
+// startGraphLocked links every live node into the graph, in insertion
+// order, and keeps the graph on from then on. Until a collection reaches
+// ExactBelow it is searched exactly, so building links for it earlier
+// would only slow its inserts down.
+func (ix *Index) startGraphLocked() {
+	ix.graphOn = true
+	for n := range uint32(len(ix.ids)) {
+		if !ix.dead[n] {
+			ix.linkLocked(n)
+		}
+	}
+}
+
+// ensureGraph turns the graph on for a collection still below ExactBelow.
+func (ix *Index) ensureGraph() {
+	ix.mu.RLock()
+	on := ix.graphOn
+	ix.mu.RUnlock()
+	if on {
+		return
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if !ix.graphOn {
+		ix.startGraphLocked()
+	}
 }
 
 func (ix *Index) randomLevel() int {
@@ -350,10 +399,10 @@ func (ix *Index) appendNode(id, doc string, v []float32, level int) uint32 {
 	return n
 }
 
-func (ix *Index) insertLocked(id, doc string, v []float32, level int) {
-	n := ix.appendNode(id, doc, v, level)
-	ix.byID[id] = n
-	ix.live++
+// linkLocked inserts node n, already appended, into the graph (algorithm 1
+// of the paper).
+func (ix *Index) linkLocked(n uint32) {
+	v, level := ix.vector(n), int(ix.levels[n])
 	if ix.entry < 0 {
 		ix.entry, ix.top = int32(n), level
 		return
@@ -508,12 +557,12 @@ func (ix *Index) searchLayer(s *searcher, q []float32, ef, lc int, skipDead bool
 }
 
 // Search returns the k live vectors closest to vec by cosine, best first:
-// exactly while the index holds fewer than ExactBelow vectors, through the
-// graph with EfSearch otherwise.
+// exactly while the index holds fewer than ExactBelow live vectors, through
+// the graph with EfSearch otherwise.
 func (ix *Index) Search(vec []float32, k int) ([]embedder.Hit, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if ix.p.ExactBelow > 0 && ix.live < ix.p.ExactBelow {
+	if !ix.graphOn || ix.live < ix.p.ExactBelow {
 		return ix.exactLocked(vec, k)
 	}
 	return ix.graphLocked(vec, k, ix.p.EfSearch)
@@ -521,8 +570,10 @@ func (ix *Index) Search(vec []float32, k int) ([]embedder.Hit, error) {
 
 // SearchGraph searches through the graph with candidate list size ef (0
 // means EfSearch), whatever the collection's size: the approximate search
-// the recall measurements exercise.
+// the recall measurements exercise. It builds the graph first if the
+// collection has not reached ExactBelow yet.
 func (ix *Index) SearchGraph(vec []float32, k, ef int) ([]embedder.Hit, error) {
+	ix.ensureGraph()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ef <= 0 {

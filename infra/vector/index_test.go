@@ -248,6 +248,27 @@ func TestGraphSearchSkipsTombstones(t *testing.T) {
 	}
 }
 
+func TestGraphStartsAtExactBelow(t *testing.T) {
+	const dim = 16
+	ix := newIndex(t, dim, vector.Params{ExactBelow: 1000})
+	vecs := randomVectors(1500, dim, 11)
+	for i, v := range vecs[:999] {
+		ix.Upsert(fmt.Sprint(i), "", v)
+	}
+	if st := ix.Stats(); st.Layers != 0 {
+		t.Fatalf("a graph was built below ExactBelow: %+v", st)
+	}
+	for i, v := range vecs[999:] {
+		ix.Upsert(fmt.Sprint(999+i), "", v)
+	}
+	if st := ix.Stats(); st.Layers == 0 || st.Live != 1500 {
+		t.Fatalf("no graph at 1,500 vectors: %+v", st)
+	}
+	if r := recallOf(t, ix, randomVectors(50, dim, 12), 10); r < 0.98 {
+		t.Fatalf("recall of the graph built in one go = %.3f", r)
+	}
+}
+
 func TestIndexIsDeterministic(t *testing.T) {
 	vecs := randomVectors(800, 16, 5)
 	build := func() [][]string {

@@ -207,6 +207,11 @@ func (ix *Index) writeSnapshot(w io.Writer, lsn uint64) error {
 	e.u32(uint32(len(ix.ids)))
 	e.u32(uint32(ix.entry))
 	e.u32(uint32(ix.top))
+	var on uint8
+	if ix.graphOn {
+		on = 1
+	}
+	e.u8(on)
 	e.flushBuf()
 	for n := range uint32(len(ix.ids)) {
 		e.str(ix.ids[n])
@@ -260,6 +265,7 @@ func readSnapshot(r io.Reader, size int64, p Params) (*Index, uint64, error) {
 	n := int(d.u32())
 	entry := int32(d.u32())
 	top := int(d.u32())
+	graphOn := d.u8() == 1
 	if d.err != nil {
 		return nil, 0, d.err
 	}
@@ -331,7 +337,7 @@ func readSnapshot(r io.Reader, size int64, p Params) (*Index, uint64, error) {
 			}
 		}
 	}
-	ix.entry, ix.top = entry, top
+	ix.entry, ix.top, ix.graphOn = entry, top, graphOn
 	return ix, lsn, nil
 }
 

@@ -50,6 +50,25 @@ func answers(t testing.TB, s *vector.Store, tenant string, queries [][]float32) 
 	return out
 }
 
+// graphAnswers is answers through the graph with a small candidate list,
+// where any difference in the graph shows.
+func graphAnswers(t testing.TB, s *vector.Store, tenant string, queries [][]float32) [][]embedder.Hit {
+	t.Helper()
+	ix, err := s.Index(tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]embedder.Hit
+	for _, q := range queries {
+		h, err := ix.SearchGraph(q, 5, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
 func sameAnswers(t testing.TB, a, b [][]embedder.Hit) {
 	t.Helper()
 	for i := range a {
@@ -131,7 +150,9 @@ func TestStoreIsAnEmbedderStore(t *testing.T) {
 func TestStoreReopens(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	cfg := vector.Config{Dir: dir, SnapshotEvery: 700}
+	// The graph starts at 500 vectors, so snapshots and the log carry it.
+	params := vector.Params{ExactBelow: 500}
+	cfg := vector.Config{Dir: dir, SnapshotEvery: 700, Params: params}
 	s := openStore(t, cfg)
 	// 2,000 items in batches of 100: snapshots at 700 and 1400 records, the
 	// rest in the log; then a change and a delete.
@@ -151,6 +172,7 @@ func TestStoreReopens(t *testing.T) {
 	}
 	queries := append([][]float32{changed.Vector, all[3].Vector, all[4].Vector}, randomVectors(20, 32, 4)...)
 	before := answers(t, s, "default", queries)
+	beforeGraph := graphAnswers(t, s, "default", queries)
 
 	// A crash: the directory as it is now, with the log not yet folded
 	// into a snapshot.
@@ -165,12 +187,15 @@ func TestStoreReopens(t *testing.T) {
 
 	for name, d := range map[string]string{"after close": dir, "after crash": crashed} {
 		t.Run(name, func(t *testing.T) {
-			s := openStore(t, vector.Config{Dir: d})
+			s := openStore(t, vector.Config{Dir: d, Params: params})
 			defer s.Close()
 			if n, err := s.Count(ctx, "default"); n != 1999 || err != nil {
 				t.Fatalf("count = %d, %v; want 1999", n, err)
 			}
 			sameAnswers(t, before, answers(t, s, "default", queries))
+			// The snapshot keeps the graph and the level generator, and the
+			// replay inserts in the same order: the same graph comes back.
+			sameAnswers(t, beforeGraph, graphAnswers(t, s, "default", queries))
 			h, _ := s.Search(ctx, "default", changed.Vector, 1)
 			if h[0].ChunkID != all[3].ChunkID {
 				t.Fatalf("the replaced vector was not kept: %+v", h)
