@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/annalist-dev/annalist/infra/vector"
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/dataset"
 	"github.com/annalist-dev/annalist/internal/progress"
@@ -47,14 +48,21 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	fs := newFlagSet("bench", io.Stderr)
 	var s service
 	s.register(fs)
-	data := fs.String("data", "", "folder of documents to ingest (default: the mingshi-liezhuan evaluation data)")
-	keep := fs.Bool("keep", false, "keep the benchmark's data directory instead of deleting it")
+	data := fs.String("data", "", "ingest: folder of documents (default: the mingshi-liezhuan evaluation data)")
+	keep := fs.Bool("keep", false, "ingest: keep the benchmark's data directory instead of deleting it")
+	var rc vector.RecallConfig
+	fs.StringVar(&rc.Dataset, "dataset", vector.DatasetRandom, "vector: random or clustered vectors")
+	fs.IntVar(&rc.N, "n", 20000, "vector: vectors indexed")
+	fs.IntVar(&rc.Dim, "dim", 256, "vector: dimension")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
+	if len(pos) == 1 && pos[0] == "vector" {
+		return benchVector(ctx, io, s.common, rc)
+	}
 	if len(pos) != 1 || pos[0] != "ingest" {
-		return fmt.Errorf("%w: want a benchmark: ingest", errUsage)
+		return fmt.Errorf("%w: want a benchmark: ingest or vector", errUsage)
 	}
 	dir := *data
 	if dir == "" {
@@ -119,5 +127,27 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 		out.Documents, out.Chars, out.Chunks, out.Triplets, out.Vectors, out.Seconds)
 	fmt.Fprintf(io.Stdout, "%.0f chars/s (%.0f chunks/s); Alstorian anchor %.0f chars/s → %.0f×\n",
 		out.CharsPerSecond, out.ChunksPerSecond, out.AnchorCharsPerSecond, out.SpeedupVsAnchor)
+	return nil
+}
+
+// benchVector measures the embedded HNSW index: recall@10 against exact
+// search, build rate and queries per second.
+func benchVector(ctx context.Context, io IO, c common, rc vector.RecallConfig) error {
+	log, err := c.logger(io.Stderr)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	rep := progress.New(int64(rc.N), "bench vector", log)
+	rc.Progress = func(done, total int) { rep.Add(1000) }
+	r, err := vector.Recall(ctx, rc)
+	rep.Finish()
+	if err != nil {
+		return err
+	}
+	if c.json {
+		return writeJSON(io.Stdout, r)
+	}
+	fmt.Fprintf(io.Stdout, "%s n=%d dim=%d: recall@%d %.4f (M=%d efC=%d efS=%d); %.0f inserts/s, %.0f QPS (exact %.0f QPS)\n",
+		r.Dataset, r.N, r.Dim, r.K, r.Recall, r.M, r.EfConstruction, r.EfSearch, r.InsertsPerSec, r.QPS, r.ExactQPS)
 	return nil
 }

@@ -48,7 +48,7 @@ func commands() map[string]command {
 		"eval":     {"quality metrics: `eval segmentation --data DIR`", cmdEval},
 		"kg":       {"`kg show NAME`: an entity, its aliases, edges and source chunks", cmdKG},
 		"ingest":   {"publish files, directories or JSONL (-) as documents and wait for the pipeline", cmdIngest},
-		"bench":    {"performance: `bench ingest --data DIR`", cmdBench},
+		"bench":    {"performance: `bench ingest --data DIR`, `bench vector [--dataset clustered]`", cmdBench},
 		"consume":  {"run one stage (`consume chunker|extractor|kg-writer|embedder`)", cmdConsume},
 		"demo":     {"run everything embedded, ingest the demo corpus, print what the KG learned", cmdDemo},
 		"serve":    {"run the HTTP API (POST /v1/documents, GET /v1/entities/NAME, /healthz)", cmdServe},
