@@ -1,0 +1,325 @@
+package milvus_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/infra/milvus"
+	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/milvus-io/milvus-proto/go-api/v2/commonpb"
+	"github.com/milvus-io/milvus-proto/go-api/v2/schemapb"
+)
+
+func newStore(t *testing.T, addr string, cfg milvus.Config) *milvus.Store {
+	t.Helper()
+	cfg.Address = addr
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	s, err := milvus.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(context.Background()) })
+	return s
+}
+
+func testItems(n, dim int, seed uint64) []embedder.Item {
+	r := rand.New(rand.NewPCG(seed, 1))
+	out := make([]embedder.Item, n)
+	for i := range out {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = float32(r.NormFloat64())
+		}
+		out[i] = embedder.Item{ChunkID: fmt.Sprintf("chunk-%03d", i), DocID: fmt.Sprintf("doc-%d", i/4), Vector: v}
+	}
+	return out
+}
+
+func TestStoreOnFakeMilvus(t *testing.T) {
+	ctx := context.Background()
+	f, addr := startFake(t)
+	s := newStore(t, addr, milvus.Config{})
+	if f.count("Connect") != 1 {
+		t.Fatalf("Connect called %d times, want once by New", f.count("Connect"))
+	}
+
+	// Reads of a tenant with no collection answer empty and create nothing.
+	if n, err := s.Count(ctx, "archive"); n != 0 || err != nil {
+		t.Fatalf("count = %d, %v", n, err)
+	}
+	if h, err := s.Search(ctx, "archive", []float32{1, 2, 3}, 5); h != nil || err != nil {
+		t.Fatalf("search = %v, %v", h, err)
+	}
+	if f.count("CreateCollection") != 0 {
+		t.Fatal("a read created a collection")
+	}
+
+	items := testItems(24, 8, 1)
+	if err := s.Upsert(ctx, "archive", items); err != nil {
+		t.Fatal(err)
+	}
+	// The fake's state is read under its lock: the race detector cannot
+	// see the ordering that the gRPC round trip gives.
+	f.mu.Lock()
+	coll := f.colls["annalist_archive"]
+	if coll == nil {
+		t.Fatalf("collections %v, want annalist_archive", keys(f.colls))
+	}
+	checkSchema(t, coll.schema, 8)
+	wantIndex := map[string]string{"index_type": "HNSW", "metric_type": "COSINE", "M": "16", "efConstruction": "200"}
+	for k, v := range wantIndex {
+		if coll.index[k] != v {
+			t.Fatalf("index params %v, want %s=%s", coll.index, k, v)
+		}
+	}
+	if !coll.loaded {
+		t.Fatal("collection not loaded after the first upsert")
+	}
+	if len(coll.rows) != 24 || coll.rows["chunk-005"].doc != "doc-1" {
+		t.Fatalf("rows %d, chunk-005 in %q", len(coll.rows), coll.rows["chunk-005"].doc)
+	}
+	f.mu.Unlock()
+
+	// A redelivered batch, with a duplicate inside it: still 24 chunks,
+	// the last copy of the duplicate wins, and nothing is set up again.
+	again := append(append([]embedder.Item(nil), items...), embedder.Item{ChunkID: "chunk-000", DocID: "doc-moved", Vector: items[0].Vector})
+	if err := s.Upsert(ctx, "archive", again); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Count(ctx, "archive"); n != 24 || err != nil {
+		t.Fatalf("count = %d, %v after redelivery, want 24", n, err)
+	}
+	f.mu.Lock()
+	moved := coll.rows["chunk-000"].doc
+	f.mu.Unlock()
+	if moved != "doc-moved" {
+		t.Fatal("the last copy of a duplicated chunk did not win")
+	}
+	for rpc, want := range map[string]int{"CreateCollection": 1, "CreateIndex": 1, "LoadCollection": 1, "Upsert": 2} {
+		if got := f.count(rpc); got != want {
+			t.Fatalf("%s called %d times, want %d", rpc, got, want)
+		}
+	}
+
+	hits, err := s.Search(ctx, "archive", items[9].Vector, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 5 || hits[0].ChunkID != "chunk-009" || math.Abs(float64(hits[0].Score)-1) > 1e-5 {
+		t.Fatalf("search for chunk-009's vector = %+v", hits)
+	}
+	for i := 1; i < len(hits); i++ {
+		if hits[i].Score > hits[i-1].Score {
+			t.Fatalf("hits not best first: %+v", hits)
+		}
+	}
+	f.mu.Lock()
+	topk := f.lastSearch["topk"]
+	f.mu.Unlock()
+	if topk != "5" {
+		t.Fatalf("search asked for topk %q, want 5", topk)
+	}
+
+	if err := s.DropTenant(ctx, "archive"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Count(ctx, "archive"); n != 0 || err != nil {
+		t.Fatalf("count after drop = %d, %v", n, err)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func checkSchema(t *testing.T, sch *schemapb.CollectionSchema, dim int) {
+	t.Helper()
+	want := map[string]schemapb.DataType{
+		"chunk_id": schemapb.DataType_VarChar, "doc_id": schemapb.DataType_VarChar, "vector": schemapb.DataType_FloatVector,
+	}
+	if len(sch.GetFields()) != len(want) {
+		t.Fatalf("schema has %d fields, want 3", len(sch.GetFields()))
+	}
+	for _, fld := range sch.GetFields() {
+		if want[fld.GetName()] != fld.GetDataType() {
+			t.Fatalf("field %s is %v", fld.GetName(), fld.GetDataType())
+		}
+		if fld.GetIsPrimaryKey() != (fld.GetName() == "chunk_id") || fld.GetAutoID() {
+			t.Fatalf("field %s: primary %v auto id %v; chunk_id must be the primary key, set by us", fld.GetName(), fld.GetIsPrimaryKey(), fld.GetAutoID())
+		}
+		params := map[string]string{}
+		for _, kv := range fld.GetTypeParams() {
+			params[kv.GetKey()] = kv.GetValue()
+		}
+		switch fld.GetName() {
+		case "vector":
+			if params["dim"] != fmt.Sprint(dim) {
+				t.Fatalf("vector dim %q, want %d", params["dim"], dim)
+			}
+		default:
+			if params["max_length"] == "" {
+				t.Fatalf("varchar %s without max_length", fld.GetName())
+			}
+		}
+	}
+}
+
+func TestStoreLoadsAndChecksExistingCollections(t *testing.T) {
+	ctx := context.Background()
+	f, addr := startFake(t)
+	first := newStore(t, addr, milvus.Config{})
+	if err := first.Upsert(ctx, "t", testItems(3, 4, 2)); err != nil {
+		t.Fatal(err)
+	}
+	// Milvus restarted with the collection released.
+	f.mu.Lock()
+	f.colls["annalist_t"].loaded = false
+	f.mu.Unlock()
+
+	second := newStore(t, addr, milvus.Config{})
+	if n, err := second.Count(ctx, "t"); n != 3 || err != nil {
+		t.Fatalf("count = %d, %v; want the existing collection loaded and counted", n, err)
+	}
+	if f.count("CreateCollection") != 1 || f.count("LoadCollection") != 2 {
+		t.Fatalf("create %d load %d: an existing collection must be loaded, not recreated",
+			f.count("CreateCollection"), f.count("LoadCollection"))
+	}
+	third := newStore(t, addr, milvus.Config{})
+	err := third.Upsert(ctx, "t", testItems(1, 6, 3))
+	if !errors.Is(err, embedder.ErrDimension) || !pipeline.IsPermanent(err) {
+		t.Fatalf("upsert of 6-dim vectors into a 4-dim collection: err = %v", err)
+	}
+	if _, err := third.Search(ctx, "t", make([]float32, 5), 1); !errors.Is(err, embedder.ErrDimension) {
+		t.Fatalf("search with a 5-dim query: err = %v", err)
+	}
+}
+
+func TestStoreRejectsBadItems(t *testing.T) {
+	ctx := context.Background()
+	f, addr := startFake(t)
+	s := newStore(t, addr, milvus.Config{Dim: 4})
+	tests := []struct {
+		name string
+		item embedder.Item
+	}{
+		{"wrong dimension", embedder.Item{ChunkID: "a", Vector: []float32{1, 2}}},
+		{"no id", embedder.Item{Vector: []float32{1, 2, 3, 4}}},
+		{"id too long", embedder.Item{ChunkID: strings.Repeat("x", 300), Vector: []float32{1, 2, 3, 4}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := s.Upsert(ctx, "t", []embedder.Item{tc.item})
+			if err == nil || !pipeline.IsPermanent(err) {
+				t.Fatalf("err = %v, want a permanent error", err)
+			}
+		})
+	}
+	if f.count("Upsert") != 0 {
+		t.Fatal("a bad item reached Milvus")
+	}
+}
+
+func TestStoreReportsServerErrors(t *testing.T) {
+	ctx := context.Background()
+	f, addr := startFake(t)
+	s := newStore(t, addr, milvus.Config{})
+	f.mu.Lock()
+	f.failUpsert = &commonpb.Status{ErrorCode: commonpb.ErrorCode_UnexpectedError, Code: 65535, Reason: "disk quota exhausted"}
+	f.mu.Unlock()
+	err := s.Upsert(ctx, "t", testItems(2, 4, 4))
+	if err == nil || pipeline.IsPermanent(err) {
+		t.Fatalf("err = %v, want a transient error", err)
+	}
+	if !strings.Contains(err.Error(), "milvus upsert 2 vectors into annalist_t") || !strings.Contains(err.Error(), "disk quota exhausted") {
+		t.Fatalf("error %q does not say what failed and why", err)
+	}
+}
+
+func TestCollectionNames(t *testing.T) {
+	_, addr := startFake(t)
+	s := newStore(t, addr, milvus.Config{})
+	valid := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,254}$`)
+	seen := map[string]string{}
+	for _, tenant := range []string{"default", "", "a-b", "a_b", "档案", "../x", "x y", strings.Repeat("long", 100)} {
+		name := s.Collection(tenant)
+		if !valid.MatchString(name) {
+			t.Fatalf("tenant %q → collection %q, not a valid Milvus name", tenant, name)
+		}
+		if other, dup := seen[name]; dup && !(tenant == "" && other == "default" || tenant == "default" && other == "") {
+			t.Fatalf("tenants %q and %q share collection %q", tenant, other, name)
+		}
+		seen[name] = tenant
+	}
+	if s.Collection("default") != "annalist_default" || s.Collection("") != "annalist_default" {
+		t.Fatalf("default tenant → %q", s.Collection("default"))
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	for _, c := range []milvus.Config{
+		{Metric: "L2"}, {CollectionPrefix: "1abc"}, {CollectionPrefix: "a-b"}, {Dim: -1}, {Timeout: -time.Second},
+	} {
+		if err := c.Validate(); err == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+	if err := (milvus.Config{Metric: "ip"}).Validate(); err != nil {
+		t.Errorf("IP rejected: %v", err)
+	}
+	var c milvus.Config
+	c.ApplyEnv(func(k string) string { return map[string]string{milvus.EnvAddress: "milvus:19530"}[k] })
+	if c.Address != "milvus:19530" {
+		t.Errorf("MILVUS_ADDR not applied: %q", c.Address)
+	}
+}
+
+func TestNewFailsWithoutServer(t *testing.T) {
+	_, err := milvus.New(context.Background(), milvus.Config{Address: "127.0.0.1:1", Timeout: 300 * time.Millisecond})
+	if err == nil {
+		t.Fatal("connected to nothing")
+	}
+}
+
+// TestRealMilvus runs the adapter against a real Milvus when MILVUS_ADDR
+// is set, in a collection of its own that it drops at the end.
+func TestRealMilvus(t *testing.T) {
+	addr := os.Getenv(milvus.EnvAddress)
+	if addr == "" {
+		t.Skip("MILVUS_ADDR is not set; the real-Milvus integration test needs a running Milvus")
+	}
+	ctx := context.Background()
+	s := newStore(t, addr, milvus.Config{Timeout: time.Minute})
+	tenant := fmt.Sprintf("itest_%d", time.Now().UnixNano())
+	t.Cleanup(func() { s.DropTenant(ctx, tenant) })
+	items := testItems(200, 32, 5)
+	for range 2 {
+		if err := s.Upsert(ctx, tenant, items); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := s.Count(ctx, tenant); n != 200 || err != nil {
+		t.Fatalf("count = %d, %v; want 200 after upserting 200 twice", n, err)
+	}
+	hits, err := s.Search(ctx, tenant, items[17].Vector, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 10 || hits[0].ChunkID != items[17].ChunkID || hits[0].Score < 0.99 {
+		t.Fatalf("search = %+v", hits)
+	}
+}
