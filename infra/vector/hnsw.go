@@ -30,8 +30,8 @@ const (
 	DefaultExactBelow     = 20000
 )
 
-// maxLevels caps the layer count. With M=16 a node reaches layer 16 with
-// probability 16^-16: the cap never binds in practice and keeps the level in
+// maxLevels caps the layer count. With M=32 a node reaches layer 16 with
+// probability 32^-16: the cap never binds in practice and keeps the level in
 // a byte.
 const maxLevels = 16
 
@@ -105,6 +105,8 @@ var ErrInvalidVector = errors.New("invalid vector")
 // Upserting an id again with a different vector tombstones the old node and
 // inserts a new one: the tombstone keeps routing searches through the graph
 // but is never returned. Re-upserting an identical vector changes nothing.
+// Tombstones are dropped when a Store compacts the index (see
+// Store.Snapshot).
 //
 // Index is safe for concurrent use: searches share a read lock, writes take
 // the write lock.

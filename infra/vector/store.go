@@ -252,7 +252,8 @@ func (s *Store) Tenants() ([]string, error) {
 }
 
 // Snapshot writes a snapshot of every loaded tenant with unsnapshotted
-// changes and empties their logs.
+// changes and empties their logs. An index whose tombstones outnumber its
+// live vectors (and number at least 1,024) is rebuilt without them first.
 func (s *Store) Snapshot() error {
 	s.mu.Lock()
 	ts := make([]*tenant, 0, len(s.tenants))
