@@ -136,8 +136,8 @@ type Index struct {
 	// then on every node is linked into the graph as it is inserted.
 	graphOn bool
 	entry   int32 // entry node, -1 while the graph is empty
-	top   int               // layer of the entry node
-	live  int
+	top     int   // layer of the entry node
+	live    int
 
 	searchers sync.Pool
 }
