@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -49,6 +50,17 @@ type Config struct {
 	// machine crash (not a process crash) may lose acknowledged writes.
 	// For tests and benchmarks.
 	NoSync bool
+}
+
+// RegisterFlags registers the index flags on fs, with c's current values
+// as defaults. Dir is left to the caller, which derives it from its data
+// directory.
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	fs.IntVar(&c.Params.M, "vector-m", c.Params.M, "HNSW links per node (0 = 32)")
+	fs.IntVar(&c.Params.EfConstruction, "vector-ef-construction", c.Params.EfConstruction, "HNSW candidate list while inserting (0 = 100)")
+	fs.IntVar(&c.Params.EfSearch, "vector-ef-search", c.Params.EfSearch, "HNSW candidate list of a query (0 = 640)")
+	fs.IntVar(&c.Params.ExactBelow, "vector-exact-below", c.Params.ExactBelow, "search exactly, without a graph, below this many vectors (0 = 20000, -1 = never)")
+	fs.IntVar(&c.SnapshotEvery, "vector-snapshot-every", c.SnapshotEvery, "log records between snapshots, at least (0 = 4096)")
 }
 
 // Validate reports a configuration the store cannot run with.

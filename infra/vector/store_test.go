@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -436,5 +437,23 @@ func TestStoreHonoursContext(t *testing.T) {
 	}
 	if _, err := s.Search(ctx, "t", []float32{1}, 1); !errors.Is(err, context.Canceled) {
 		t.Fatalf("search: %v", err)
+	}
+}
+
+func TestConfigFlags(t *testing.T) {
+	var c vector.Config
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	c.RegisterFlags(fs)
+	if err := fs.Parse([]string{"-vector-ef-search", "64", "-vector-m", "12", "-vector-exact-below", "-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Params.EfSearch != 64 || c.Params.M != 12 || c.Params.ExactBelow != -1 {
+		t.Fatalf("flags parsed into %+v", c.Params)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := (vector.Config{SnapshotEvery: -1}).Validate(); err == nil {
+		t.Fatal("negative snapshot interval accepted")
 	}
 }
