@@ -38,10 +38,11 @@ func benchIndex(b *testing.B) (*vector.Index, [][]float32) {
 	return bench.ix, bench.queries
 }
 
-// BenchmarkInsert inserts into an index that already holds 5,000 vectors.
+// BenchmarkInsert inserts into the graph of an index that already holds
+// 5,000 vectors (the graph is on from the first insert).
 func BenchmarkInsert(b *testing.B) {
 	g, _ := vector.NewGenerator(vector.DatasetClustered, benchDim, 100, 1)
-	ix, _ := vector.NewIndex(benchDim, vector.Params{})
+	ix, _ := vector.NewIndex(benchDim, vector.Params{ExactBelow: -1})
 	for i := range 5000 {
 		ix.Upsert(fmt.Sprint("seed", i), "", g.Next())
 	}
@@ -87,10 +88,13 @@ func BenchmarkSearchExact(b *testing.B) {
 	}
 }
 
-// BenchmarkStoreUpsert is one embedder batch (64 vectors of dimension 384)
-// into a persistent store, log fsync included.
+// BenchmarkStoreUpsert is the durable write path of one embedder batch (64
+// vectors of dimension 384): log append and fsync, and the in-memory
+// insert below ExactBelow. Graph inserts are BenchmarkInsert, snapshots
+// BenchmarkSnapshot.
 func BenchmarkStoreUpsert(b *testing.B) {
-	s, err := vector.Open(vector.Config{Dir: b.TempDir()})
+	s, err := vector.Open(vector.Config{Dir: b.TempDir(), SnapshotEvery: 1 << 30,
+		Params: vector.Params{ExactBelow: 1 << 30}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -105,6 +109,38 @@ func BenchmarkStoreUpsert(b *testing.B) {
 			n++
 		}
 		if err := s.Upsert(context.Background(), "bench", batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSnapshot writes the snapshot of 20,000 vectors of dimension 384
+// (temp file, fsync, rename) after one more upsert.
+func BenchmarkSnapshot(b *testing.B) {
+	s, err := vector.Open(vector.Config{Dir: b.TempDir(), SnapshotEvery: 1 << 30})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	g, _ := vector.NewGenerator(vector.DatasetClustered, 384, 100, 3)
+	batch := make([]embedder.Item, 1000)
+	for n := 0; n < 20000; n += len(batch) {
+		for i := range batch {
+			batch[i] = embedder.Item{ChunkID: fmt.Sprint(n + i), DocID: "d", Vector: g.Next()}
+		}
+		if err := s.Upsert(context.Background(), "bench", batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		it := []embedder.Item{{ChunkID: fmt.Sprint("extra", n), Vector: g.Next()}}
+		n++
+		if err := s.Upsert(context.Background(), "bench", it); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Snapshot(); err != nil {
 			b.Fatal(err)
 		}
 	}
