@@ -268,6 +268,10 @@ func (s *Store) Tenants() ([]string, error) {
 // live vectors (and number at least 1,024) is rebuilt without them first.
 func (s *Store) Snapshot() error {
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
 	ts := make([]*tenant, 0, len(s.tenants))
 	for _, t := range s.tenants {
 		ts = append(ts, t)
@@ -276,7 +280,7 @@ func (s *Store) Snapshot() error {
 	var errs []error
 	for _, t := range ts {
 		t.wmu.Lock()
-		if t.dir != "" && t.pending > 0 && t.broken == nil {
+		if t.log != nil && t.pending > 0 && t.broken == nil {
 			errs = append(errs, t.snapshot())
 		}
 		t.wmu.Unlock()
@@ -285,13 +289,18 @@ func (s *Store) Snapshot() error {
 }
 
 // Close snapshots every tenant with pending changes, closes the files and
-// releases the directory lock. The store is unusable afterwards.
+// releases the directory lock. The store is unusable afterwards; closing it
+// again does nothing. A failed snapshot is reported, and its changes are
+// still in the log for the next Open.
 func (s *Store) Close() error {
 	err := s.Snapshot()
+	if errors.Is(err, ErrClosed) {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return err
+		return nil
 	}
 	s.closed = true
 	errs := []error{err}

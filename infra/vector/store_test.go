@@ -324,6 +324,12 @@ func TestStoreLocksItsDirectory(t *testing.T) {
 	if err := s2.Upsert(context.Background(), "t", items(0, 1, 4, 1)); !errors.Is(err, vector.ErrClosed) {
 		t.Fatalf("upsert after close: %v", err)
 	}
+	if err := s2.Snapshot(); !errors.Is(err, vector.ErrClosed) {
+		t.Fatalf("snapshot after close: %v", err)
+	}
+	if err := s2.Close(); err != nil {
+		t.Fatalf("second close: %v", err)
+	}
 }
 
 func TestStoreTenantNames(t *testing.T) {
