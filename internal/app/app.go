@@ -35,6 +35,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/infra/llm"
 	"github.com/annalist-dev/annalist/infra/memory"
+	"github.com/annalist-dev/annalist/infra/milvus"
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/vector"
 )
@@ -52,7 +53,8 @@ type Config struct {
 	Broker      broker.Config
 	Redis       redis.Config
 	VectorStore string
-	MilvusAddr  string
+	Vector      vector.Config
+	Milvus      milvus.Config
 	Embed       embed.Config
 	Chunker     chunker.Config
 	Extractor   extractor.Config
@@ -77,7 +79,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		c.VectorStore = VectorEmbedded
 	}
 	fs.StringVar(&c.VectorStore, "vector-store", c.VectorStore, "vector store: embedded (HNSW under --data-dir) or milvus")
-	fs.StringVar(&c.MilvusAddr, "milvus-addr", c.MilvusAddr, "Milvus host:port for --vector-store milvus")
+	c.Vector.RegisterFlags(fs)
+	c.Milvus.RegisterFlags(fs)
 }
 
 // Validate checks the config at start-up.
@@ -88,7 +91,7 @@ func (c Config) Validate() error {
 	switch c.VectorStore {
 	case VectorEmbedded, "":
 	case VectorMilvus:
-		if c.MilvusAddr == "" {
+		if c.Milvus.Address == "" {
 			return errors.New("--vector-store milvus needs --milvus-addr")
 		}
 	default:
@@ -253,9 +256,18 @@ func (a *App) openVectors(ctx context.Context) error {
 	a.Embedder = emb
 	switch a.Config.VectorStore {
 	case VectorMilvus:
-		return errors.New("milvus vector store is not available in this build")
+		mc := a.Config.Milvus
+		mc.Dim = emb.Dim()
+		st, err := milvus.New(ctx, mc)
+		if err != nil {
+			return fmt.Errorf("connect milvus: %w", err)
+		}
+		a.Vectors = st
+		a.closers = append(a.closers, func() error { return st.Close(context.Background()) })
 	default:
-		st, err := vector.Open(vector.Config{Dir: filepath.Join(a.Config.DataDir, vectorDir)})
+		vc := a.Config.Vector
+		vc.Dir = filepath.Join(a.Config.DataDir, vectorDir)
+		st, err := vector.Open(vc)
 		if err != nil {
 			return fmt.Errorf("open vector index: %w", err)
 		}

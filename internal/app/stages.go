@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"sync/atomic"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/embedder"
@@ -110,7 +109,6 @@ func (a *App) extractor() *extractor.Extractor {
 type Counters struct {
 	mu     sync.Mutex
 	stages map[string]*kafka.BatchStats
-	total  atomic.Int64
 }
 
 // ObserveBatch implements kafka.Observer.
@@ -132,7 +130,6 @@ func (c *Counters) ObserveBatch(b kafka.BatchStats) {
 	s.Produced += b.Produced
 	s.Failed += b.Failed
 	s.HandleTime += b.HandleTime
-	c.total.Add(int64(b.Handled))
 }
 
 // Stage returns the sums for one stage.
