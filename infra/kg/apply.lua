@@ -7,14 +7,15 @@
 -- ARGV[3]  NF, the number of fields per triplet; then NF fields per triplet:
 --   +0 key (edge id)        +1 delivery token      +2 head mode (a|r|n)
 --   +3 head id (a, n)       +4 head surface        +5 head type
---   +6 entry chunk          +7 relation            +8 tail surface
---   +9 tail mode (|r|n)     +10 tail id (n)        +11 tail type
+--   +6 entry chunk (a)      +7 relation            +8 tail surface
+--   +9 tail mode (|a|r|n)   +10 tail id (a, n)     +11 tail type
 --   +12 chunk               +13 doc                +14 span start
 --   +15 span end            +16 evidence           +17 method
 --   +18 pattern             +19 confidence         +20 qualifiers JSON
 --   +21 triplet id          +22 alias relation (1) +23 mention only (1)
--- Head mode a: anchored person, id given; r: resolve the surface to a
--- person; n: typed node, id given. Tail mode likewise, empty for no node.
+-- Head mode a: person anchored to the entry chunk, id given; r: resolve
+-- the surface to a person; n: typed node, id given. Tail mode likewise,
+-- empty for no node.
 --
 -- Returns { events, names }: events is one string of lines "index TAB kind
 -- TAB entity id TAB value", kind created|edge|chunk|alias, index the
@@ -194,6 +195,10 @@ local function apply(i, a, key, token)
   local tid, tres, tcand = '', '', nil
   if tmode == 'r' then
     tid, tres, tcand = resolve(i, tail, chunk, doc, token)
+  elseif tmode == 'a' then
+    tid = ARGV[a + 10]
+    tres = 'entry'
+    ensure(i, tid, tail, ARGV[a + 11], ARGV[a + 6], chunk, doc, token)
   elseif tmode == 'n' then
     tid = ARGV[a + 10]
     tres = 'typed'

@@ -36,14 +36,25 @@
 // name, courtesy name or art name without saying which entry they mean.
 // The graph therefore resolves surfaces as follows.
 //
-//   - A person who is the subject of the biography entry a chunk belongs to
-//     (triplet Head == Entry, with EntryChunk set) is anchored to that entry:
-//     id person:<name>@<8 hex of hash(name, entry chunk)>. Two entries of
-//     one name give two entities; all chunks of one entry, continuation
-//     chunks included, give one. This is deterministic, so replicas and
-//     re-ingests agree without coordination.
-//   - Any other person surface (a head outside an entry, a relative named as
-//     a tail) is looked up in kg:{t}:alias:<surface>, keeping only person
+//   - A person inside a biography entry (the triplet has EntryChunk set) is
+//     anchored to that entry: id person:<name>@<8 hex of hash(name, entry
+//     chunk)>. This covers the entry's subject (Head == Entry) and the
+//     people the entry itself introduces: a relative's sub-entry ("子琮，
+//     字季玉") and the relatives it names as tails of relative edges ("父朝
+//     荣"). Two entries of one name give two entities; all chunks of one
+//     entry, continuation chunks included, give one; a relative's own facts
+//     and the edge naming him meet on one node whatever order they arrive
+//     in (triplets are partitioned by head, so there is no order between
+//     them). This relies on the extractor's contract that inside an entry
+//     the heads are the people the entry introduces, never people it merely
+//     mentions. A relative who also has an entry of his own is then two
+//     entities, each listing the other as a homonym: a visible split, where
+//     resolving by name would merge him with whoever else bears it (a
+//     father known by his given name alone, 朝荣, is not the 朝荣 of another
+//     volume). Anchoring is deterministic, so replicas and re-ingests agree
+//     without coordination.
+//   - A person surface outside entries (archive books, generic text, the
+//     news) is looked up in kg:{t}:alias:<surface>, keeping only person
 //     ids other than the surface's own unanchored id person:<surface>:
 //     exactly one candidate → that entity ("alias"); none → the unanchored
 //     person person:<surface>, created if needed ("new"); several → the fact

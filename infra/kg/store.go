@@ -170,18 +170,22 @@ func tripletArgs(args []any, t schemas.Triplet, token string) ([]any, error) {
 	if htype == "" {
 		htype = schemas.EntityPerson
 	}
+	// Persons inside a biography entry are the people the entry introduces
+	// and are anchored to it; elsewhere they are resolved by surface.
 	hmode, hid, entry := "n", NodeID(htype, head), ""
 	if htype == schemas.EntityPerson {
 		hmode, hid = "r", ""
-		if t.EntryChunk != "" && head == Surface(t.Entry) {
+		if t.EntryChunk != "" {
 			hmode, hid, entry = "a", PersonID(head, t.EntryChunk), t.EntryChunk
 		}
 	}
 	ttype := tailType(t)
 	tmode, tid := "", ""
-	switch ttype {
-	case "":
-	case schemas.EntityPerson:
+	switch {
+	case ttype == "":
+	case ttype == schemas.EntityPerson && t.EntryChunk != "":
+		tmode, tid, entry = "a", PersonID(tail, t.EntryChunk), t.EntryChunk
+	case ttype == schemas.EntityPerson:
 		tmode = "r"
 	default:
 		tmode, tid = "n", NodeID(ttype, tail)

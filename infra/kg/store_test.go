@@ -218,6 +218,43 @@ func TestResolutionOfHeadsOutsideEntries(t *testing.T) {
 	})
 }
 
+func TestEntryAnchorsTheRelativesItIntroduces(t *testing.T) {
+	s, _ := newStore(t, kg.Config{})
+	// In 陆文渊's entry: the edge naming his son, and the son's sub-entry.
+	// Triplets are partitioned by head, so the edge may come first.
+	edge := triplets("d", "c-lu", "陆文渊", "c-lu",
+		fact{head: "陆文渊", rel: schemas.RelRelative, tail: "陆琮", tailType: schemas.EntityPerson, start: 90, end: 93,
+			quals: map[string]string{"kin": "子"}})
+	sub := triplets("d", "c-lu", "陆文渊", "c-lu",
+		fact{head: "陆琮", rel: schemas.RelMention, start: 90, end: 100},
+		fact{head: "陆琮", rel: schemas.RelCourtesyName, tail: "季玉", start: 90, end: 96})
+	// Another man of that name with an entry of his own.
+	other := triplets("d2", "c-lc", "陆琮", "c-lc",
+		fact{head: "陆琮", rel: schemas.RelCourtesyName, tail: "汝器", start: 0, end: 6})
+	apply(t, s, other, nil)
+	apply(t, s, edge, nil)
+	apply(t, s, sub, nil)
+
+	son, namesake := kg.PersonID("陆琮", "c-lu"), kg.PersonID("陆琮", "c-lc")
+	e := entity(t, s, son)
+	if e.EntryChunk != "c-lu" || len(e.Edges) != 1 || e.Edges[0].Tail != "季玉" || e.Edges[0].Resolution != kgview.ResolvedEntry {
+		t.Fatalf("son = %+v", e)
+	}
+	if len(e.Incoming) != 1 || e.Incoming[0].HeadID != kg.PersonID("陆文渊", "c-lu") ||
+		e.Incoming[0].TailResolution != kgview.ResolvedEntry {
+		t.Fatalf("the relative edge does not reach the son: %+v", e.Incoming)
+	}
+	if !slices.Equal(e.Homonyms, []string{namesake}) {
+		t.Fatalf("homonyms = %v, want the namesake", e.Homonyms)
+	}
+	if got := resolve(t, s, "陆琮"); !slices.Equal(got, sorted(son, namesake)) {
+		t.Fatalf("Resolve(陆琮) = %v", got)
+	}
+	if got := resolve(t, s, "季玉"); !slices.Equal(got, []string{son}) {
+		t.Fatalf("Resolve(季玉) = %v", got)
+	}
+}
+
 func TestEntityKeepsProvenance(t *testing.T) {
 	s, _ := newStore(t, kg.Config{})
 	ts := yeXiangGao()

@@ -13,8 +13,9 @@ var ErrNotFound = errors.New("entity not found")
 // How a triplet's head or tail surface was resolved to an entity (the
 // Resolution fields of Edge). The rules are in infra/kg's package doc.
 const (
-	// ResolvedEntry: the person whose biography entry the chunk belongs to,
-	// anchored to that entry.
+	// ResolvedEntry: a person of the biography entry the chunk belongs to
+	// (its subject, or a relative the entry introduces), anchored to that
+	// entry.
 	ResolvedEntry = "entry"
 	// ResolvedAlias: the only person the surface form denoted.
 	ResolvedAlias = "alias"
