@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"github.com/annalist-dev/annalist/internal/text"
 	"math"
 	"strings"
 	"unicode"
@@ -210,9 +211,9 @@ func scoreVolume(docText string, chunks []schemas.Chunk) volumeScore {
 	}
 	for _, s := range v.found {
 		rs := []rune(s)
-		ok := index(l.main, rs, 0) >= 0
+		ok := text.IndexRunes(l.main, rs, 0) >= 0
 		for _, g := range l.groups {
-			ok = ok || index(g, rs, 0) >= 0
+			ok = ok || text.IndexRunes(g, rs, 0) >= 0
 		}
 		if ok {
 			v.listed++
@@ -261,7 +262,7 @@ func align(main []rune, subjects []string) []alignment {
 	var cands []cand
 	for i, s := range subjects {
 		rs := []rune(s)
-		for q := index(main, rs, 0); q >= 0; q = index(main, rs, q+1) {
+		for q := text.IndexRunes(main, rs, 0); q >= 0; q = text.IndexRunes(main, rs, q+1) {
 			cands = append(cands, cand{i, q, len(rs)})
 		}
 	}
@@ -288,20 +289,4 @@ func align(main []rune, subjects []string) []alignment {
 		out[i], out[j] = out[j], out[i]
 	}
 	return out
-}
-
-func index(hay, needle []rune, from int) int {
-	if len(needle) == 0 {
-		return -1
-	}
-outer:
-	for i := from; i+len(needle) <= len(hay); i++ {
-		for j, r := range needle {
-			if hay[i+j] != r {
-				continue outer
-			}
-		}
-		return i
-	}
-	return -1
 }

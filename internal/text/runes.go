@@ -145,3 +145,21 @@ func Substr(s string, start, end int) string {
 
 // RuneLen is the number of runes in s.
 func RuneLen(s string) int { return utf8.RuneCountInString(s) }
+
+// IndexRunes is the first index ≥ from of needle in hay, or -1 (also for an
+// empty needle). Offsets are rune positions, as everywhere in annalist.
+func IndexRunes(hay, needle []rune, from int) int {
+	if len(needle) == 0 || from < 0 {
+		return -1
+	}
+outer:
+	for i := from; i+len(needle) <= len(hay); i++ {
+		for j, r := range needle {
+			if hay[i+j] != r {
+				continue outer
+			}
+		}
+		return i
+	}
+	return -1
+}
