@@ -103,6 +103,16 @@ type Chunk struct {
 	Entry string `json:"entry,omitempty"`
 	// EntryChunk is the id of the chunk that begins Entry's entry.
 	EntryChunk string `json:"entry_chunk,omitempty"`
+	// SubEntry is the person whose sub-entry inside Entry's entry this
+	// chunk begins: a relative or an attached person introduced in a
+	// paragraph of their own ("子琮，字季玉", "用嘉，举人"). The text up to
+	// the next person it introduces is about SubEntry, not Entry. It is
+	// the full name when it can be derived (Entry's surname and the given
+	// name written: 申用嘉 in 申时行's entry; or the full form the entry
+	// used earlier), else the name as written; empty for any other chunk,
+	// continuation chunks cut from a long sub-entry included. Subject,
+	// Entry and EntryChunk are unchanged by it.
+	SubEntry string `json:"sub_entry,omitempty"`
 	// Start and End are rune offsets of the chunk in the document.
 	Start int    `json:"start"`
 	End   int    `json:"end"`
