@@ -236,7 +236,11 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 		hard = 2 * max
 	}
 	hard = maxInt(hard, max)
-	res.Chunks = build(doc, d, marks, profile, res.Method, lang, max, hard)
+	var groups [][]rune
+	if profile == ProfileLiezhuan {
+		groups = volumeListing(d.rs).groups
+	}
+	res.Chunks = build(doc, d, marks, groups, profile, res.Method, lang, max, hard)
 	if err := checkTiling(doc.Text, res.Chunks); err != nil {
 		return Result{}, pipeline.Permanent(fmt.Errorf("chunk document %s: %w", doc.DocID, err))
 	}
@@ -246,12 +250,13 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 }
 
 // build turns marks into chunks: one piece per mark, each cut further to
-// at most max runes.
-func build(doc schemas.Document, d *docText, marks []mark, profile, method, lang string, max, hard int) []schemas.Chunk {
+// at most max runes. groups are the listing's parenthesised groups, which
+// say who is a relative when a sub-entry is named (subEntryName).
+func build(doc schemas.Document, d *docText, marks []mark, groups [][]rune, profile, method, lang string, max, hard int) []schemas.Chunk {
 	marks = normalise(marks, len(d.rs))
 	idx := text.NewIndex(doc.Text)
 	var chunks []schemas.Chunk
-	entry, entryChunk := "", ""
+	entry, entryChunk, entryStart := "", "", 0
 	for i, m := range marks {
 		end := len(d.rs)
 		if i+1 < len(marks) {
@@ -259,7 +264,7 @@ func build(doc schemas.Document, d *docText, marks []mark, profile, method, lang
 		}
 		switch m.kind {
 		case markEntry:
-			entry, entryChunk = m.subject, chunkID(doc.DocID, len(chunks))
+			entry, entryChunk, entryStart = m.subject, chunkID(doc.DocID, len(chunks)), m.pos
 		case markOutside:
 			entry, entryChunk = "", ""
 		}
@@ -275,8 +280,11 @@ func build(doc schemas.Document, d *docText, marks []mark, profile, method, lang
 				Entry: entry, EntryChunk: entryChunk,
 				Start: s, End: e, Text: idx.Slice(s, e), Lang: lang, Title: doc.Title,
 			}
-			if j == 0 && m.kind == markEntry {
+			switch {
+			case j == 0 && m.kind == markEntry:
 				ch.Subject = m.subject
+			case j == 0 && m.kind == markSub && entry != "" && m.subject != "":
+				ch.SubEntry = subEntryName(entry, []rune(m.subject), d.rs[entryStart:m.pos], groups)
 			}
 			chunks = append(chunks, ch)
 		}

@@ -15,7 +15,7 @@ import (
 
 // piece describes a chunk by what it starts with.
 type piece struct {
-	head, subject, entry string
+	head, subject, entry, sub string
 }
 
 // checkTiles fails unless chunks tile text and every chunk validates.
@@ -51,7 +51,7 @@ func pieces(chunks []schemas.Chunk) []piece {
 		if len(head) > 6 {
 			head = head[:6]
 		}
-		out[i] = piece{string(head), c.Subject, c.Entry}
+		out[i] = piece{string(head), c.Subject, c.Entry, c.SubEntry}
 	}
 	return out
 }
@@ -63,39 +63,39 @@ func TestLiezhuan(t *testing.T) {
 		want []piece
 	}{
 		{"listed volume", volListed, []piece{
-			{"林思远(弟思", "", ""},
-			{"林思远，字子", "林思远", "林思远"},
-			{"思道，字子行", "", "林思远"}, // relative named in the listing
-			{"许德明，吴江", "许德明", "许德明"},
-			{"陈安礼，字叔", "", "许德明"}, // unlisted person with the full formula
-			{"韩正，字守中", "韩正", "韩正"},
-			{"孙彦，字伯英", "孙彦", "孙彦"}, // entry inside a line
-			{"周通者，吴县", "周通", "周通"},
-			{"赞曰：思远、", "", ""},
+			{"林思远(弟思", "", "", ""},
+			{"林思远，字子", "林思远", "林思远", ""},
+			{"思道，字子行", "", "林思远", "林思道"}, // relative named in the listing
+			{"许德明，吴江", "许德明", "许德明", ""},
+			{"陈安礼，字叔", "", "许德明", "陈安礼"}, // unlisted person with the full formula
+			{"韩正，字守中", "韩正", "韩正", ""},
+			{"孙彦，字伯英", "孙彦", "孙彦", ""}, // entry inside a line
+			{"周通者，吴县", "周通", "周通", ""},
+			{"赞曰：思远、", "", "", ""},
 		}},
 		{"open volume", volOpen, []piece{
-			{"沈文，字仲章", "沈文", "沈文"},
-			{"子琏，字孟璞", "", "沈文"},
-			{"杨礼，江阴人", "杨礼", "杨礼"},
+			{"沈文，字仲章", "沈文", "沈文", ""},
+			{"子琏，字孟璞", "", "沈文", "沈琏"},
+			{"杨礼，江阴人", "杨礼", "杨礼", ""},
 		}},
 		// Between two names found verbatim, the one-name gaps of the
 		// listing are filled by the entries written differently.
 		// Between two names found verbatim, a one-name gap of the listing
 		// is filled by the entry written differently.
 		{"given name only, variant character", "陈安王濂孙彦叶应聪周通\n陈安，字子定，福清人。\n濂，字习古，定远人。善文辞。\n孙彦，上元人。\n叶应骢，字肃卿，鄞人。举进士。\n周通，不知何许人。\n", []piece{
-			{"陈安王濂孙彦", "", ""},
-			{"陈安，字子定", "陈安", "陈安"},
-			{"濂，字习古，", "王濂", "王濂"},
-			{"孙彦，上元人", "孙彦", "孙彦"},
-			{"叶应骢，字肃", "叶应聪", "叶应聪"},
-			{"周通，不知何", "周通", "周通"},
+			{"陈安王濂孙彦", "", "", ""},
+			{"陈安，字子定", "陈安", "陈安", ""},
+			{"濂，字习古，", "王濂", "王濂", ""},
+			{"孙彦，上元人", "孙彦", "孙彦", ""},
+			{"叶应骢，字肃", "叶应聪", "叶应聪", ""},
+			{"周通，不知何", "周通", "周通", ""},
 		}},
 		{"listed name missing from the text", "甲乙丙丁\n甲乙，字子丙，某州人。\n丙丁，某县人。\n", []piece{
-			{"甲乙丙丁\n", "", ""},
-			{"甲乙，字子丙", "甲乙", "甲乙"},
-			{"丙丁，某县人", "丙丁", "丙丁"},
+			{"甲乙丙丁\n", "", "", ""},
+			{"甲乙，字子丙", "甲乙", "甲乙", ""},
+			{"丙丁，某县人", "丙丁", "丙丁", ""},
 		}},
-		{"no entry at all", "天下之治，在于得人。\n", []piece{{"天下之治，在", "", ""}}},
+		{"no entry at all", "天下之治，在于得人。\n", []piece{{"天下之治，在", "", "", ""}}},
 	}
 	c := chunker.New(chunker.Config{})
 	for _, tt := range tests {
@@ -117,6 +117,75 @@ func TestLiezhuan(t *testing.T) {
 				if ch.Entry != "" && ch.EntryChunk == "" {
 					t.Fatalf("chunk %s has entry %q but no entry chunk", ch.ChunkID, ch.Entry)
 				}
+			}
+		})
+	}
+}
+
+// A chunk that begins a relative's or an attached person's sub-entry names
+// that person in SubEntry, completing a given name with the entry's
+// surname when the listing or a kinship word makes the person a relative
+// of that surname; other chunks leave it empty and keep their subject.
+func TestLiezhuanSubEntries(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want map[string]string // chunk head (6 runes) → SubEntry
+	}{
+		{"relatives by given name, kinship word, attached person, topic", volSubEntries, map[string]string{
+			"周文渊(子琮": "",
+			"周文渊，字伯": "",
+			"子琮，字季玉": "周琮", // kinship word before the given name
+			"琰，举人。历": "周琰", // given name alone, a son in the listing
+			"高明，字子晦": "高明", // attached person of another surname
+			"有吴敬者，歙": "吴敬", // unlisted, the introducing word dropped
+			"盐法者，国之": "",   // a topic, not a person
+			"欧阳德，字崇": "",
+			"旭，字崇光，": "欧阳旭", // compound surname
+			"赞曰：文渊、": "",
+		}},
+		{"siblings and attached people in one group", "许定(子用和用贞石坚)\n许定，字仲安，长乐人。举进士，官至尚书。\n用和，字子平，以荫授官。\n用贞，举人。官知县。\n石坚，字子刚，定门人也。\n", map[string]string{
+			"许定(子用和": "",
+			"许定，字仲安": "",
+			"用和，字子平": "许用和",
+			"用贞，举人。": "许用贞", // shares 用 with his brother
+			"石坚，字子刚": "石坚",  // listed after the sons, another surname
+		}},
+		{"a given name the entry wrote in full before", "唐仁(弟义恕韩忠)\n唐仁，字子静，江宁人。与御史韩忠友善，同劾权贵。\n义，字子方。恕，举人。\n忠，字子恒，亦江宁人。\n", map[string]string{
+			"唐仁(弟义恕":  "",
+			"唐仁，字子静":  "",
+			"义，字子方。":  "唐义",
+			"恕，举人。\n": "唐恕", // two given names after the kinship word, mid-line
+			"忠，字子恒，":  "韩忠", // "韩忠" in the entry's text and the listing
+		}},
+		{"a title is not a surname", "晋王棡(子济熺)\n晋王棡，太祖第三子，封于太原。好学，善属文。\n济熺，字景明。性谦和，以孝闻。\n", map[string]string{
+			"晋王棡(子济": "",
+			"晋王棡，太祖": "",
+			"济熺，字景明": "济熺",
+		}},
+		{"open volume", volOpen, map[string]string{
+			"沈文，字仲章": "", "子琏，字孟璞": "沈琏", "杨礼，江阴人": "",
+		}},
+	}
+	c := chunker.New(chunker.Config{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := schemas.Document{DocID: "vol", Text: tt.text, Profile: chunker.ProfileLiezhuan}
+			chunks, err := c.Chunk(context.Background(), doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkTiles(t, doc, chunks)
+			got := map[string]string{}
+			for _, ch := range chunks {
+				got[pieces([]schemas.Chunk{ch})[0].head] = ch.SubEntry
+				if ch.SubEntry != "" && (ch.Entry == "" || ch.Subject != "") {
+					t.Errorf("chunk %q: sub-entry %q outside an entry's continuation (entry %q, subject %q)",
+						ch.Text, ch.SubEntry, ch.Entry, ch.Subject)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Fatalf("sub-entries\n got %v\nwant %v", got, tt.want)
 			}
 		})
 	}

@@ -18,6 +18,11 @@
 //     entry — the people in parentheses on the volume's listing line, such
 //     as 刘基(子琏璟) — start continuation chunks of the main person's entry,
 //     as do other people introduced with a full "Name，字X，Place人" formula.
+//     Such a chunk names the person in SubEntry (申用嘉 for "用嘉，举人" in
+//     申时行's entry; see subentry.go for how a name written short is
+//     completed), so the facts of that paragraph are not given to the main
+//     person; an opening that does not show a person ("互市者，…") splits
+//     without one.
 //     Relatives do not get entry chunks of their own: the listing attaches
 //     them to the main person's entry, and the volume's entry chunks then
 //     spell its listing. Text before the first entry (the listing line, a

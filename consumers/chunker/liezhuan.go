@@ -56,9 +56,15 @@ type opening struct {
 	name      []rune // the name as written
 	lineStart bool
 	evidence  int
+	// person says the words after the name show it names a person, not a
+	// place or a topic ("互市者，和亲别名也"): a courtesy name, or a native
+	// place after a name of at most three characters or after "Name者".
+	person bool
 }
 
-// mark starts a piece of the document.
+// mark starts a piece of the document. subject is the entry's person as
+// listed (markEntry), or the name that opens a sub-entry as written
+// (markSub), empty when the opening is not surely a person.
 type mark struct {
 	pos     int
 	kind    markKind
@@ -225,8 +231,10 @@ func openings(rs []rune, sentences []text.Span) []opening {
 		case rs[e] == '，':
 			if len(name) >= 3 && name[len(name)-1] == '者' {
 				o.name, o.evidence = name[:len(name)-1], evFormula
+				o.person = evidence(rs, e+1) >= evFormula
 			} else {
 				o.name, o.evidence = name, evidence(rs, e+1)
+				o.person = o.evidence == evFull || o.evidence == evFormula && len(name) <= 3
 			}
 		case rs[e] == '、':
 			// A joint entry: "杨元杲、阮弘道，皆滁人".
@@ -238,7 +246,7 @@ func openings(rs []rune, sentences []text.Span) []opening {
 				o.name, o.evidence = name, evFormula
 			}
 		case rs[e] == '。' && e+1 < len(rs) && rs[e+1] == '字':
-			o.name, o.evidence = name, evFormula
+			o.name, o.evidence, o.person = name, evFormula, true
 		}
 		if o.name != nil {
 			out = append(out, o)
@@ -387,6 +395,17 @@ func liezhuanMarks(d *docText) []mark {
 	return marks
 }
 
+// volumeListing is the listing of a volume: its heading lines read as
+// parseListing does.
+func volumeListing(rs []rune) listing {
+	ls := lines(rs)
+	list := make([]bool, len(ls))
+	for i, sp := range ls {
+		list[i] = isListLine(rs[sp.Start:sp.End])
+	}
+	return parseListing(rs, ls, list)
+}
+
 // structureMarks classifies the lines (list[i] reports whether line i is a
 // listing or heading line) and marks the pieces that belong to no entry:
 // each block of heading lines, the text after it up to the next entry (a
@@ -416,7 +435,9 @@ func openMarks(ops []opening) []mark {
 			continue
 		}
 		if kinPrefixed(o.name) {
-			out = append(out, mark{pos: o.pos, kind: markSub})
+			// The evidence test above makes the opening a formula, so a
+			// person.
+			out = append(out, mark{pos: o.pos, kind: markSub, subject: string(o.name)})
 			continue
 		}
 		out = append(out, mark{pos: o.pos, kind: markEntry, subject: string(o.name)})
@@ -529,7 +550,13 @@ func listedMarks(ops []opening, l listing) []mark {
 			(o.lineStart && o.evidence >= evRelation || o.evidence >= evFormula)
 		unlisted := len(o.name) >= 2 && (o.lineStart && o.evidence >= evFormula || o.evidence == evFull)
 		if relative || unlisted {
-			out = append(out, mark{pos: o.pos, kind: markSub})
+			// A relative is a person the listing names; an unlisted opening
+			// is one only when its words say so.
+			m := mark{pos: o.pos, kind: markSub}
+			if relative || o.person {
+				m.subject = string(o.name)
+			}
+			out = append(out, m)
 		}
 	}
 	return out

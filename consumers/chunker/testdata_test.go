@@ -26,3 +26,21 @@ const volOpen = `沈文，字仲章，嘉兴人。少有志节，举进士，授
 杨礼，江阴人。起家诸生，历知县，有善政。
 又董清，不知何许人，亦以清操闻。
 `
+
+// volSubEntries has an entry with sub-entries: a son introduced with a
+// kinship word, a son written by his given name alone whose sub-entry
+// opens with "举人", an attached person of another surname named in the
+// listing's parentheses, an unlisted person introduced with 有, and a
+// paragraph on a topic that opens like an entry ("X者，…"); then an entry
+// of a compound surname with a brother's sub-entry.
+const volSubEntries = `周文渊(子琮琰高明)欧阳德(弟旭)
+周文渊，字伯深，临川人。举进士，授御史。以直言闻，累官右副都御史。
+子琮，字季玉，以荫入官。历知府，有惠政。
+琰，举人。历官广西参议。
+高明，字子晦，文渊门人也。亦举进士，授知县。
+有吴敬者，歙县人。以布衣上书言事，不报。
+盐法者，国之大计也。文渊尝论之甚详。
+欧阳德，字崇一，泰和人。举进士，授编修。
+旭，字崇光，德弟也。以举人授教谕。
+赞曰：文渊、德，皆以清节自持。
+`
