@@ -191,6 +191,28 @@ func TestLiezhuanSubEntries(t *testing.T) {
 	}
 }
 
+// A princes' volume lists "fief 王 given name"; the text inserts the
+// posthumous epithet ("云康王柏"), sometimes after a lost paragraph break.
+// Each prince still begins his entry, named as listed.
+func TestLiezhuanPrinces(t *testing.T) {
+	doc := schemas.Document{DocID: "wang", Profile: chunker.ProfileLiezhuan, Text: volPrinces}
+	chunks, err := chunker.New(chunker.Config{}).Chunk(context.Background(), doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTiles(t, doc, chunks)
+	want := []piece{
+		{"◎诸王\n○高", "", "", ""},
+		{"云康王柏，高", "云王柏", "云王柏", ""}, // and his successor's paragraph
+		{"石泉王瑞烨，", "", "云王柏", "石泉王瑞烨"},
+		{"岚悼王，高宗", "岚王", "岚王", ""},
+		{"韩王松，高宗", "韩王松", "韩王松", ""},
+	}
+	if got := pieces(chunks); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("pieces\n got %v\nwant %v", got, want)
+	}
+}
+
 // A listed volume's entry chunks spell its listing (parentheses removed).
 func TestLiezhuanSubjectsSpellListing(t *testing.T) {
 	chunks, err := chunker.New(chunker.Config{}).Chunk(context.Background(), schemas.Document{DocID: "v", Text: volListed})

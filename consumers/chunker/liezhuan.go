@@ -21,7 +21,9 @@ import (
 //   - listed: the volume has a listing. The listing's main names (run
 //     together, without their parenthesised relatives) are aligned, in
 //     order, with the sentence starts of the text that open with one of them
-//     followed by "，", "者，" or "、": a dynamic programme picks the
+//     followed by "，", "者，" or "、" (a prince's opening "秦愍王樉" counts
+//     as the listed "秦王樉": listings leave out the posthumous epithet, and
+//     "晋恭王" as "晋王"): a dynamic programme picks the
 //     increasing chain that covers the most listing characters, preferring
 //     openings at a line start and followed by an entry formula; a one-name
 //     gap the chain leaves between two aligned names is then filled by the
@@ -57,8 +59,9 @@ type opening struct {
 	lineStart bool
 	evidence  int
 	// person says the words after the name show it names a person, not a
-	// place or a topic ("互市者，和亲别名也"): a courtesy name, or a native
-	// place after a name of at most three characters or after "Name者".
+	// place or a topic ("互市者，和亲别名也"): the full formula, or
+	// personEvidence after a name of at most three characters or after
+	// "Name者".
 	person bool
 }
 
@@ -231,10 +234,10 @@ func openings(rs []rune, sentences []text.Span) []opening {
 		case rs[e] == '，':
 			if len(name) >= 3 && name[len(name)-1] == '者' {
 				o.name, o.evidence = name[:len(name)-1], evFormula
-				o.person = evidence(rs, e+1) >= evFormula
+				o.person = personEvidence(rs, e+1)
 			} else {
 				o.name, o.evidence = name, evidence(rs, e+1)
-				o.person = o.evidence == evFull || o.evidence == evFormula && len(name) <= 3
+				o.person = o.evidence == evFull || len(name) <= 3 && personEvidence(rs, e+1)
 			}
 		case rs[e] == '、':
 			// A joint entry: "杨元杲、阮弘道，皆滁人".
@@ -286,45 +289,11 @@ func kinPrefixed(name []rune) bool {
 // evidence grades the words after "Name，" (from rs[i]) as an entry
 // formula.
 func evidence(rs []rune, i int) int {
-	clause := func(i int) []rune {
-		j := i
-		for j < len(rs) && j-i < 16 {
-			switch rs[j] {
-			case '，', '。', '；', '：', '\n':
-				return rs[i:j]
-			}
-			j++
-		}
-		return rs[i:j]
-	}
+	clause := func(i int) []rune { return clauseAt(rs, i) }
+	native := native
 	c1 := clause(i)
 	if len(c1) == 0 {
 		return evNone
-	}
-	// native: "Place人" or "Place人也", or the formula for an unknown
-	// origin ("不知何许人"); not a phrase that merely ends in 人 ("在于得人",
-	// "坐诛者数百人").
-	native := func(c []rune) bool {
-		n := len(c)
-		if n < 2 || n > 14 || !(c[n-1] == '人' || n >= 3 && c[n-2] == '人' && c[n-1] == '也') {
-			return false
-		}
-		if indexRunes(c, []rune("何许人"), 0) >= 0 {
-			return true
-		}
-		if c[n-1] == '也' {
-			n--
-		}
-		if n >= 2 && strings.ContainsRune("一二三四五六七八九十百千万数余两几", c[n-2]) {
-			return false
-		}
-		for _, r := range c {
-			switch r {
-			case '于', '得', '所', '为', '以', '而', '者', '不', '有', '其', '何', '可', '使', '用':
-				return false
-			}
-		}
-		return true
 	}
 	if c1[0] == '字' && len(c1) <= 6 {
 		// "字X，Place人" is the full formula.
@@ -347,6 +316,68 @@ func evidence(rs []rune, i int) int {
 		}
 	}
 	return evNone
+}
+
+// clauseAt is the clause of rs from i to the next clause end, at most 16
+// characters.
+func clauseAt(rs []rune, i int) []rune {
+	j := i
+	for j < len(rs) && j-i < 16 {
+		switch rs[j] {
+		case '，', '。', '；', '：', '\n':
+			return rs[i:j]
+		}
+		j++
+	}
+	return rs[i:j]
+}
+
+// native reports a native-place clause: "Place人" or "Place人也", or the
+// formula for an unknown origin ("不知何许人"); not a phrase that merely
+// ends in 人 ("在于得人", "坐诛者数百人").
+func native(c []rune) bool {
+	n := len(c)
+	if n < 2 || n > 14 || !(c[n-1] == '人' || n >= 3 && c[n-2] == '人' && c[n-1] == '也') {
+		return false
+	}
+	if indexRunes(c, []rune("何许人"), 0) >= 0 {
+		return true
+	}
+	if c[n-1] == '也' {
+		n--
+	}
+	if n >= 2 && strings.ContainsRune("一二三四五六七八九十百千万数余两几", c[n-2]) {
+		return false
+	}
+	for _, r := range c {
+		switch r {
+		case '于', '得', '所', '为', '以', '而', '者', '不', '有', '其', '何', '可', '使', '用':
+			return false
+		}
+	}
+	return true
+}
+
+// personEvidence reports whether the words after "Name，" (from rs[i])
+// show that Name is a person: a courtesy name, another name, an ancestry,
+// or a native place that is not an appointment ("世宗立，侃授行人": 行人
+// is an office).
+func personEvidence(rs []rune, i int) bool {
+	c := clauseAt(rs, i)
+	switch {
+	case len(c) == 0:
+		return false
+	case c[0] == '字' && len(c) <= 6:
+		return true
+	case native(c):
+		return !strings.ContainsAny(string(c), "授除拜迁擢升调召任官")
+	}
+	for _, p := range []string{"名", "初名", "本名", "一名", "其先", "号", "小字", "逸其名", "失其名"} {
+		if hasPrefix(c, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasPrefix(rs []rune, p string) bool {
@@ -450,9 +481,10 @@ func openMarks(ops []opening) []mark {
 // relatives and unlisted people.
 //
 // The alignment has two passes. First, a dynamic programme picks the
-// increasing chain of openings that are listed main names, verbatim, and
-// cover the most listing characters, preferring openings at a line start
-// and with an entry formula. Second, each run of two to four listing
+// increasing chain of openings that are listed main names, verbatim or as
+// a prince's title without his posthumous epithet (untitled), and cover
+// the most listing characters, preferring openings at a line start and
+// with an entry formula. Second, each run of two to four listing
 // characters left between two aligned names (one person's name) is filled
 // with the first opening between those two entries that has a line start,
 // an entry formula, and either the run's surname and about its length, or
@@ -470,6 +502,7 @@ func listedMarks(ops []opening, l listing) []mark {
 	var cands []cand
 	for i, o := range ops {
 		quality := 0
+		titled := untitled(o.name)
 		switch {
 		case o.lineStart && o.evidence >= evFormula:
 			quality = 5
@@ -477,12 +510,21 @@ func listedMarks(ops []opening, l listing) []mark {
 			quality = 3
 		case o.lineStart:
 			quality = 1
+		case titled != nil && o.evidence == evRelation:
+			// "晋恭王，太祖第三子也" inside a line: a prince's entry after a
+			// lost paragraph break.
+			quality = 2
 		default:
 			continue
 		}
 		if k := len(o.name); k >= 2 {
 			for q := indexRunes(l.main, o.name, 0); q >= 0; q = indexRunes(l.main, o.name, q+1) {
 				cands = append(cands, cand{op: i, q: q, n: k, score: 10*k + quality})
+			}
+		}
+		for _, n := range titled {
+			for q := indexRunes(l.main, n, 0); q >= 0; q = indexRunes(l.main, n, q+1) {
+				cands = append(cands, cand{op: i, q: q, n: len(n), score: 10*len(n) + quality - 1})
 			}
 		}
 	}
@@ -560,6 +602,22 @@ func listedMarks(ops []opening, l listing) []mark {
 		}
 	}
 	return out
+}
+
+// untitled returns the forms a listing gives a prince written with his
+// posthumous epithet: the text opens "秦愍王樉" (fief, epithet, 王, given
+// name) where the listing writes "秦王樉", or "晋恭王棡" where it writes
+// "晋王". Nil for a name without a fief title.
+func untitled(name []rune) [][]rune {
+	i := slices.Index(name, '王')
+	if i < 2 || i > 3 {
+		return nil
+	}
+	short := slices.Concat(name[:i-1], name[i:])
+	if i+1 == len(name) {
+		return [][]rune{short}
+	}
+	return [][]rune{short, short[:i]}
 }
 
 func abs(x int) int {

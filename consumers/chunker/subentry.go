@@ -66,6 +66,11 @@ func subEntryName(entry string, written, before []rune, groups [][]rune) string 
 		}
 	}
 	sur := surnameOf([]rune(entry))
+	// "汧子枋": the entry's given name, then a kinship word.
+	if given := []rune(entry)[len(sur):]; len(sur) > 0 && len(given) > 0 && len(written) > len(given)+1 &&
+		slices.Equal(written[:len(given)], given) && isKin(written[len(given)]) {
+		written = written[len(given):]
+	}
 	withSurname := func(name []rune) string {
 		if len(name) > 2 || len(sur) == 0 || len(name) >= len(sur) && slices.Equal(name[:len(sur)], sur) {
 			return string(name)

@@ -44,3 +44,16 @@ const volSubEntries = `周文渊(子琮琰高明)欧阳德(弟旭)
 旭，字崇光，德弟也。以举人授教谕。
 赞曰：文渊、德，皆以清节自持。
 `
+
+// volPrinces is a volume of princes: the listing writes fief, 王 and given
+// name (or the fief alone), the entries add the posthumous epithet; one
+// entry begins inside a line; a successor's paragraph continues the entry;
+// a prince of a junior line named in the listing has a sub-entry.
+const volPrinces = `◎诸王
+○高宗诸子
+云王柏(石泉王瑞烨)岚王韩王松
+云康王柏，高宗第二子。永乐二年封。十年就藩大同。好学，礼贤下士。二十年薨。
+子靖王瑞燧嗣，宣德三年薨。
+石泉王瑞烨，康王第三子。以孝闻，赐敕奖之。岚悼王，高宗第四子也。幼殇。
+韩王松，高宗第五子。永乐五年封，未就藩，薨。
+`
