@@ -29,9 +29,18 @@
 // in a biography. So the head of a narrative fact is the chunk's entry
 // person only when the clause names no one else (ownClause) and the
 // sentence is not about a relative; a relative's sub-entry ("子琮，字季玉")
-// starts a section whose facts belong to the relative; a section whose
-// person cannot be named yields nothing; an office tail must end with a
-// known office title; a death needs a time or an age.
+// starts a section whose facts belong to the relative, and so does the
+// opening text of a chunk the chunker marks as beginning one
+// (Chunk.SubEntry: "用嘉，举人。历官广西参政" is 申用嘉's, not 申时行's); a
+// succession ("子隐王尚炳嗣", "俊卒，弟杰嗣") starts a section about the heir
+// that runs to the end of its paragraph, so a line of princes or nobles
+// does not pile its deaths on the first holder, and each heir is linked to
+// the holder before him (relative, qualifier succession=1); a section
+// whose person cannot be named yields nothing; an office tail must end
+// with a known office title; a death needs a time or an age. Every
+// triplet of an entry's chunk keeps Entry and EntryChunk whatever its
+// head: the KG anchors each person an entry introduces to that entry, the
+// sub-entry's person as an entity of his own.
 //
 // Memory is consumer-side (the Memory interface); infra/memory keeps it in
 // Redis. The model is any eino model.BaseChatModel; infra/llm supplies one

@@ -184,7 +184,10 @@ func (e *Extractor) Handler() pipeline.Handler {
 // Extract returns the triplets of chunk c. Classical-Chinese patterns run
 // on text with Han characters, English patterns on text with Latin
 // letters; in an entry chunk (Entry set) the head of a fact is the entry's
-// person unless the text introduces a relative's sub-entry. Errors from the
+// person unless the chunk begins a sub-entry (SubEntry set: its opening
+// text is about that person) or the text introduces a relative's
+// sub-entry. Triplets keep Entry and EntryChunk whatever their head, so
+// the KG anchors every person of the entry to it. Errors from the
 // model or the memory are returned as they are (transient: retry); an
 // invalid chunk is a permanent error.
 func (e *Extractor) Extract(ctx context.Context, tenant string, c schemas.Chunk) ([]schemas.Triplet, error) {
@@ -201,7 +204,7 @@ func (e *Extractor) Extract(ctx context.Context, tenant string, c schemas.Chunk)
 	var facts []fact
 	var secs []section
 	if hasHan(c.Text) {
-		facts, secs = extractHan(c.Text, entry)
+		facts, secs = extractHan(c.Text, entry, c.SubEntry, beginsEntry(c))
 	}
 	if hasLatin(c.Text) {
 		facts = append(facts, extractEnglish(c.Text, entry)...)

@@ -2,6 +2,7 @@ package extractor
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -197,14 +198,17 @@ func trimBody(b string) string {
 }
 
 // resolveHead names the person a header introduces, given the entry the
-// chunk belongs to and the text before the header. ok is false when the
-// header clearly introduces someone but the name cannot be made out; the
-// facts of that section are then dropped rather than given to the wrong
-// person.
-func resolveHead(body, entry, before string) (head, kin string, ok bool) {
+// chunk belongs to, the sub-entry it begins ("" if none) and the text
+// before the header. ok is false when the header clearly introduces
+// someone but the name cannot be made out; the facts of that section are
+// then dropped rather than given to the wrong person.
+func resolveHead(body, entry, sub, before string) (head, kin string, ok bool) {
 	sur, given := surname(entry)
 	if entry != "" && (body == entry || (given != "" && body == given)) {
 		return entry, "", true
+	}
+	if k, ok := namesSub(body, sub); ok {
+		return sub, k, true
 	}
 	b := trimBody(body)
 	// "世贞子士骐": the entry's given name, then a kinship word.
@@ -252,6 +256,32 @@ func resolveHead(body, entry, before string) (head, kin string, ok bool) {
 	return "", "", false
 }
 
+// namesSub reports whether a header's name is the sub-entry's person as
+// the text writes him: the name the chunker gave, or its last one or two
+// characters (the given name), after a kinship word or a word that
+// introduces him ("子琮" for 陆琮, "用嘉" for 申用嘉, "有朱士完者"). kin is
+// the kinship word written, if any.
+func namesSub(body, sub string) (kin string, ok bool) {
+	if sub == "" {
+		return "", false
+	}
+	b := trimBody(body)
+	for _, p := range headerPrefixes {
+		if rest, found := strings.CutPrefix(b, p); found && rest != "" {
+			b = rest
+			break
+		}
+	}
+	// "孙作" is a name when the chunker says so: 孙 is a surname too.
+	if b == sub {
+		return "", true
+	}
+	if k, rest, _ := cutKin(b); k != "" && rest != "" && (rest == sub || strings.HasSuffix(sub, rest)) {
+		return k, true
+	}
+	return "", utf8.RuneCountInString(b) <= 2 && strings.HasSuffix(sub, b)
+}
+
 // kinBefore returns the kinship word under which text introduced the given
 // name earlier ("子琮", "子用懋、用嘉"), or "".
 func kinBefore(text, given string) string {
@@ -281,24 +311,39 @@ type section struct {
 	// introduces (relatives, sub-entries): a sentence that opens with one
 	// of them is about that person.
 	others map[string]bool
+	// inherited says the head is the entry's person only because a
+	// continuation chunk belongs to his entry: the text has not named him.
+	inherited bool
+	// pred and kin are set on a succession's section: the holder the heir
+	// succeeded and the kinship word between them ("子"). after is set on
+	// the text after a succession's paragraph: the heir last named, a full
+	// name if afterFull.
+	pred, kin, after string
+	afterFull        bool
 }
 
 // hanSections splits text by the person it talks about. In an entry chunk
-// the text before the first header is the entry's; a header at a line
+// the text before the first header is the entry's, or the sub-entry's
+// person's when the chunk begins one (sub); in a continuation chunk
+// (begins false) that text is inherited: the entry's person is assumed, not
+// introduced; a header at a line
 // start (a relative's sub-entry) runs to the next header; a header inside a
 // paragraph (a relative introduced in passing, "父子祺，名寿昌，以字行")
 // runs to the end of its paragraph, after which the text is again the
 // enclosing person's. Outside entries only a header's own paragraph is
 // attributed.
-func hanSections(text, entry string, headers []hanHeader) []section {
+func hanSections(text, entry, sub string, begins bool, headers []hanHeader) []section {
 	var out []section
 	first := len(text)
 	if len(headers) > 0 {
 		first = headers[0].at
 	}
-	outer := section{head: entry, full: entry != ""}
-	if entry != "" && first > 0 {
-		out = append(out, section{start: 0, end: first, head: entry, full: true})
+	outer := section{head: entry, full: entry != "", inherited: entry != "" && !begins}
+	if sub != "" {
+		outer = section{head: sub, full: fullSub(sub, entry)}
+	}
+	if outer.head != "" && first > 0 {
+		out = append(out, section{start: 0, end: first, head: outer.head, full: outer.full, inherited: outer.inherited})
 	}
 	for i := range headers {
 		h := &headers[i]
@@ -312,19 +357,34 @@ func hanSections(text, entry string, headers []hanHeader) []section {
 				end = h.at + nl
 			}
 		}
-		h.head, h.kin, _ = resolveHead(h.body, entry, text[:h.at])
+		h.head, h.kin, _ = resolveHead(h.body, entry, sub, text[:h.at])
 		full := h.head != "" && (h.head == entry || h.head != trimBody(h.body) ||
 			utf8.RuneCountInString(h.head) >= 3)
+		if h.head != "" && h.head == sub {
+			full = fullSub(sub, entry)
+		}
 		sec := section{start: h.at, end: end, head: h.head, full: full, hdr: h}
 		out = append(out, sec)
 		if h.lineStart && entry != "" {
 			outer = sec
 		}
 		if end < next && outer.head != "" {
-			out = append(out, section{start: end, end: next, head: outer.head, full: outer.full})
+			out = append(out, section{start: end, end: next, head: outer.head, full: outer.full, inherited: outer.inherited})
 		}
 	}
 	return out
+}
+
+// fullSub reports whether a sub-entry's person is named in full, so his
+// relatives' given names can take his surname: a name of three
+// characters or more, or one with the entry's surname. A two-character
+// name may be a given name written alone ("德懋").
+func fullSub(sub, entry string) bool {
+	if utf8.RuneCountInString(sub) >= 3 {
+		return true
+	}
+	sur, _ := surname(entry)
+	return sur != "" && utf8.RuneCountInString(sub) == 2 && strings.HasPrefix(sub, sur)
 }
 
 // sectionAt returns the section containing byte offset b.
@@ -400,8 +460,10 @@ func ownClause(p, head string) bool {
 func foreignSentence(text string, b int, s *section) bool {
 	ss := sentenceStart(text, b, s.start)
 	sent := strings.TrimLeft(text[ss:b], " 　")
-	// The header's own sentence ("子琮，字季玉，…") is about the head.
-	own := s.hdr != nil && ss == s.hdr.at
+	// The header's own sentence ("子琮，字季玉，…") is about the head, as is
+	// a sentence that names him after a kinship word ("子恭，举人" in 陈恭's
+	// sub-entry).
+	own := s.hdr != nil && ss == s.hdr.at || kinNamesHead(sent, s.head)
 	if !own && (reSentKin.MatchString(sent) || reSuccession.MatchString(sent)) {
 		return true
 	}
@@ -424,6 +486,17 @@ func foreignSentence(text string, b int, s *section) bool {
 		}
 	}
 	return foreignPrevious(text, b, s)
+}
+
+// kinNamesHead reports whether sent opens with a kinship word and the
+// head's given name or name: the relative it speaks of is the head.
+func kinNamesHead(sent, head string) bool {
+	k, rest, _ := cutKin(sent)
+	if k == "" || head == "" {
+		return false
+	}
+	_, g := surname(head)
+	return strings.HasPrefix(rest, head) || g != "" && strings.HasPrefix(rest, g)
 }
 
 // sovereign reports whether a subject is the emperor or an empress
@@ -452,6 +525,9 @@ func foreignPrevious(text string, b int, s *section) bool {
 		return false
 	}
 	prev := strings.TrimLeft(text[ps:ss], " 　")
+	if kinNamesHead(prev, s.head) {
+		return false
+	}
 	if reSuccession.MatchString(prev) {
 		return true
 	}
@@ -494,12 +570,15 @@ const (
 )
 
 // extractHan applies the classical-Chinese patterns to text. entry is the
-// person the chunk's entry is about ("" outside entries). It returns the
-// facts and the sections, which LLM-synthesised regexes reuse to attribute
-// their matches.
-func extractHan(text, entry string) ([]fact, []section) {
+// person the chunk's entry is about ("" outside entries), sub the person
+// whose sub-entry the chunk begins ("" if none): the chunk's opening text
+// is about sub, who is mentioned in it. begins says the chunk begins the
+// entry. It returns the facts and the
+// sections, which LLM-synthesised regexes reuse to attribute their
+// matches.
+func extractHan(text, entry, sub string, begins bool) ([]fact, []section) {
 	headers := parseHeaders(text)
-	secs := hanSections(text, entry, headers)
+	secs := splitSuccessions(text, entry, hanSections(text, entry, sub, begins, headers))
 	kins := kinNames(text)
 	others := map[string]bool{}
 	for _, k := range kins {
@@ -508,6 +587,11 @@ func extractHan(text, entry string) ([]fact, []section) {
 	for _, h := range headers {
 		if h.head != "" && h.head != entry {
 			others[trimBody(h.body)] = true
+		}
+	}
+	for _, s := range secs {
+		if s.kin != "" {
+			others[s.hdr.body] = true
 		}
 	}
 	for i := range secs {
@@ -527,6 +611,10 @@ func extractHan(text, entry string) ([]fact, []section) {
 		s, e := mentionSpan(text, entry)
 		add(fact{head: entry, rel: schemas.RelMention, start: s, end: e, pattern: "han.mention", conf: confMention})
 	}
+	if sub != "" && sub != entry && !slices.ContainsFunc(headers, func(h hanHeader) bool { return h.head == sub }) {
+		s, e := mentionSpan(text, sub)
+		add(fact{head: sub, rel: schemas.RelMention, start: s, end: e, pattern: "han.mention.sub_entry", conf: confMention})
+	}
 	for i := range headers {
 		h := &headers[i]
 		if h.head == "" {
@@ -543,10 +631,22 @@ func extractHan(text, entry string) ([]fact, []section) {
 		}
 		headerFacts(text, h, add)
 	}
+	for _, s := range secs {
+		if s.kin == "" || s.head == "" {
+			continue
+		}
+		add(fact{head: s.head, rel: schemas.RelMention, start: s.start, end: s.hdr.bodyEnd,
+			pattern: "han.mention.heir", conf: confMention})
+		if s.pred != "" {
+			add(fact{head: s.pred, rel: schemas.RelRelative, tail: s.head, tailType: schemas.EntityPerson,
+				quals: map[string]string{"kin": s.kin, "succession": "1"}, start: s.start, end: s.hdr.bodyEnd,
+				pattern: "han.succession", conf: confRelative})
+		}
+	}
 	jinshiFacts(text, secs, add)
 	officeFacts(text, secs, add)
 	deathFacts(text, secs, add)
-	kinFacts(text, secs, kins, add)
+	kinFacts(text, entry, secs, kins, add)
 	for _, m := range findAll(reSelfHao, text, hanEnds, "自号") {
 		if s := attributable(text, secs, m[0]); s != nil {
 			add(fact{head: s.head, rel: schemas.RelArtName, tail: text[m[2]:m[3]], tailType: schemas.EntityName,
@@ -557,15 +657,24 @@ func extractHan(text, entry string) ([]fact, []section) {
 	return facts, secs
 }
 
-// mentionSpan is the first place the entry's name (or given name) occurs,
-// or an empty span at the start.
-func mentionSpan(text, entry string) (int, int) {
-	if i := strings.Index(text, entry); i >= 0 {
-		return i, i + len(entry)
+// mentionSpan is the first place the person's name (or given name)
+// occurs, or an empty span at the start. A one-character given name is
+// looked for only at the start of the text, where a sub-entry writes it
+// ("琰，举人"): elsewhere it is too often another word.
+func mentionSpan(text, name string) (int, int) {
+	if i := strings.Index(text, name); i >= 0 {
+		return i, i + len(name)
 	}
-	if _, g := surname(entry); utf8.RuneCountInString(g) >= 2 {
+	_, g := surname(name)
+	switch n := utf8.RuneCountInString(g); {
+	case n >= 2:
 		if i := strings.Index(text, g); i >= 0 {
 			return i, i + len(g)
+		}
+	case n == 1:
+		lead := len(text) - len(strings.TrimLeft(text, " 　\t\n"))
+		if strings.HasPrefix(text[lead:], g) {
+			return lead, lead + len(g)
 		}
 	}
 	return 0, 0
@@ -851,7 +960,11 @@ func kinNames(text string) []kinName {
 	return out
 }
 
-func kinFacts(text string, secs []section, kins []kinName, add func(fact)) {
+// kinFacts adds the relatives named after kinship words, as relatives of
+// the person the text is about there. A sub-entry that opens with its own
+// kinship word ("子恭，举人") names the sub-entry's person: the fact is
+// then the entry's person's relative.
+func kinFacts(text, entry string, secs []section, kins []kinName, add func(fact)) {
 	for _, k := range kins {
 		s := sectionAt(secs, k.start)
 		if s == nil || s.head == "" || (s.hdr != nil && k.start >= s.hdr.at && k.start < s.hdr.bodyEnd) {
@@ -865,6 +978,14 @@ func kinFacts(text string, secs []section, kins []kinName, add func(fact)) {
 		tail := k.name
 		if !strings.HasPrefix(k.name, sur) {
 			tail = sur + k.name
+		}
+		if tail == s.head {
+			if entry != "" && entry != s.head {
+				add(fact{head: entry, rel: schemas.RelRelative, tail: tail, tailType: schemas.EntityPerson,
+					quals: map[string]string{"kin": k.kin, "as_written": k.name}, start: k.start, end: k.end,
+					pattern: "han.kin.sub_entry", conf: confRelative})
+			}
+			continue
 		}
 		add(fact{head: s.head, rel: schemas.RelRelative, tail: tail, tailType: schemas.EntityPerson,
 			quals: map[string]string{"kin": k.kin, "as_written": k.name}, start: k.start, end: k.end,

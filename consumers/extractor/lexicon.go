@@ -81,10 +81,14 @@ var compoundSurnames = []string{
 }
 
 // surname splits a full name into surname and given name. Names of fewer
-// than two characters, and names in brackets of rare-character markup, have
-// no known surname.
+// than two characters, names in brackets of rare-character markup, and a
+// prince's or noble's title ("秦王樉", "汧阳王诚洌": 王 after the first
+// character ends a title, not a surname) have no known surname.
 func surname(name string) (sur, given string) {
 	if utf8.RuneCountInString(name) < 2 || strings.ContainsAny(name, "〈〉｛｝") {
+		return "", name
+	}
+	if _, size := utf8.DecodeRuneInString(name); strings.Contains(name[size:], "王") {
 		return "", name
 	}
 	for _, c := range compoundSurnames {
