@@ -40,7 +40,8 @@ var introducers = []string{
 // biographies; any other surname is one character.
 var compoundSurnames = []string{
 	"欧阳", "司马", "上官", "诸葛", "东方", "皇甫", "尉迟", "公孙", "慕容", "长孙", "宇文",
-	"令狐", "夏侯", "澹台", "独孤", "司徒", "司空", "万俟", "闻人", "赫连", "呼延", "端木",
+	"夏侯", "令狐", "澹台", "司徒", "司空", "端木", "闻人", "万俟", "西门", "南宫", "独孤",
+	"呼延", "申屠", "轩辕", "钟离", "百里", "东郭", "濮阳", "太史", "仲孙", "赫连", "拓跋",
 }
 
 // subEntryName names the person whose sub-entry opens with written inside
