@@ -300,8 +300,21 @@ type Draft struct {
 	Citations []string `json:"citations,omitempty"`
 	Facts     []Fact   `json:"facts,omitempty"`
 	Engine    string   `json:"engine,omitempty"`
+	// Origin is who wrote this attempt: "writer", or the solver whose
+	// correction it is ("era", "alias", "refconflict", "knowledge",
+	// "regenerate").
+	Origin string `json:"origin,omitempty"`
+	// Conflict marks a sentence that states a disagreement of the
+	// references: each of Facts names the chunk that gives its value, and
+	// the verifier checks each value against that chunk alone.
+	Conflict bool `json:"conflict,omitempty"`
+	// Note says what was wrong with the attempt this one replaces.
+	Note string `json:"note,omitempty"`
 	// Final marks the end of the page: no sentence, the writer is done.
 	Final bool `json:"final,omitempty"`
+	// Error, on a Final draft, says why the page could not be written
+	// (an unknown subject, say); the request then fails.
+	Error string `json:"error,omitempty"`
 }
 
 func (Draft) MessageType() string    { return TypeDraft }
