@@ -367,6 +367,8 @@ type Verdict struct {
 	Status    string        `json:"status"`
 	ErrorType string        `json:"error_type,omitempty"`
 	Facts     []FactVerdict `json:"facts,omitempty"`
+	// LLMCalls is how many model calls the verdict took (0 offline).
+	LLMCalls int `json:"llm_calls,omitempty"`
 }
 
 func (Verdict) MessageType() string    { return TypeVerdict }
@@ -421,6 +423,11 @@ type Correction struct {
 	Facts     []Fact   `json:"facts,omitempty"`
 	Reason    string   `json:"reason,omitempty"`
 	ReviewID  string   `json:"review_id,omitempty"`
+	// ErrorType is the verdict's error type the correction answers
+	// ("" for a not-included fact).
+	ErrorType string `json:"error_type,omitempty"`
+	// LLMCalls is how many model calls the correction took (0 offline).
+	LLMCalls int `json:"llm_calls,omitempty"`
 }
 
 func (Correction) MessageType() string    { return TypeCorrection }
