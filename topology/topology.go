@@ -106,7 +106,31 @@ const (
 	StageExtractor = "extractor"
 	StageKGWriter  = "kg-writer"
 	StageEmbedder  = "embedder"
+
+	StageWriter            = "writer"
+	StageVerifier          = "verifier"
+	StageRouter            = "router"
+	StageSolverEra         = "solver-era"
+	StageSolverAlias       = "solver-alias"
+	StageSolverRefConflict = "solver-refconflict"
+	StageSolverKnowledge   = "solver-knowledge"
+	StageSolverRegenerate  = "solver-regenerate"
+	StageAssembler         = "assembler"
 )
+
+// Solver names the solver a solver stage runs ("era" for solver-era).
+func Solver(stage string) string { return strings.TrimPrefix(stage, "solver-") }
+
+// IngestStages are the stages of the ingestion half, in graph order.
+func IngestStages() []string {
+	return []string{StageChunker, StageExtractor, StageKGWriter, StageEmbedder}
+}
+
+// GenerateStages are the stages of the generation half, in graph order.
+func GenerateStages() []string {
+	return []string{StageWriter, StageVerifier, StageRouter, StageSolverEra, StageSolverAlias,
+		StageSolverRefConflict, StageSolverKnowledge, StageSolverRegenerate, StageAssembler}
+}
 
 // Stages lists every stage.
 func Stages() []Stage {
@@ -119,6 +143,24 @@ func Stages() []Stage {
 			"idempotent upsert into the Redis knowledge graph"},
 		{StageEmbedder, []string{Chunks}, nil,
 			"chunk embeddings into the vector store"},
+		{StageWriter, []string{Requests, Verdicts, Corrections}, []string{Drafts},
+			"retrieval into agent memory; drafts sentence k+1 once sentence k is final"},
+		{StageVerifier, []string{Drafts}, []string{Verdicts},
+			"atomic facts checked against the references: supported / not-included / not-supported"},
+		{StageRouter, []string{Verdicts}, []string{RepairEra, RepairAlias, RepairRefConfl, RepairKnowledge, RepairRegenerate, RepairOther},
+			"routes failed verdicts to one solver by error type"},
+		{StageSolverEra, []string{RepairEra}, []string{Corrections},
+			"era names <-> Gregorian years from the shipped era table"},
+		{StageSolverAlias, []string{RepairAlias}, []string{Corrections},
+			"names the subject from the KG alias set"},
+		{StageSolverRefConflict, []string{RepairRefConfl}, []string{Corrections, Reviews},
+			"states a reference disagreement with both citations; opens a review"},
+		{StageSolverKnowledge, []string{RepairKnowledge}, []string{Corrections},
+			"glossary lookups for offices, ranks and old place names"},
+		{StageSolverRegenerate, []string{RepairRegenerate, RepairOther}, []string{Corrections},
+			"rewrites from the supporting references; drops after bounded attempts"},
+		{StageAssembler, []string{Drafts}, []string{Pages},
+			"publishes page versions with citations and the chunk -> page index"},
 	}
 }
 
@@ -194,7 +236,7 @@ func Render() string {
 		if len(s.Writes) > 0 {
 			writes = strings.Join(s.Writes, ", ")
 		}
-		fmt.Fprintf(&b, "  %-12s %-22s %s -> %s\n", s.Name, s.Group(), strings.Join(s.Reads, ", "), writes)
+		fmt.Fprintf(&b, "  %-18s %-29s %s -> %s\n", s.Name, s.Group(), strings.Join(s.Reads, ", "), writes)
 	}
 	b.WriteString("\ngraph\n")
 	producers := map[string][]string{}

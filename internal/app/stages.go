@@ -23,9 +23,13 @@ func pid() int { return os.Getpid() }
 
 // IngestStages are the stages of the ingestion half of the pipeline, in
 // graph order.
-func IngestStages() []string {
-	return []string{topology.StageChunker, topology.StageExtractor, topology.StageKGWriter, topology.StageEmbedder}
-}
+func IngestStages() []string { return topology.IngestStages() }
+
+// GenerateStages are the stages of the generation half, in graph order.
+func GenerateStages() []string { return topology.GenerateStages() }
+
+// AllStages are every stage of the pipeline, in graph order.
+func AllStages() []string { return append(IngestStages(), GenerateStages()...) }
 
 // needsFor says which services running the stages requires.
 func NeedsFor(stages []string) Needs {
