@@ -118,3 +118,18 @@ func Batch(h Handler) BatchHandler {
 		return out, nil
 	}
 }
+
+// As returns the message as a value of type T, whether the codec produced
+// a T or a *T; ok is false for anything else.
+func As[T schemas.Message](m schemas.Message) (T, bool) {
+	switch v := any(m).(type) {
+	case T:
+		return v, true
+	case *T:
+		if v != nil {
+			return *v, true
+		}
+	}
+	var zero T
+	return zero, false
+}
