@@ -494,16 +494,24 @@ type PageSentence struct {
 	Note      string     `json:"note,omitempty"`
 }
 
+// DroppedSentence is a sentence left out of a page.
+type DroppedSentence struct {
+	Index  int    `json:"index"`
+	Reason string `json:"reason"`
+}
+
 // Page is one published version of a subject's page (topic pages,
 // compacted, keyed by subject).
 type Page struct {
-	Subject     string           `json:"subject"`
-	Kind        string           `json:"kind"`
-	Version     int              `json:"version"`
-	RequestID   string           `json:"request_id"`
-	Sentences   []PageSentence   `json:"sentences"`
-	Stats       map[string]int64 `json:"stats,omitempty"`
-	GeneratedAt string           `json:"generated_at,omitempty"`
+	Subject   string         `json:"subject"`
+	Kind      string         `json:"kind"`
+	Version   int            `json:"version"`
+	RequestID string         `json:"request_id"`
+	Sentences []PageSentence `json:"sentences"`
+	// Dropped are the sentences the loop gave up on, and why.
+	Dropped     []DroppedSentence `json:"dropped,omitempty"`
+	Stats       map[string]int64  `json:"stats,omitempty"`
+	GeneratedAt string            `json:"generated_at,omitempty"`
 }
 
 func (Page) MessageType() string    { return TypePage }
