@@ -1,0 +1,475 @@
+// Package pages is the Redis store of what the generation loop publishes
+// and what people act on: page versions with their chunk dependency index,
+// request status, and the review queue of reference conflicts.
+//
+// Keys (the tenant between braces is the Redis Cluster hash tag):
+//
+//	page:{t}:<subject>          string: the current page (JSON)
+//	page:{t}:<subject>:v        hash: version → page (JSON)
+//	page:{t}:<subject>:req      hash: request id → version (publishing is idempotent per request)
+//	page:{t}:subjects           set: subjects with a page
+//	deps:{t}:chunk:<chunk id>   set: subjects whose current or past page cites the chunk
+//	req:{t}:<request id>        hash: request status (expires after RequestTTL)
+//	review:{t}:<review id>      string: the review (JSON)
+//	reviews:{t}                 sorted set: review ids by opening time
+//	reviews:{t}:subject:<s>     set: review ids of a subject
+//
+// Request completion is also announced on the channel req:{t}:done (the
+// message is the request id), so waiting clients need not poll.
+package pages
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// ErrNotFound reports a page, version, request or review the store does
+// not hold. Branch on it with errors.Is.
+var ErrNotFound = errors.New("not found")
+
+// ErrInvalidDecision reports a review decision that is not one of the
+// review's options.
+var ErrInvalidDecision = errors.New("invalid decision")
+
+// RequestTTL is how long a request's status is kept.
+const RequestTTL = 7 * 24 * time.Hour
+
+// Store is the page, request and review store. It is safe for concurrent
+// use.
+type Store struct{ c redis.Client }
+
+// New returns the store on c.
+func New(c redis.Client) *Store { return &Store{c: c} }
+
+func pageKey(t, subject string) string { return "page:{" + t + "}:" + subject }
+func reqKey(t, id string) string       { return "req:{" + t + "}:" + id }
+func doneChannel(t string) string      { return "req:{" + t + "}:done" }
+func reviewKey(t, id string) string    { return "review:{" + t + "}:" + id }
+func reviewsKey(t string) string       { return "reviews:{" + t + "}" }
+
+// publishScript assigns the next version to a request's page, once.
+// KEYS: current, versions, requests, subjects
+// ARGV: request id, subject, page JSON with "version":0, deps prefix, chunk ids…
+var publishScript = goredis.NewScript(`
+local cur, vers, reqs, subjects = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local n = redis.call('HGET', reqs, ARGV[1])
+if n then
+  return {0, redis.call('HGET', vers, n)}
+end
+n = redis.call('HLEN', vers) + 1
+local page = string.gsub(ARGV[3], '"version":0', '"version":' .. n, 1)
+redis.call('HSET', vers, n, page)
+redis.call('HSET', reqs, ARGV[1], n)
+redis.call('SET', cur, page)
+redis.call('SADD', subjects, ARGV[2])
+for i = 5, #ARGV do
+  redis.call('SADD', ARGV[4] .. ARGV[i], ARGV[2])
+end
+return {1, page}
+`)
+
+// Publish stores p as the next version of its subject's page and indexes
+// the chunks it cites. Idempotent per request: publishing a request's page
+// again returns the version stored the first time, with created=false.
+func (s *Store) Publish(ctx context.Context, tenant string, p schemas.Page) (schemas.Page, bool, error) {
+	if p.Subject == "" || p.RequestID == "" {
+		return schemas.Page{}, false, errors.New("publish page: subject and request id are required")
+	}
+	p.Version = 0
+	b, err := json.Marshal(p)
+	if err != nil {
+		return schemas.Page{}, false, fmt.Errorf("publish page of %s: %w", p.Subject, err)
+	}
+	base := pageKey(tenant, p.Subject)
+	args := []any{p.RequestID, p.Subject, string(b), "deps:{" + tenant + "}:chunk:"}
+	seen := map[string]bool{}
+	for _, st := range p.Sentences {
+		for _, c := range st.Citations {
+			if !seen[c.ChunkID] {
+				seen[c.ChunkID] = true
+				args = append(args, c.ChunkID)
+			}
+		}
+	}
+	res, err := publishScript.Run(ctx, s.c, []string{base, base + ":v", base + ":req",
+		"page:{" + tenant + "}:subjects"}, args...).Slice()
+	if err != nil {
+		return schemas.Page{}, false, fmt.Errorf("publish page of %s: %w", p.Subject, err)
+	}
+	var out schemas.Page
+	if err := json.Unmarshal([]byte(res[1].(string)), &out); err != nil {
+		return schemas.Page{}, false, fmt.Errorf("publish page of %s: decode stored page: %w", p.Subject, err)
+	}
+	return out, res[0] == int64(1), nil
+}
+
+// Current returns the subject's current page.
+func (s *Store) Current(ctx context.Context, tenant, subject string) (schemas.Page, error) {
+	b, err := s.c.Get(ctx, pageKey(tenant, subject)).Bytes()
+	if errors.Is(err, goredis.Nil) {
+		return schemas.Page{}, fmt.Errorf("page of %q: %w", subject, ErrNotFound)
+	}
+	if err != nil {
+		return schemas.Page{}, fmt.Errorf("page of %q: %w", subject, err)
+	}
+	return decodePage(b)
+}
+
+// Version returns one version of the subject's page.
+func (s *Store) Version(ctx context.Context, tenant, subject string, n int) (schemas.Page, error) {
+	b, err := s.c.HGet(ctx, pageKey(tenant, subject)+":v", strconv.Itoa(n)).Bytes()
+	if errors.Is(err, goredis.Nil) {
+		return schemas.Page{}, fmt.Errorf("page of %q version %d: %w", subject, n, ErrNotFound)
+	}
+	if err != nil {
+		return schemas.Page{}, fmt.Errorf("page of %q version %d: %w", subject, n, err)
+	}
+	return decodePage(b)
+}
+
+// VersionInfo summarises one page version.
+type VersionInfo struct {
+	Version     int    `json:"version"`
+	RequestID   string `json:"request_id"`
+	GeneratedAt string `json:"generated_at,omitempty"`
+	Sentences   int    `json:"sentences"`
+}
+
+// Versions lists the subject's page versions, oldest first.
+func (s *Store) Versions(ctx context.Context, tenant, subject string) ([]VersionInfo, error) {
+	h, err := s.c.HGetAll(ctx, pageKey(tenant, subject)+":v").Result()
+	if err != nil {
+		return nil, fmt.Errorf("versions of %q: %w", subject, err)
+	}
+	out := make([]VersionInfo, 0, len(h))
+	for _, v := range h {
+		p, err := decodePage([]byte(v))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, VersionInfo{Version: p.Version, RequestID: p.RequestID,
+			GeneratedAt: p.GeneratedAt, Sentences: len(p.Sentences)})
+	}
+	slices.SortFunc(out, func(a, b VersionInfo) int { return a.Version - b.Version })
+	return out, nil
+}
+
+// Subjects lists the subjects that have a page, sorted.
+func (s *Store) Subjects(ctx context.Context, tenant string) ([]string, error) {
+	out, err := s.c.SMembers(ctx, "page:{"+tenant+"}:subjects").Result()
+	if err != nil {
+		return nil, fmt.Errorf("list pages: %w", err)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// Dependents lists the subjects whose pages cite a chunk, sorted: the pages
+// to regenerate when the chunk changes.
+func (s *Store) Dependents(ctx context.Context, tenant, chunkID string) ([]string, error) {
+	out, err := s.c.SMembers(ctx, "deps:{"+tenant+"}:chunk:"+chunkID).Result()
+	if err != nil {
+		return nil, fmt.Errorf("pages citing %s: %w", chunkID, err)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func decodePage(b []byte) (schemas.Page, error) {
+	var p schemas.Page
+	if err := json.Unmarshal(b, &p); err != nil {
+		return schemas.Page{}, fmt.Errorf("decode stored page: %w", err)
+	}
+	return p, nil
+}
+
+// Request states.
+const (
+	RequestQueued    = "queued"
+	RequestPublished = "published"
+	RequestFailed    = "failed"
+)
+
+// RequestStatus is where a request is, as clients see it.
+type RequestStatus struct {
+	RequestID string `json:"request_id"`
+	Kind      string `json:"kind,omitempty"`
+	Subject   string `json:"subject"`
+	State     string `json:"state"`
+	// Page is the subject of the published page (the canonical name), and
+	// Version its version.
+	Page    string `json:"page,omitempty"`
+	Version int    `json:"version,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// RequestedAt and FinishedAt are RFC 3339 times.
+	RequestedAt string `json:"requested_at,omitempty"`
+	FinishedAt  string `json:"finished_at,omitempty"`
+}
+
+// Finished reports whether the request reached a final state.
+func (r RequestStatus) Finished() bool {
+	return r.State == RequestPublished || r.State == RequestFailed
+}
+
+// SetRequest records a request's status. A final state is announced on the
+// done channel. A queued status never overwrites a final one.
+func (s *Store) SetRequest(ctx context.Context, tenant string, r RequestStatus) error {
+	if r.RequestID == "" {
+		return errors.New("set request status: request id is required")
+	}
+	k := reqKey(tenant, r.RequestID)
+	fields := map[string]any{"request_id": r.RequestID, "kind": r.Kind, "subject": r.Subject,
+		"state": r.State, "page": r.Page, "version": r.Version, "error": r.Error,
+		"requested_at": r.RequestedAt, "finished_at": r.FinishedAt}
+	if r.State == RequestQueued {
+		ok, err := s.c.HSetNX(ctx, k, "state", r.State).Result()
+		if err != nil {
+			return fmt.Errorf("set request %s: %w", r.RequestID, err)
+		}
+		if !ok {
+			return nil
+		}
+	}
+	p := s.c.TxPipeline()
+	p.HSet(ctx, k, fields)
+	p.Expire(ctx, k, RequestTTL)
+	if r.Finished() {
+		p.Publish(ctx, doneChannel(tenant), r.RequestID)
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		return fmt.Errorf("set request %s: %w", r.RequestID, err)
+	}
+	return nil
+}
+
+// Request returns a request's status.
+func (s *Store) Request(ctx context.Context, tenant, id string) (RequestStatus, error) {
+	h, err := s.c.HGetAll(ctx, reqKey(tenant, id)).Result()
+	if err != nil {
+		return RequestStatus{}, fmt.Errorf("request %s: %w", id, err)
+	}
+	if len(h) == 0 {
+		return RequestStatus{}, fmt.Errorf("request %s: %w", id, ErrNotFound)
+	}
+	v, _ := strconv.Atoi(h["version"])
+	return RequestStatus{RequestID: id, Kind: h["kind"], Subject: h["subject"], State: h["state"],
+		Page: h["page"], Version: v, Error: h["error"], RequestedAt: h["requested_at"],
+		FinishedAt: h["finished_at"]}, nil
+}
+
+// Wait blocks until the requests are finished or ctx ends, and returns
+// their statuses in order. It listens on the done channel and reads each
+// status once at the start and on every announcement, so an announcement
+// made before it subscribed is not missed.
+func (s *Store) Wait(ctx context.Context, tenant string, ids ...string) ([]RequestStatus, error) {
+	sub := s.c.Subscribe(ctx, doneChannel(tenant))
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		return nil, fmt.Errorf("wait for requests: subscribe: %w", err)
+	}
+	out := make([]RequestStatus, len(ids))
+	pending := map[string]int{}
+	for i, id := range ids {
+		pending[id] = i
+	}
+	check := func(id string) error {
+		i, ok := pending[id]
+		if !ok {
+			return nil
+		}
+		r, err := s.Request(ctx, tenant, id)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if r.Finished() {
+			out[i] = r
+			delete(pending, id)
+		}
+		return nil
+	}
+	for _, id := range ids {
+		if err := check(id); err != nil {
+			return nil, err
+		}
+	}
+	ch := sub.Channel()
+	// A slow safety net: a status written while the subscription was
+	// reconnecting is read within a second.
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for len(pending) > 0 {
+		select {
+		case <-ctx.Done():
+			return out, fmt.Errorf("wait for %d requests: %w", len(pending), ctx.Err())
+		case m, ok := <-ch:
+			if !ok {
+				return out, errors.New("wait for requests: subscription closed")
+			}
+			if err := check(m.Payload); err != nil {
+				return nil, err
+			}
+		case <-tick.C:
+			for id := range pending {
+				if err := check(id); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// Review states.
+const (
+	ReviewOpen    = "open"
+	ReviewDecided = "decided"
+)
+
+// OpenReview stores a review unless one with its id exists (idempotent: a
+// decided review stays decided).
+func (s *Store) OpenReview(ctx context.Context, tenant string, r schemas.Review) error {
+	if r.Status == "" {
+		r.Status = ReviewOpen
+	}
+	if err := r.Validate(); err != nil {
+		return fmt.Errorf("open review: %w", err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("open review %s: %w", r.ReviewID, err)
+	}
+	ok, err := s.c.SetNX(ctx, reviewKey(tenant, r.ReviewID), b, 0).Result()
+	if err != nil {
+		return fmt.Errorf("open review %s: %w", r.ReviewID, err)
+	}
+	if !ok {
+		return nil
+	}
+	p := s.c.TxPipeline()
+	p.ZAddNX(ctx, reviewsKey(tenant), goredis.Z{Score: float64(time.Now().UnixMilli()), Member: r.ReviewID})
+	p.SAdd(ctx, reviewsKey(tenant)+":subject:"+r.Subject, r.ReviewID)
+	if _, err := p.Exec(ctx); err != nil {
+		return fmt.Errorf("index review %s: %w", r.ReviewID, err)
+	}
+	return nil
+}
+
+// Review returns one review.
+func (s *Store) Review(ctx context.Context, tenant, id string) (schemas.Review, error) {
+	b, err := s.c.Get(ctx, reviewKey(tenant, id)).Bytes()
+	if errors.Is(err, goredis.Nil) {
+		return schemas.Review{}, fmt.Errorf("review %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return schemas.Review{}, fmt.Errorf("review %s: %w", id, err)
+	}
+	var r schemas.Review
+	if err := json.Unmarshal(b, &r); err != nil {
+		return schemas.Review{}, fmt.Errorf("review %s: decode: %w", id, err)
+	}
+	return r, nil
+}
+
+// Reviews lists reviews in opening order; status "" lists all.
+func (s *Store) Reviews(ctx context.Context, tenant, status string) ([]schemas.Review, error) {
+	ids, err := s.c.ZRange(ctx, reviewsKey(tenant), 0, -1).Result()
+	if err != nil {
+		return nil, fmt.Errorf("list reviews: %w", err)
+	}
+	return s.load(ctx, tenant, ids, status)
+}
+
+func (s *Store) load(ctx context.Context, tenant string, ids []string, status string) ([]schemas.Review, error) {
+	out := []schemas.Review{}
+	for _, id := range ids {
+		r, err := s.Review(ctx, tenant, id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if status == "" || r.Status == status {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// Decide records an expert's choice: value must be one of the review's
+// option values. Deciding again replaces the decision.
+func (s *Store) Decide(ctx context.Context, tenant, id, value string) (schemas.Review, error) {
+	r, err := s.Review(ctx, tenant, id)
+	if err != nil {
+		return schemas.Review{}, err
+	}
+	ok := false
+	for _, o := range r.Options {
+		ok = ok || o.Value == value
+	}
+	if !ok {
+		return schemas.Review{}, fmt.Errorf("review %s: %w: %q is not one of its options", id, ErrInvalidDecision, value)
+	}
+	r.Status, r.Decision = ReviewDecided, value
+	b, err := json.Marshal(r)
+	if err != nil {
+		return schemas.Review{}, fmt.Errorf("decide review %s: %w", id, err)
+	}
+	if err := s.c.Set(ctx, reviewKey(tenant, id), b, 0).Err(); err != nil {
+		return schemas.Review{}, fmt.Errorf("decide review %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// Decisions returns the decided reviews of a subject as decisions the
+// writer applies on the next generation.
+func (s *Store) Decisions(ctx context.Context, tenant, subject string) ([]schemas.Decision, error) {
+	ids, err := s.c.SMembers(ctx, reviewsKey(tenant)+":subject:"+subject).Result()
+	if err != nil {
+		return nil, fmt.Errorf("decisions of %q: %w", subject, err)
+	}
+	slices.Sort(ids)
+	rs, err := s.load(ctx, tenant, ids, ReviewDecided)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]schemas.Decision, 0, len(rs))
+	for _, r := range rs {
+		d := schemas.Decision{ReviewID: r.ReviewID, Relation: r.Relation, Value: r.Decision}
+		for _, o := range r.Options {
+			if o.Value == r.Decision {
+				d.ChunkID = o.ChunkID
+			} else {
+				d.Rejected = append(d.Rejected, o.Value)
+			}
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// Finish records a request's outcome (assembler.Pages): published with the
+// page's subject and version, or failed with the reason when page is nil.
+func (s *Store) Finish(ctx context.Context, tenant string, r schemas.Request, page *schemas.Page, failure string) error {
+	st := RequestStatus{RequestID: r.RequestID, Kind: r.Kind, Subject: r.Subject,
+		RequestedAt: r.RequestedAt, FinishedAt: time.Now().UTC().Format(time.RFC3339Nano)}
+	if page != nil {
+		st.State, st.Page, st.Version = RequestPublished, page.Subject, page.Version
+	} else {
+		st.State, st.Error = RequestFailed, failure
+	}
+	return s.SetRequest(ctx, tenant, st)
+}
