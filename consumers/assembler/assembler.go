@@ -1,0 +1,175 @@
+// Package assembler is the stage that publishes pages: when the writer ends
+// a request's page it gathers the final sentences from agent memory, gives
+// every sentence citations that resolve to reference text, and publishes
+// the page as the subject's next version to the page store and the
+// compacted pages topic, with the chunk → page dependency index the
+// scheduler regenerates from.
+//
+// Citations: a sentence keeps the cited chunks that are in the reference
+// set, and gains the chunk of every fact it rests on; a sentence left with
+// none gets the reference most similar to it by token Jaccard (citation
+// discovery, seed 002). Accepted sentences all passed the verifier, so the
+// assembler does not judge them again.
+package assembler
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/schemas"
+	"github.com/annalist-dev/annalist/topology"
+)
+
+// Memory is the request memory the writer keeps.
+type Memory interface {
+	State(ctx context.Context, tenant, requestID string) (writer.State, bool, error)
+	Sentences(ctx context.Context, tenant, requestID string) ([]writer.Final, error)
+	References(ctx context.Context, tenant, requestID string) (*schemas.ReferenceSet, error)
+}
+
+// Pages stores published pages and request outcomes.
+type Pages interface {
+	// Publish stores the page as its subject's next version, once per
+	// request, and returns the stored page.
+	Publish(ctx context.Context, tenant string, p schemas.Page) (schemas.Page, bool, error)
+	// Finish records a request's outcome: the published page, or why it
+	// failed when page is nil.
+	Finish(ctx context.Context, tenant string, r schemas.Request, page *schemas.Page, failure string) error
+}
+
+// Assembler is the stage.
+type Assembler struct {
+	mem   Memory
+	pages Pages
+	now   func() time.Time
+}
+
+// New returns the stage.
+func New(m Memory, p Pages) *Assembler { return &Assembler{mem: m, pages: p, now: time.Now} }
+
+// Handler handles drafts: Final drafts publish their request's page, all
+// other drafts produce nothing. Idempotent: a page is published once per
+// request, and a redelivered Final draft re-emits the stored version.
+func (a *Assembler) Handler() pipeline.Handler {
+	return func(ctx context.Context, in pipeline.Input) ([]pipeline.Output, error) {
+		d, ok := pipeline.As[schemas.Draft](in.Msg)
+		if !ok {
+			return nil, pipeline.Permanentf("assembler: unexpected message %T on %s", in.Msg, in.Topic)
+		}
+		if !d.Final {
+			return nil, nil
+		}
+		p, err := a.Assemble(ctx, in.Tenant(), d)
+		if err != nil || p == nil {
+			return nil, err
+		}
+		return []pipeline.Output{{Topic: topology.Pages, Msg: *p,
+			EventID: pipeline.ContentID(in.Tenant(), p.Subject, fmt.Sprint(p.Version))}}, nil
+	}
+}
+
+// Assemble publishes the page a Final draft ends, or records the request's
+// failure (then the page is nil).
+func (a *Assembler) Assemble(ctx context.Context, tenant string, d schemas.Draft) (*schemas.Page, error) {
+	st, ok, err := a.mem.State(ctx, tenant, d.RequestID)
+	if err != nil {
+		return nil, err
+	}
+	req := schemas.Request{RequestID: d.RequestID, Kind: d.Kind, Subject: d.Subject}
+	if ok {
+		req = st.Request
+		req.RequestID = d.RequestID
+	}
+	if d.Error != "" {
+		return nil, a.pages.Finish(ctx, tenant, req, nil, d.Error)
+	}
+	if !ok {
+		return nil, pipeline.Permanentf("assembler: request %s is not in agent memory", d.RequestID)
+	}
+	refs, err := a.mem.References(ctx, tenant, d.RequestID)
+	if err != nil {
+		return nil, err
+	}
+	finals, err := a.mem.Sentences(ctx, tenant, d.RequestID)
+	if err != nil {
+		return nil, err
+	}
+	now := a.now()
+	p := schemas.Page{Subject: refs.Name, Kind: st.Kind, RequestID: d.RequestID, Version: 1,
+		GeneratedAt: now.UTC().Format(time.RFC3339Nano), Sentences: []schemas.PageSentence{},
+		Stats: map[string]int64{}}
+	if p.Subject == "" {
+		p.Subject = st.Subject
+	}
+	for _, f := range finals {
+		if f.Dropped != "" {
+			p.Dropped = append(p.Dropped, schemas.DroppedSentence{Index: f.Index, Reason: f.Dropped})
+			continue
+		}
+		s := f.Sentence
+		s.Citations = cite(refs, s)
+		if len(s.Citations) == 0 {
+			p.Dropped = append(p.Dropped, schemas.DroppedSentence{Index: f.Index,
+				Reason: "no reference to cite"})
+			continue
+		}
+		p.Sentences = append(p.Sentences, s)
+	}
+	for k, v := range st.Counters {
+		if len(k) > 8 && k[:8] == "pending." {
+			continue
+		}
+		p.Stats[k] = v
+	}
+	p.Stats["sentences"] = int64(len(p.Sentences))
+	p.Stats["dropped"] = int64(len(p.Dropped))
+	if st.StartedMillis > 0 {
+		p.Stats["millis"] = now.UnixMilli() - st.StartedMillis
+	}
+	stored, _, err := a.pages.Publish(ctx, tenant, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.pages.Finish(ctx, tenant, req, &stored, ""); err != nil {
+		return nil, err
+	}
+	return &stored, nil
+}
+
+// cite resolves a sentence's citations against the references: unknown
+// chunks are left out, the chunks of its facts are added, and a sentence
+// with none is given its most similar reference.
+func cite(refs *schemas.ReferenceSet, s schemas.PageSentence) []schemas.Citation {
+	var out []schemas.Citation
+	seen := map[string]bool{}
+	add := func(id string) {
+		if id == "" || seen[id] {
+			return
+		}
+		if r, ok := refs.Reference(id); ok {
+			seen[id] = true
+			out = append(out, schemas.Citation{ChunkID: id, Text: r.Text})
+		}
+	}
+	for _, c := range s.Citations {
+		add(c.ChunkID)
+	}
+	for _, f := range s.Facts {
+		add(f.ChunkID)
+	}
+	if len(out) == 0 && len(refs.References) > 0 {
+		ts := text.NewTokenSet(s.Text)
+		best, score := "", 0.0
+		for _, r := range refs.References {
+			if j := ts.Jaccard(text.NewTokenSet(r.Text)); j > score {
+				best, score = r.ChunkID, j
+			}
+		}
+		add(best)
+	}
+	return out
+}

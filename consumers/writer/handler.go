@@ -1,0 +1,359 @@
+package writer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/schemas"
+	"github.com/annalist-dev/annalist/topology"
+)
+
+// Loop defaults.
+const (
+	DefaultMaxAttempts  = 3
+	DefaultMaxSentences = 24
+)
+
+// LoopConfig bounds a request: no request loops forever. The zero value
+// means the defaults.
+type LoopConfig struct {
+	// MaxAttempts is how many drafts one sentence may take (the first
+	// included) before it is dropped (default DefaultMaxAttempts).
+	MaxAttempts int
+	// MaxSentences ends a page (default DefaultMaxSentences).
+	MaxSentences int
+	// MaxDrafts bounds the drafts of a page, corrections included
+	// (default MaxSentences·MaxAttempts).
+	MaxDrafts int
+}
+
+func (c LoopConfig) withDefaults() LoopConfig {
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = DefaultMaxAttempts
+	}
+	if c.MaxSentences <= 0 {
+		c.MaxSentences = DefaultMaxSentences
+	}
+	if c.MaxDrafts <= 0 {
+		c.MaxDrafts = c.MaxSentences * c.MaxAttempts
+	}
+	return c
+}
+
+// Referencer builds a subject's reference set (Retriever does).
+type Referencer interface {
+	Retrieve(ctx context.Context, tenant, subject string) (*schemas.ReferenceSet, error)
+}
+
+// Loop is the writer stage: it starts requests and drafts each sentence
+// once the previous one is final, keeping its state in Memory.
+//
+// Inputs: a Request starts the page (retrieval, reference set into
+// memory, sentence 0); a supported Verdict makes its sentence final and
+// drafts the next; a Correction is re-submitted as the next attempt of its
+// sentence (so every published sentence passed the verifier), or drops the
+// sentence when the solver gave up or the attempts are spent. The end of
+// the page is a Final draft, which the assembler publishes.
+//
+// Idempotent: each input is one named step of the request (Step.Key); a
+// redelivered input replays the outputs its step stored, with the same
+// event ids, and an input the loop has moved past produces nothing.
+type Loop struct {
+	refs    Referencer
+	drafter Drafter
+	mem     Memory
+	cfg     LoopConfig
+	now     func() time.Time
+}
+
+// NewLoop returns the writer stage.
+func NewLoop(r Referencer, d Drafter, m Memory, cfg LoopConfig) *Loop {
+	return &Loop{refs: r, drafter: d, mem: m, cfg: cfg.withDefaults(), now: time.Now}
+}
+
+// Handler is the stage's handler for the requests, verdicts and
+// corrections topics.
+func (l *Loop) Handler() pipeline.Handler {
+	return func(ctx context.Context, in pipeline.Input) ([]pipeline.Output, error) {
+		tenant := in.Tenant()
+		if r, ok := pipeline.As[schemas.Request](in.Msg); ok {
+			return l.start(ctx, tenant, r)
+		}
+		if v, ok := pipeline.As[schemas.Verdict](in.Msg); ok {
+			if v.Status != schemas.StatusSupported {
+				return nil, nil // the router's
+			}
+			return l.accept(ctx, tenant, v)
+		}
+		if c, ok := pipeline.As[schemas.Correction](in.Msg); ok {
+			return l.correct(ctx, tenant, c)
+		}
+		return nil, pipeline.Permanentf("writer: unexpected message %T on %s", in.Msg, in.Topic)
+	}
+}
+
+func (l *Loop) start(ctx context.Context, tenant string, r schemas.Request) ([]pipeline.Output, error) {
+	if _, ok, err := l.mem.State(ctx, tenant, r.RequestID); err != nil {
+		return nil, err
+	} else if ok {
+		return l.replay(ctx, tenant, r.RequestID, Step{Key: "start", Start: &r})
+	}
+	started := l.now().UnixMilli()
+	if t, err := time.Parse(time.RFC3339Nano, r.RequestedAt); err == nil {
+		started = t.UnixMilli()
+	}
+	refs, err := l.refs.Retrieve(ctx, tenant, r.Subject)
+	if errors.Is(err, ErrUnknownSubject) {
+		d := schemas.Draft{RequestID: r.RequestID, Kind: r.Kind, Subject: r.Subject, Final: true,
+			Error: err.Error()}
+		return l.take(ctx, tenant, r.RequestID, Step{Key: "start", Start: &r, Name: r.Subject,
+			StartedMillis: started, Done: true}, []schemas.Draft{d})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("retrieve %q: %w", r.Subject, err)
+	}
+	if err := l.mem.PutReferences(ctx, tenant, r.RequestID, refs); err != nil {
+		return nil, err
+	}
+	d, done, calls, err := l.draft(ctx, r, refs, nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	s := Step{Key: "start", Start: &r, Name: refs.Name, StartedMillis: started, Done: done,
+		Incr: map[string]int64{"llm_calls": calls}}
+	if !done {
+		s.Incr["drafted"] = 1
+	}
+	return l.take(ctx, tenant, r.RequestID, s, []schemas.Draft{d})
+}
+
+func (l *Loop) accept(ctx context.Context, tenant string, v schemas.Verdict) ([]pipeline.Output, error) {
+	key := "v:" + strconv.Itoa(v.Index) + ":" + strconv.Itoa(v.Attempt)
+	st, ok, err := l.current(ctx, tenant, v.RequestID, v.Index, v.Attempt)
+	if err != nil || !ok {
+		if err == nil {
+			return l.replay(ctx, tenant, v.RequestID, Step{Key: key})
+		}
+		return nil, err
+	}
+	d := v.Draft
+	status := schemas.StatusSupported
+	switch {
+	case d.Conflict:
+		status = schemas.OutcomeConflict
+	case d.Origin != "" && d.Origin != OriginWriter:
+		status = schemas.OutcomeCorrected
+	}
+	cites := d.Citations
+	for _, f := range v.Facts {
+		for _, e := range f.Evidence {
+			cites = append(cites, e.ChunkID)
+		}
+	}
+	rec := &Final{Index: v.Index, Attempts: v.Attempt + 1, Sentence: schemas.PageSentence{
+		Text: d.Text, Status: status, Citations: citations(cites), Facts: d.Facts, Note: d.Note}}
+	incr := map[string]int64{"accepted": 1, "llm_calls": int64(v.LLMCalls)}
+	if status != schemas.StatusSupported {
+		incr["corrected"] = 1
+	}
+	for _, t := range pendingTypes(st, v.Index) {
+		incr["fixed_"+t]++
+		incr[pendingKey(v.Index, t)] = -st.Counters[pendingKey(v.Index, t)]
+	}
+	return l.next(ctx, tenant, st, Step{Key: key, ExpectIndex: v.Index, ExpectAttempt: v.Attempt,
+		Record: rec, Incr: incr})
+}
+
+func (l *Loop) correct(ctx context.Context, tenant string, c schemas.Correction) ([]pipeline.Output, error) {
+	key := "c:" + strconv.Itoa(c.Index) + ":" + strconv.Itoa(c.Attempt)
+	st, ok, err := l.current(ctx, tenant, c.RequestID, c.Index, c.Attempt)
+	if err != nil || !ok {
+		if err == nil {
+			return l.replay(ctx, tenant, c.RequestID, Step{Key: key})
+		}
+		return nil, err
+	}
+	typ := c.ErrorType
+	if typ == "" {
+		typ = schemas.StatusNotIncluded
+	}
+	incr := map[string]int64{"detected_" + typ: 1, pendingKey(c.Index, typ): 1, "llm_calls": int64(c.LLMCalls)}
+	s := Step{Key: key, ExpectIndex: c.Index, ExpectAttempt: c.Attempt, Incr: incr}
+	if c.Outcome == schemas.OutcomeDropped || c.Attempt+1 >= l.cfg.MaxAttempts ||
+		st.Counters["drafted"] >= int64(l.cfg.MaxDrafts) {
+		reason := c.Reason
+		switch {
+		case c.Outcome != schemas.OutcomeDropped && c.Attempt+1 >= l.cfg.MaxAttempts:
+			reason = fmt.Sprintf("no verified wording after %d attempts (last: %s)", c.Attempt+1, c.Reason)
+		case c.Outcome != schemas.OutcomeDropped:
+			reason = fmt.Sprintf("page reached its bound of %d drafts", l.cfg.MaxDrafts)
+		case reason == "":
+			reason = "dropped by solver " + c.Solver
+		}
+		s.Record = &Final{Index: c.Index, Dropped: reason, Attempts: c.Attempt + 1}
+		incr["dropped"] = 1
+		return l.next(ctx, tenant, st, s)
+	}
+	d := schemas.Draft{RequestID: c.RequestID, Kind: st.Kind, Subject: st.Subject, Index: c.Index,
+		Attempt: c.Attempt + 1, Text: c.Text, Citations: c.Citations, Facts: c.Facts, Engine: c.Solver,
+		Origin: c.Solver, Conflict: c.Outcome == schemas.OutcomeConflict, Note: c.Reason}
+	s.NextIndex, s.NextAttempt = c.Index, c.Attempt+1
+	incr["drafted"] = 1
+	return l.take(ctx, tenant, c.RequestID, s, []schemas.Draft{d})
+}
+
+// next drafts the sentence after the one s makes final, or ends the page.
+func (l *Loop) next(ctx context.Context, tenant string, st State, s Step) ([]pipeline.Output, error) {
+	refs, err := l.mem.References(ctx, tenant, st.RequestID)
+	if err != nil {
+		return nil, err
+	}
+	finals, err := l.mem.Sentences(ctx, tenant, st.RequestID)
+	if err != nil {
+		return nil, err
+	}
+	var accepted []schemas.PageSentence
+	for _, f := range finals {
+		if f.Dropped == "" && f.Index < s.Record.Index {
+			accepted = append(accepted, f.Sentence)
+		}
+	}
+	if s.Record.Dropped == "" {
+		accepted = append(accepted, s.Record.Sentence)
+	}
+	k := s.Record.Index + 1
+	r := st.Request
+	r.RequestID, r.Kind, r.Subject = st.RequestID, st.Kind, st.Subject
+	var d schemas.Draft
+	done := k >= l.cfg.MaxSentences || st.Counters["drafted"] >= int64(l.cfg.MaxDrafts)
+	if !done {
+		var calls int64
+		d, done, calls, err = l.draft(ctx, r, refs, accepted, k)
+		if err != nil {
+			return nil, err
+		}
+		s.Incr["llm_calls"] += calls
+	}
+	if done {
+		d = schemas.Draft{RequestID: st.RequestID, Kind: st.Kind, Subject: st.Subject, Index: k, Final: true}
+	} else {
+		s.Incr["drafted"]++
+	}
+	s.NextIndex, s.NextAttempt, s.Done = k, 0, done
+	return l.take(ctx, tenant, st.RequestID, s, []schemas.Draft{d})
+}
+
+// draft asks the drafter for sentence k; done when the page is complete.
+func (l *Loop) draft(ctx context.Context, r schemas.Request, refs *schemas.ReferenceSet,
+	accepted []schemas.PageSentence, k int) (schemas.Draft, bool, int64, error) {
+	before := callsOf(l.drafter)
+	d, done, err := l.drafter.Draft(ctx, refs, accepted, k)
+	calls := callsOf(l.drafter) - before
+	if err != nil {
+		return schemas.Draft{}, false, calls, fmt.Errorf("draft sentence %d of %s: %w", k, r.RequestID, err)
+	}
+	if done {
+		return schemas.Draft{RequestID: r.RequestID, Kind: r.Kind, Subject: r.Subject, Index: k, Final: true}, true, calls, nil
+	}
+	d.RequestID, d.Kind, d.Subject, d.Index, d.Attempt = r.RequestID, r.Kind, r.Subject, k, 0
+	if d.Origin == "" {
+		d.Origin = OriginWriter
+	}
+	return d, false, calls, nil
+}
+
+// OriginWriter is Draft.Origin of the writer's own drafts.
+const OriginWriter = "writer"
+
+// callCounter is implemented by drafters that call a model.
+type callCounter interface{ Calls() int64 }
+
+func callsOf(d Drafter) int64 {
+	if c, ok := d.(callCounter); ok {
+		return c.Calls()
+	}
+	return 0
+}
+
+// current reads the state and reports whether the loop stands at (k, a);
+// ok=false when it has moved on (or ended).
+func (l *Loop) current(ctx context.Context, tenant, id string, k, a int) (State, bool, error) {
+	st, ok, err := l.mem.State(ctx, tenant, id)
+	if err != nil {
+		return State{}, false, err
+	}
+	if !ok {
+		return State{}, false, pipeline.Permanentf("writer: request %s is not in agent memory (expired or never started)", id)
+	}
+	return st, !st.Done && st.Index == k && st.Attempt == a, nil
+}
+
+// take applies the step with the drafts as its outputs, or replays the
+// outputs of the step taken before.
+func (l *Loop) take(ctx context.Context, tenant, id string, s Step, ds []schemas.Draft) ([]pipeline.Output, error) {
+	b, err := json.Marshal(ds)
+	if err != nil {
+		return nil, fmt.Errorf("encode drafts of %s: %w", id, err)
+	}
+	s.Output = b
+	return l.replay(ctx, tenant, id, s)
+}
+
+func (l *Loop) replay(ctx context.Context, tenant, id string, s Step) ([]pipeline.Output, error) {
+	if s.Output == nil && s.Start == nil {
+		// Only look a step up: a step with no outputs never applies.
+		s.ExpectIndex = -1
+	}
+	_, out, err := l.mem.Step(ctx, tenant, id, s)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	var ds []schemas.Draft
+	if err := json.Unmarshal(out, &ds); err != nil {
+		return nil, pipeline.Permanentf("writer: stored outputs of step %s of %s: %w", s.Key, id, err)
+	}
+	outs := make([]pipeline.Output, len(ds))
+	for i, d := range ds {
+		outs[i] = pipeline.Output{Topic: topology.Drafts, Msg: d,
+			EventID: pipeline.ContentID(tenant, id, s.Key, strconv.Itoa(i))}
+	}
+	return outs, nil
+}
+
+// citations lists each chunk id once, in order.
+func citations(ids []string) []schemas.Citation {
+	out := make([]schemas.Citation, 0, len(ids))
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if id != "" && !seen[id] {
+			seen[id] = true
+			out = append(out, schemas.Citation{ChunkID: id})
+		}
+	}
+	return out
+}
+
+func pendingKey(k int, typ string) string { return "pending." + strconv.Itoa(k) + "." + typ }
+
+// pendingTypes are the error types found in sentence k's earlier attempts.
+func pendingTypes(st State, k int) []string {
+	pre := "pending." + strconv.Itoa(k) + "."
+	var out []string
+	for f, n := range st.Counters {
+		if n > 0 && strings.HasPrefix(f, pre) {
+			out = append(out, strings.TrimPrefix(f, pre))
+		}
+	}
+	sort.Strings(out)
+	return out
+}

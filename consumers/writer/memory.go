@@ -1,0 +1,82 @@
+package writer
+
+import (
+	"context"
+
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// Memory is the writer's agent memory of one request (infra/memory.Requests
+// in Redis). The loop's state lives only here, so any writer replica can
+// take the next step after another crashed.
+type Memory interface {
+	// Step takes one step of the loop atomically (see Step). It returns
+	// applied=true and the step's outputs when it moved the loop; when the
+	// step was taken before it returns applied=false and the outputs stored
+	// then; when the loop is elsewhere it returns applied=false and nil.
+	Step(ctx context.Context, tenant, requestID string, s Step) (applied bool, outputs []byte, err error)
+	// State is where the request's loop stands; ok=false when memory holds
+	// no such request.
+	State(ctx context.Context, tenant, requestID string) (st State, ok bool, err error)
+	// PutReferences stores the request's reference set.
+	PutReferences(ctx context.Context, tenant, requestID string, refs *schemas.ReferenceSet) error
+	// References reads it back.
+	References(ctx context.Context, tenant, requestID string) (*schemas.ReferenceSet, error)
+	// Sentences are the final sentences so far (accepted or dropped), in
+	// index order.
+	Sentences(ctx context.Context, tenant, requestID string) ([]Final, error)
+}
+
+// Step is one transition of a request's loop. Key names it uniquely within
+// the request ("start", "v:<k>:<a>" for the verdict on attempt a of
+// sentence k, "c:<k>:<a>" for the correction of it), so redelivering the
+// same input finds the step taken and replays its outputs.
+type Step struct {
+	Key string
+	// Start, when set, begins the request: the step applies only if memory
+	// has no such request. Name and StartedMillis are recorded with it.
+	Start         *schemas.Request
+	Name          string
+	StartedMillis int64
+	// ExpectIndex and ExpectAttempt must be where the loop stands for a
+	// step other than a start.
+	ExpectIndex, ExpectAttempt int
+	// NextIndex, NextAttempt and Done are where the loop stands after it.
+	NextIndex, NextAttempt int
+	Done                   bool
+	// Record, when set, is a sentence made final by this step.
+	Record *Final
+	// Incr are counters to add to.
+	Incr map[string]int64
+	// Output is what the step produces, stored for replay.
+	Output []byte
+}
+
+// State is where a request's loop stands.
+type State struct {
+	RequestID string
+	Request   schemas.Request
+	Kind      string
+	Subject   string
+	// Name is the canonical name the subject resolved to.
+	Name string
+	// Index and Attempt are the sentence being verified and its attempt.
+	Index, Attempt int
+	// Done is true once the writer has ended the page.
+	Done          bool
+	StartedMillis int64
+	// Counters: drafted, accepted, corrected, dropped, llm_calls,
+	// detected_<type>, fixed_<type>, and pending.<k>.<type> for errors of
+	// sentence k not yet fixed.
+	Counters map[string]int64
+}
+
+// Final is a sentence that will not change again: accepted (Sentence set)
+// or dropped (Dropped says why).
+type Final struct {
+	Index    int                  `json:"index"`
+	Sentence schemas.PageSentence `json:"sentence"`
+	Dropped  string               `json:"dropped,omitempty"`
+	// Attempts is how many drafts the sentence took.
+	Attempts int `json:"attempts"`
+}
