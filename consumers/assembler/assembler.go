@@ -125,6 +125,9 @@ func (a *Assembler) Assemble(ctx context.Context, tenant string, d schemas.Draft
 		}
 		p.Stats[k] = v
 	}
+	for _, k := range []string{"drafted", "accepted", "corrected", "llm_calls", "millis"} {
+		p.Stats[k] += 0
+	}
 	p.Stats["sentences"] = int64(len(p.Sentences))
 	p.Stats["dropped"] = int64(len(p.Dropped))
 	if st.StartedMillis > 0 {

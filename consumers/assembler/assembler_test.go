@@ -1,0 +1,91 @@
+package assembler_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/annalist-dev/annalist/consumers/assembler"
+	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/infra/memory"
+	"github.com/annalist-dev/annalist/infra/pages"
+	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/schemas"
+	"github.com/annalist-dev/annalist/topology"
+)
+
+func TestAssemblePublishesOncePerRequest(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Client(t)
+	mem, store := memory.NewRequests(c, 0), pages.New(c)
+	refs := &schemas.ReferenceSet{Subject: "进卿", Name: "叶向高", References: []schemas.Reference{
+		{ChunkID: "c1", Text: "叶向高，字进卿，福清人。"},
+		{ChunkID: "c2", Text: "万历十一年进士。"},
+	}}
+	if err := mem.PutReferences(ctx, "t", "r1", refs); err != nil {
+		t.Fatal(err)
+	}
+	req := schemas.Request{RequestID: "r1", Kind: schemas.KindBiography, Subject: "进卿"}
+	if err := store.SetRequest(ctx, "t", pages.RequestStatus{RequestID: "r1", Subject: "进卿", State: pages.RequestQueued}); err != nil {
+		t.Fatal(err)
+	}
+	steps := []writer.Step{
+		{Key: "start", Start: &req, Name: "叶向高", StartedMillis: 1, Output: []byte("[]"), Incr: map[string]int64{"drafted": 1}},
+		{Key: "v:0:0", Record: &writer.Final{Index: 0, Sentence: schemas.PageSentence{Text: "叶向高，字进卿，福清人。",
+			Status: schemas.StatusSupported, Citations: []schemas.Citation{{ChunkID: "c1"}, {ChunkID: "gone"}}}},
+			NextIndex: 1, Output: []byte("[]"), Incr: map[string]int64{"drafted": 1}},
+		{Key: "c:1:0", ExpectIndex: 1, NextIndex: 2, Record: &writer.Final{Index: 1, Dropped: "no support"}, Output: []byte("[]")},
+		{Key: "v:2:0", ExpectIndex: 2, NextIndex: 3, Done: true, Record: &writer.Final{Index: 2, Sentence: schemas.PageSentence{
+			Text: "万历十一年（1583年）进士。", Status: schemas.OutcomeCorrected,
+			Facts: []schemas.Fact{{Relation: "jinshi", Value: "万历十一年", ChunkID: "c2"}}}}, Output: []byte("[]")},
+	}
+	for _, s := range steps {
+		if ok, _, err := mem.Step(ctx, "t", "r1", s); err != nil || !ok {
+			t.Fatalf("step %s: applied=%v err=%v", s.Key, ok, err)
+		}
+	}
+	h := assembler.New(mem, store).Handler()
+	final := schemas.Draft{RequestID: "r1", Kind: schemas.KindBiography, Subject: "进卿", Index: 3, Final: true}
+	in := pipeline.Input{Meta: schemas.Meta{Tenant: "t", EventID: "e"}, Msg: final}
+	var pub []pipeline.Output
+	for i := 0; i < 2; i++ {
+		outs, err := h(ctx, in)
+		if err != nil || len(outs) != 1 || outs[0].Topic != topology.Pages {
+			t.Fatalf("outputs = %+v, %v", outs, err)
+		}
+		pub = append(pub, outs...)
+	}
+	if pub[0].EventID != pub[1].EventID {
+		t.Fatalf("redelivery published another event: %q vs %q", pub[0].EventID, pub[1].EventID)
+	}
+	p := pub[0].Msg.(schemas.Page)
+	if p.Subject != "叶向高" || p.Version != 1 || len(p.Sentences) != 2 || len(p.Dropped) != 1 {
+		t.Fatalf("page = %+v", p)
+	}
+	s0, s1 := p.Sentences[0], p.Sentences[1]
+	if len(s0.Citations) != 1 || s0.Citations[0].ChunkID != "c1" || s0.Citations[0].Text == "" {
+		t.Fatalf("sentence 0 citations = %+v; want c1 with its text, the unknown chunk left out", s0.Citations)
+	}
+	if len(s1.Citations) != 1 || s1.Citations[0].ChunkID != "c2" {
+		t.Fatalf("sentence 1 citations = %+v; want the chunk of its fact", s1.Citations)
+	}
+	if p.Stats["drafted"] != 2 || p.Stats["sentences"] != 2 || p.Stats["dropped"] != 1 {
+		t.Fatalf("stats = %v", p.Stats)
+	}
+	st, err := store.Request(ctx, "t", "r1")
+	if err != nil || st.State != pages.RequestPublished || st.Page != "叶向高" || st.Version != 1 {
+		t.Fatalf("request status = %+v, %v", st, err)
+	}
+	if vs, _ := store.Versions(ctx, "t", "叶向高"); len(vs) != 1 {
+		t.Fatalf("versions = %+v; want one (published once)", vs)
+	}
+	// A Final draft with an error fails the request and publishes nothing.
+	fail := schemas.Draft{RequestID: "r2", Kind: schemas.KindBiography, Subject: "nobody", Final: true, Error: "unknown subject"}
+	outs, err := h(ctx, pipeline.Input{Meta: schemas.Meta{Tenant: "t", EventID: "e2"}, Msg: fail})
+	if err != nil || len(outs) != 0 {
+		t.Fatalf("failed request: %+v, %v", outs, err)
+	}
+	if st, err := store.Request(ctx, "t", "r2"); err != nil || st.State != pages.RequestFailed || st.Error != "unknown subject" {
+		t.Fatalf("failed status = %+v, %v", st, err)
+	}
+}
