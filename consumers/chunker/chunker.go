@@ -187,6 +187,9 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 		lang = text.Lang(doc.Text)
 	}
 	profile := doc.Profile
+	if profile == "" && isGlossary(doc) {
+		profile = ProfileGlossary
+	}
 	if profile == "" {
 		profile = detectRunes(d.rs, d.sentences, lang)
 	}
@@ -217,6 +220,9 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 		if marks == nil {
 			marks = liezhuanMarks(d)
 		}
+	case ProfileGlossary:
+		res.Method = MethodPattern
+		marks = glossaryMarks(d)
 	default:
 		return Result{}, pipeline.Permanent(fmt.Errorf("chunk document %s: %w: %q (profiles: %s)",
 			doc.DocID, ErrUnknownProfile, profile, strings.Join(Profiles(), ", ")))

@@ -33,6 +33,9 @@
 //     and English (. ! ?) sentence ends and paragraph breaks, about
 //     Config.TargetChars long, never cut inside a sentence unless the
 //     sentence alone exceeds Config.HardMaxChars.
+//   - glossary: "term｜category｜definition" lines (internal/glossary),
+//     one chunk per entry; chosen for documents of the glossary collection
+//     or whose lines are such entries (glossary.go).
 //
 // # Engines
 //

@@ -14,7 +14,7 @@ const (
 )
 
 // Profiles lists the profiles a document may name.
-func Profiles() []string { return []string{ProfileLiezhuan, ProfileGeneric} }
+func Profiles() []string { return []string{ProfileLiezhuan, ProfileGeneric, ProfileGlossary} }
 
 // detectSample bounds how much of a document Detect reads: the formula
 // openings of a biography volume show up early.

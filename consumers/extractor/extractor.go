@@ -201,6 +201,9 @@ func (e *Extractor) Extract(ctx context.Context, tenant string, c schemas.Chunk)
 	if entry == "" {
 		entry = c.Subject
 	}
+	if isGlossaryChunk(c) {
+		return e.extractGlossary(c)
+	}
 	var facts []fact
 	var secs []section
 	if hasHan(c.Text) {
