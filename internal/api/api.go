@@ -1,4 +1,6 @@
-// Package api is annalist's HTTP interface: JSON under /v1, plus /healthz.
+// Package api is annalist's HTTP interface: JSON under /v1, plus /healthz:
+// documents in; entities; generation requests, pages and their versions;
+// the review queue.
 // It holds no state of its own: documents go to the producer sink, reads go
 // to the knowledge graph and chunk store it is given.
 package api
@@ -8,6 +10,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/internal/kgview"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
@@ -20,7 +23,13 @@ type Deps struct {
 	Chunks kgview.ChunkReader
 	// MaxBody bounds request bodies (0: the producers' default).
 	MaxBody int64
+	// Pages and Requester serve the generation endpoints (requests,
+	// pages, reviews); without them those endpoints are not routed.
+	Pages     *pages.Store
+	Requester Requester
 }
+
+const tenantHeader = producers.TenantHeader
 
 // New returns the API's handler.
 func New(d Deps) http.Handler {
@@ -45,6 +54,7 @@ func New(d Deps) http.Handler {
 			writeJSON(w, http.StatusOK, v)
 		}
 	})
+	routeGeneration(mux, d)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})

@@ -1,0 +1,227 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/annalist-dev/annalist/infra/pages"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// Requester publishes generation requests (app.App does).
+type Requester interface {
+	Request(ctx context.Context, tenant string, r schemas.Request) (schemas.Request, error)
+}
+
+// maxRequestBody bounds the JSON bodies of requests and review decisions.
+const maxRequestBody = 64 << 10
+
+// routeGeneration adds the request, page and review endpoints.
+func routeGeneration(mux *http.ServeMux, d Deps) {
+	if d.Pages == nil || d.Requester == nil {
+		return
+	}
+	mux.HandleFunc("POST /v1/requests", func(w http.ResponseWriter, r *http.Request) {
+		tenant, ok := tenantOf(w, r)
+		if !ok {
+			return
+		}
+		var body struct {
+			Kind     string            `json:"kind"`
+			Subject  string            `json:"subject"`
+			Params   map[string]string `json:"params"`
+			Priority int               `json:"priority"`
+		}
+		if !decodeBody(w, r, &body) {
+			return
+		}
+		if body.Kind == "" {
+			body.Kind = schemas.KindBiography
+		}
+		body.Subject = strings.TrimSpace(body.Subject)
+		if body.Subject == "" {
+			writeError(w, http.StatusBadRequest, "subject is required")
+			return
+		}
+		if d.Graph != nil {
+			ids, err := d.Graph.Resolve(r.Context(), tenant, body.Subject)
+			if err != nil {
+				writeError(w, http.StatusInternalServerError, err.Error())
+				return
+			}
+			if len(ids) == 0 {
+				writeError(w, http.StatusNotFound, fmt.Sprintf("unknown subject %q", body.Subject))
+				return
+			}
+		}
+		req, err := d.Requester.Request(r.Context(), tenant, schemas.Request{Kind: body.Kind,
+			Subject: body.Subject, Params: body.Params, Priority: body.Priority})
+		if errors.Is(err, schemas.ErrInvalid) {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		if err != nil {
+			writeError(w, http.StatusServiceUnavailable, err.Error())
+			return
+		}
+		w.Header().Set("Location", "/v1/requests/"+req.RequestID)
+		writeJSON(w, http.StatusAccepted, pages.RequestStatus{RequestID: req.RequestID, Kind: req.Kind,
+			Subject: req.Subject, State: pages.RequestQueued, RequestedAt: req.RequestedAt})
+	})
+	mux.HandleFunc("GET /v1/requests/{id}", func(w http.ResponseWriter, r *http.Request) {
+		tenant, ok := tenantOf(w, r)
+		if !ok {
+			return
+		}
+		st, err := d.Pages.Request(r.Context(), tenant, r.PathValue("id"))
+		respond(w, st, err)
+	})
+	mux.HandleFunc("GET /v1/pages/{subject}", func(w http.ResponseWriter, r *http.Request) {
+		tenant, ok := tenantOf(w, r)
+		if !ok {
+			return
+		}
+		subject := pageSubject(r.Context(), d, tenant, r.PathValue("subject"))
+		if v := r.URL.Query().Get("version"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				writeError(w, http.StatusBadRequest, "version must be a positive integer")
+				return
+			}
+			p, err := d.Pages.Version(r.Context(), tenant, subject, n)
+			respond(w, p, err)
+			return
+		}
+		p, err := d.Pages.Current(r.Context(), tenant, subject)
+		if err != nil {
+			respond(w, p, err)
+			return
+		}
+		vs, err := d.Pages.Versions(r.Context(), tenant, subject)
+		respond(w, struct {
+			schemas.Page
+			Versions []pages.VersionInfo `json:"versions"`
+		}{p, vs}, err)
+	})
+	mux.HandleFunc("GET /v1/pages/{subject}/versions", func(w http.ResponseWriter, r *http.Request) {
+		tenant, ok := tenantOf(w, r)
+		if !ok {
+			return
+		}
+		subject := pageSubject(r.Context(), d, tenant, r.PathValue("subject"))
+		vs, err := d.Pages.Versions(r.Context(), tenant, subject)
+		if err == nil && len(vs) == 0 {
+			err = fmt.Errorf("pages of %q: %w", subject, pages.ErrNotFound)
+		}
+		respond(w, vs, err)
+	})
+	mux.HandleFunc("GET /v1/reviews", func(w http.ResponseWriter, r *http.Request) {
+		tenant, ok := tenantOf(w, r)
+		if !ok {
+			return
+		}
+		// Open reviews by default: the queue an expert works through.
+		status := r.URL.Query().Get("status")
+		switch status {
+		case "":
+			status = pages.ReviewOpen
+		case "all":
+			status = ""
+		case pages.ReviewOpen, pages.ReviewDecided:
+		default:
+			writeError(w, http.StatusBadRequest, "status must be open, decided or all")
+			return
+		}
+		rs, err := d.Pages.Reviews(r.Context(), tenant, status)
+		respond(w, rs, err)
+	})
+	mux.HandleFunc("POST /v1/reviews/{id}", func(w http.ResponseWriter, r *http.Request) {
+		tenant, ok := tenantOf(w, r)
+		if !ok {
+			return
+		}
+		var body struct {
+			Decision string `json:"decision"`
+		}
+		if !decodeBody(w, r, &body) {
+			return
+		}
+		if body.Decision == "" {
+			writeError(w, http.StatusBadRequest, "decision is required: one of the review's option values")
+			return
+		}
+		rv, err := d.Pages.Decide(r.Context(), tenant, r.PathValue("id"), body.Decision)
+		respond(w, rv, err)
+	})
+}
+
+// pageSubject maps a name or alias to the canonical name pages are stored
+// under; an unknown or ambiguous one is used as given.
+func pageSubject(ctx context.Context, d Deps, tenant, name string) string {
+	if d.Graph == nil {
+		return name
+	}
+	ids, err := d.Graph.Resolve(ctx, tenant, name)
+	if err != nil || len(ids) != 1 {
+		return name
+	}
+	e, err := d.Graph.Entity(ctx, tenant, ids[0])
+	if err != nil || e.Name == "" {
+		return name
+	}
+	return e.Name
+}
+
+func tenantOf(w http.ResponseWriter, r *http.Request) (string, bool) {
+	tenant := r.Header.Get(tenantHeader)
+	if tenant == "" {
+		tenant = schemas.DefaultTenant
+	}
+	if !schemas.ValidTenant(tenant) {
+		writeError(w, http.StatusBadRequest, "invalid tenant")
+		return "", false
+	}
+	return tenant, true
+}
+
+// decodeBody reads one JSON object of at most maxRequestBody bytes; on
+// failure it answers 400 or 413 and returns false.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.Decode(&struct{}{}) != io.EOF {
+		err = errors.New("more than one JSON value")
+	}
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body over %d bytes", tooBig.Limit))
+		return false
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "malformed JSON: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// respond writes v, or the error as 404 (not found), 400 (invalid
+// decision) or 500.
+func respond(w http.ResponseWriter, v any, err error) {
+	switch {
+	case errors.Is(err, pages.ErrNotFound):
+		writeError(w, http.StatusNotFound, err.Error())
+	case errors.Is(err, pages.ErrInvalidDecision):
+		writeError(w, http.StatusBadRequest, err.Error())
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, err.Error())
+	default:
+		writeJSON(w, http.StatusOK, v)
+	}
+}
