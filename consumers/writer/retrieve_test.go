@@ -1,0 +1,248 @@
+package writer_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/infra/kg"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+func refIDs(rs []schemas.Reference) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.ChunkID
+	}
+	return out
+}
+
+func TestRetrieveResolution(t *testing.T) {
+	f := newFixture(t)
+	r := writer.NewRetriever(f.g, f.chunks)
+	ctx := context.Background()
+	lin := kg.PersonID("林安", f.lin1.ChunkID)
+	zhou := kg.PersonID("周明", f.zhou.ChunkID)
+	chen1 := kg.PersonID("陈平", f.chen1.ChunkID)
+	chen2 := kg.PersonID("陈平", f.chen2.ChunkID)
+	chenInLaw := kg.PersonID("陈平", f.zhou.ChunkID)
+	tests := []struct {
+		name, subject string
+		want          string
+		homonyms      []string
+	}{
+		{"canonical name", "林安", lin, nil},
+		{"art name", "石溪", lin, nil},
+		{"entity id", lin, lin, nil},
+		{"surrounding space", " 林安\u3000", lin, nil},
+		// 子平 names two men; the one with more facts is chosen and the
+		// other is kept as a homonym.
+		{"shared courtesy name", "子平", lin, []string{zhou}},
+		// The son-in-law has the most facts, but he has no entry of his own:
+		// of the two entry subjects the one with more facts wins.
+		{"homonyms", "陈平", chen1, []string{chen2, chenInLaw}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rs, err := r.Retrieve(ctx, tenant, tc.subject)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rs.EntityID != tc.want {
+				t.Fatalf("resolved to %s, want %s", rs.EntityID, tc.want)
+			}
+			want := slices.Clone(tc.homonyms)
+			slices.Sort(want)
+			if !slices.Equal(rs.Homonyms, want) {
+				t.Errorf("homonyms %v, want %v", rs.Homonyms, want)
+			}
+			if rs.Aliases[0] != rs.Name {
+				t.Errorf("aliases %v do not begin with the name %s", rs.Aliases, rs.Name)
+			}
+		})
+	}
+}
+
+func TestRetrieveUnknownSubject(t *testing.T) {
+	f := newFixture(t)
+	r := writer.NewRetriever(f.g, f.chunks)
+	for _, s := range []string{"王守仁", "", "  ", "person:nobody@00000000"} {
+		_, err := r.Retrieve(context.Background(), tenant, s)
+		if !errors.Is(err, writer.ErrUnknownSubject) {
+			t.Errorf("Retrieve(%q) = %v, want ErrUnknownSubject", s, err)
+		}
+	}
+}
+
+// TestRetrieveReferenceSet: 林安's own chunks in reading order, then the
+// entry of 周明 — a 1-hop neighbour whose entry names him — but not the
+// entry of 黄中, from which their shared native place was first written.
+func TestRetrieveReferenceSet(t *testing.T) {
+	f := newFixture(t)
+	r := writer.NewRetriever(f.g, f.chunks)
+	rs, err := r.Retrieve(context.Background(), tenant, "林安")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{f.lin1.ChunkID, f.lin2.ChunkID, f.note.ChunkID, f.zhou.ChunkID}
+	if got := refIDs(rs.References); !slices.Equal(got, want) {
+		t.Fatalf("references %v, want %v", got, want)
+	}
+	sources := []string{schemas.SourceEntity, schemas.SourceEntity, schemas.SourceEntity, schemas.SourceNeighbour}
+	for i, ref := range rs.References {
+		if ref.Source != sources[i] {
+			t.Errorf("reference %s from %s, want %s", ref.ChunkID, ref.Source, sources[i])
+		}
+		if ref.Text == "" || ref.DocID == "" {
+			t.Errorf("reference %s without text or document", ref.ChunkID)
+		}
+		if i > 0 && ref.Score >= rs.References[i-1].Score {
+			t.Errorf("scores not decreasing at %s", ref.ChunkID)
+		}
+	}
+	if rs.Name != "林安" || rs.Subject != "林安" || rs.Lang != "zh" {
+		t.Errorf("name %q subject %q lang %q", rs.Name, rs.Subject, rs.Lang)
+	}
+	if !slices.Equal(rs.Aliases, []string{"林安", "子平", "石溪"}) {
+		t.Errorf("aliases %v", rs.Aliases)
+	}
+	got := map[string]schemas.KGFact{}
+	for _, fct := range rs.Facts {
+		got[fct.Relation+":"+fct.Value] = fct
+		if fct.ChunkID == "" || fct.Evidence == "" || fct.Span.End <= fct.Span.Start {
+			t.Errorf("fact %+v lacks its provenance", fct)
+		}
+		if fct.Relation == schemas.RelMention {
+			t.Errorf("mention %+v listed as a fact", fct)
+		}
+	}
+	for _, k := range []string{"courtesy_name:子平", "art_name:石溪", "native_place:闽县", "jinshi:万历五年",
+		"office:礼部尚书", "death:六十二", "relative:林昭"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("fact %s missing from %v", k, rs.Facts)
+		}
+	}
+	if q := got["jinshi:万历五年"].Qualifiers["era"]; q != "万历" {
+		t.Errorf("jinshi qualifiers lost: %v", got["jinshi:万历五年"].Qualifiers)
+	}
+	if rs.Facts[0].ChunkID != f.lin1.ChunkID {
+		t.Errorf("facts do not begin with the entry chunk's: %+v", rs.Facts[0])
+	}
+}
+
+func TestRetrieveMaxReferences(t *testing.T) {
+	f := newFixture(t)
+	r := writer.NewRetriever(f.g, f.chunks, writer.WithMaxReferences(2))
+	rs, err := r.Retrieve(context.Background(), tenant, "林安")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := refIDs(rs.References); !slices.Equal(got, []string{f.lin1.ChunkID, f.lin2.ChunkID}) {
+		t.Fatalf("references %v, want the entry's two chunks", got)
+	}
+}
+
+// fixedVectors is an embedder.Store whose search answers a fixed list, and
+// an Embedder that records the queries.
+type fixedVectors struct {
+	hits    []embedder.Hit
+	queries []string
+}
+
+func (v *fixedVectors) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	v.queries = append(v.queries, texts...)
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = []float32{1, 0}
+	}
+	return out, nil
+}
+func (v *fixedVectors) Dim() int { return 2 }
+func (v *fixedVectors) Upsert(context.Context, string, []embedder.Item) error {
+	return errors.New("read only")
+}
+func (v *fixedVectors) Search(_ context.Context, _ string, _ []float32, k int) ([]embedder.Hit, error) {
+	return v.hits[:min(k, len(v.hits))], nil
+}
+func (v *fixedVectors) Count(context.Context, string) (int, error) { return len(v.hits), nil }
+
+// TestRetrieveWithVectors: vector hits join only when they name the
+// subject, and a chunk both paths found rises by fusion; the baseline
+// returns the raw hits.
+func TestRetrieveWithVectors(t *testing.T) {
+	f := newFixture(t)
+	archive := f.doc(t, "arch", piece{text: "石溪先生晚岁讲学，从者数百人。"}, piece{text: "闽县多山，俗尚儒。"})
+	v := &fixedVectors{hits: []embedder.Hit{
+		{ChunkID: f.huang.ChunkID, Score: 0.9},   // shares a place, never names him
+		{ChunkID: f.zhou.ChunkID, Score: 0.8},    // a neighbour's entry that names him
+		{ChunkID: archive[0].ChunkID, Score: 0.7}, // names him by his art name only
+		{ChunkID: archive[1].ChunkID, Score: 0.6}, // about the place
+	}}
+	r := writer.NewRetriever(f.g, f.chunks, writer.WithVectors(v, v, 4))
+	ctx := context.Background()
+	rs, err := r.Retrieve(ctx, tenant, "林安")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.queries) != 1 || v.queries[0] != "林安 子平 石溪" {
+		t.Errorf("vector queries %q, want the names", v.queries)
+	}
+	got := refIDs(rs.References)
+	want := []string{f.zhou.ChunkID, f.lin1.ChunkID, f.lin2.ChunkID, archive[0].ChunkID, f.note.ChunkID}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("references %v, want %v", refIDs(rs.References), want)
+	}
+	if rs.References[0].ChunkID != f.zhou.ChunkID {
+		t.Errorf("the chunk found by both paths is not first: %v", refIDs(rs.References))
+	}
+	for _, ref := range rs.References {
+		if ref.ChunkID == archive[0].ChunkID && ref.Source != schemas.SourceVector {
+			t.Errorf("vector-only hit has source %s", ref.Source)
+		}
+	}
+
+	base, err := r.VectorBaseline(ctx, tenant, "林安", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := refIDs(base); !slices.Equal(got, []string{f.huang.ChunkID, f.zhou.ChunkID, archive[0].ChunkID}) {
+		t.Errorf("baseline %v", got)
+	}
+	if base[0].Score != float64(float32(0.9)) || base[0].Source != schemas.SourceVector || base[0].Text == "" {
+		t.Errorf("baseline hit %+v", base[0])
+	}
+	if _, err := writer.NewRetriever(f.g, f.chunks).VectorBaseline(ctx, tenant, "林安", 3); err == nil {
+		t.Error("baseline without a vector store did not fail")
+	}
+}
+
+type decisions map[string][]schemas.Decision
+
+func (d decisions) Decisions(_ context.Context, _, subject string) ([]schemas.Decision, error) {
+	return d[subject], nil
+}
+
+func TestRetrieveDecisions(t *testing.T) {
+	f := newFixture(t)
+	ds := decisions{
+		"林安": {{ReviewID: "r1", Relation: schemas.RelNativePlace, Value: "闽县"}},
+		"石溪": {{ReviewID: "r2", Relation: schemas.RelDeath, Value: "六十二"}, {ReviewID: "r1"}},
+	}
+	r := writer.NewRetriever(f.g, f.chunks, writer.WithDecisions(ds))
+	rs, err := r.Retrieve(context.Background(), tenant, "石溪")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, d := range rs.Decisions {
+		ids = append(ids, d.ReviewID)
+	}
+	if !slices.Equal(ids, []string{"r1", "r2"}) {
+		t.Errorf("decisions %v, want those under the name and under the subject asked for, once each", ids)
+	}
+}
