@@ -118,15 +118,20 @@ func NewRetriever(g Graph, c Chunks, opts ...RetrieverOption) *Retriever {
 // entity's own homonyms.
 //
 // References, best first: the entity's own chunks (its entry's chunks in
-// text order, then every other chunk the graph links to it), then chunks
-// of its 1-hop neighbours — a person neighbour's entry chunk and the chunk
-// a neighbour was first written from — kept only when their text mentions
-// one of the subject's names. A typed neighbour such as a native place or
-// an examination year links hundreds of chunks about other people, so its
-// chunks are never taken wholesale. With WithVectors, name-filtered vector
-// hits join, and Score is the reciprocal rank fusion of the graph's order
-// and the vector order; without, Score is the reciprocal rank of the
-// graph's order (1/(60+rank)), so the two scales agree.
+// text order, then every other chunk the graph links to it), then the
+// entry chunks of its 1-hop person neighbours, kept only when their text
+// mentions one of the subject's names. A typed neighbour — a native place,
+// an office, an examination year — links hundreds of chunks about other
+// people, and which of them name the subject the graph cannot tell without
+// reading them all; those are left to the vector path, which reads only
+// its top k and keeps the hits that name the subject. With WithVectors,
+// Score is the reciprocal rank fusion of the graph's order and the vector
+// order; without, the reciprocal rank of the graph's order (1/(60+rank)),
+// so the two scales agree.
+//
+// Cost: four round trips to Redis for a subject whose neighbours are all
+// anchored to its own entry (resolve, two for the entity, one for the
+// chunk texts), three more when a neighbour was linked from outside it.
 func (r *Retriever) Retrieve(ctx context.Context, tenant, subject string) (*schemas.ReferenceSet, error) {
 	subject = strings.TrimSpace(subject)
 	if subject == "" {
@@ -154,7 +159,7 @@ func (r *Retriever) Retrieve(ctx context.Context, tenant, subject string) (*sche
 
 	own := ownChunks(e)
 	var near []string
-	if hasNeighbours(e) {
+	if outsideNeighbours(e) {
 		sg, err := r.g.Neighbourhood(ctx, tenant, e.ID, 1)
 		if err != nil {
 			return nil, fmt.Errorf("retrieve %q: %w", subject, err)
@@ -477,22 +482,31 @@ func readingOrder(cs []schemas.Chunk, entryChunk string) {
 	})
 }
 
-func hasNeighbours(e kgview.Entity) bool {
+// outsideNeighbours reports whether e has a person neighbour that is not
+// anchored to e's own entry: one the graph resolved by name (an archive
+// note linking two men). A person resolved inside the entry (a father, a
+// son introduced there) is anchored to the same entry chunk as e, so his
+// entry's chunks are e's own already.
+func outsideNeighbours(e kgview.Entity) bool {
+	inEntry := func(ed kgview.Edge) bool {
+		return ed.Resolution == kgview.ResolvedEntry && ed.TailResolution == kgview.ResolvedEntry
+	}
 	for _, ed := range e.Edges {
-		if ed.TailID != "" && ed.TailID != e.ID {
+		if ed.TailID != "" && ed.TailID != e.ID && isPerson(ed.TailID) && !inEntry(ed) {
 			return true
 		}
 	}
 	for _, ed := range e.Incoming {
-		if ed.HeadID != "" && ed.HeadID != e.ID {
+		if ed.HeadID != "" && ed.HeadID != e.ID && isPerson(ed.HeadID) && !inEntry(ed) {
 			return true
 		}
 	}
 	return false
 }
 
-// neighbourChunks are the candidate chunks of root's 1-hop neighbours: a
-// person neighbour's entry chunk and every neighbour's first chunk, not
+func isPerson(id string) bool { return strings.HasPrefix(id, schemas.EntityPerson+":") }
+
+// neighbourChunks are the entry chunks of root's person neighbours, not
 // already own, in neighbour-id order. The caller keeps those that mention
 // the subject.
 func neighbourChunks(sg kgview.Subgraph, root string, own []string) []string {
@@ -501,20 +515,11 @@ func neighbourChunks(sg kgview.Subgraph, root string, own []string) []string {
 		seen[id] = true
 	}
 	var out []string
-	add := func(id string) {
-		if id != "" && !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
 	for _, n := range sg.Nodes {
-		if n.ID == root {
-			continue
+		if n.ID != root && n.Type == schemas.EntityPerson && n.EntryChunk != "" && !seen[n.EntryChunk] {
+			seen[n.EntryChunk] = true
+			out = append(out, n.EntryChunk)
 		}
-		if n.Type == schemas.EntityPerson {
-			add(n.EntryChunk)
-		}
-		add(n.FirstChunk)
 	}
 	return out
 }

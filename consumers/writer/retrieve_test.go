@@ -176,8 +176,8 @@ func TestRetrieveWithVectors(t *testing.T) {
 	f := newFixture(t)
 	archive := f.doc(t, "arch", piece{text: "石溪先生晚岁讲学，从者数百人。"}, piece{text: "闽县多山，俗尚儒。"})
 	v := &fixedVectors{hits: []embedder.Hit{
-		{ChunkID: f.huang.ChunkID, Score: 0.9},   // shares a place, never names him
-		{ChunkID: f.zhou.ChunkID, Score: 0.8},    // a neighbour's entry that names him
+		{ChunkID: f.huang.ChunkID, Score: 0.9},    // shares a place, never names him
+		{ChunkID: f.zhou.ChunkID, Score: 0.8},     // a neighbour's entry that names him
 		{ChunkID: archive[0].ChunkID, Score: 0.7}, // names him by his art name only
 		{ChunkID: archive[1].ChunkID, Score: 0.6}, // about the place
 	}}
