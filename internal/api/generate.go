@@ -49,6 +49,11 @@ func routeGeneration(mux *http.ServeMux, d Deps) {
 			writeError(w, http.StatusBadRequest, "subject is required")
 			return
 		}
+		probe := schemas.Request{RequestID: "-", Kind: body.Kind, Subject: body.Subject}
+		if err := probe.Validate(); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
 		if d.Graph != nil {
 			ids, err := d.Graph.Resolve(r.Context(), tenant, body.Subject)
 			if err != nil {

@@ -1,0 +1,154 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/annalist-dev/annalist/infra/kg"
+	"github.com/annalist-dev/annalist/infra/pages"
+	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/internal/api"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// requester records the requests it is asked to publish.
+type requester struct{ got []schemas.Request }
+
+func (q *requester) Request(_ context.Context, _ string, r schemas.Request) (schemas.Request, error) {
+	if r.RequestID == "" {
+		r.RequestID = "r-test"
+	}
+	q.got = append(q.got, r)
+	return r, r.Validate()
+}
+
+func TestGenerationEndpoints(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Client(t)
+	store, err := kg.New(c, kg.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := schemas.Triplet{TripletID: "t1", Head: "叶向高", HeadType: schemas.EntityPerson, Relation: schemas.RelCourtesyName,
+		Tail: "进卿", ChunkID: "d-0000", DocID: "d", Entry: "叶向高", EntryChunk: "d-0000",
+		Span: schemas.Span{Start: 4, End: 7}, Evidence: "字进卿", Method: "regex", Confidence: 0.9}
+	if _, err := store.Apply(ctx, schemas.DefaultTenant, []schemas.Triplet{tr}, []string{"e1"}); err != nil {
+		t.Fatal(err)
+	}
+	ps := pages.New(c)
+	q := &requester{}
+	srv := httptest.NewServer(api.New(api.Deps{Graph: store, Chunks: redis.NewChunks(c), Pages: ps, Requester: q}))
+	defer srv.Close()
+
+	do := func(method, path, body string, hdr ...string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+
+	for _, tc := range []struct {
+		name, body string
+		want       int
+	}{
+		{"malformed JSON", `{"subject":`, http.StatusBadRequest},
+		{"unknown field", `{"subject":"叶向高","colour":1}`, http.StatusBadRequest},
+		{"no subject", `{"kind":"biography"}`, http.StatusBadRequest},
+		{"unknown kind", `{"kind":"poem","subject":"叶向高"}`, http.StatusBadRequest},
+		{"unknown subject", `{"subject":"无名氏"}`, http.StatusNotFound},
+		{"oversized", `{"subject":"` + strings.Repeat("叶", 40000) + `"}`, http.StatusRequestEntityTooLarge},
+		{"by courtesy name", `{"kind":"biography","subject":"进卿"}`, http.StatusAccepted},
+	} {
+		code, body := do(http.MethodPost, "/v1/requests", tc.body)
+		if code != tc.want {
+			t.Errorf("%s: POST /v1/requests = %d %s; want %d", tc.name, code, body, tc.want)
+		}
+	}
+	if len(q.got) != 1 || q.got[0].Subject != "进卿" || q.got[0].Kind != schemas.KindBiography {
+		t.Fatalf("published requests = %+v; want only the valid one", q.got)
+	}
+
+	if code, _ := do(http.MethodGet, "/v1/pages/"+url.PathEscape("叶向高"), ""); code != http.StatusNotFound {
+		t.Fatalf("page before any version: %d; want 404", code)
+	}
+	p := schemas.Page{Subject: "叶向高", Kind: schemas.KindBiography, RequestID: "r-test", Version: 1,
+		Sentences: []schemas.PageSentence{{Text: "叶向高，字进卿。", Status: "supported", Citations: []schemas.Citation{{ChunkID: "d-0000"}}}}}
+	if _, _, err := ps.Publish(ctx, schemas.DefaultTenant, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := ps.Finish(ctx, schemas.DefaultTenant, q.got[0], &p, ""); err != nil {
+		t.Fatal(err)
+	}
+	// A page is found by any name of its subject.
+	code, body := do(http.MethodGet, "/v1/pages/"+url.PathEscape("进卿"), "")
+	var got struct {
+		schemas.Page
+		Versions []pages.VersionInfo `json:"versions"`
+	}
+	if code != http.StatusOK || json.Unmarshal([]byte(body), &got) != nil || got.Version != 1 || len(got.Versions) != 1 {
+		t.Fatalf("GET page by courtesy name = %d %s", code, body)
+	}
+	if code, _ := do(http.MethodGet, "/v1/pages/"+url.PathEscape("叶向高")+"?version=2", ""); code != http.StatusNotFound {
+		t.Fatalf("missing version: %d; want 404", code)
+	}
+	if code, _ := do(http.MethodGet, "/v1/pages/"+url.PathEscape("叶向高")+"?version=x", ""); code != http.StatusBadRequest {
+		t.Fatalf("bad version: %d; want 400", code)
+	}
+	if code, body := do(http.MethodGet, "/v1/requests/r-test", ""); code != http.StatusOK || !strings.Contains(body, `"published"`) {
+		t.Fatalf("request status = %d %s", code, body)
+	}
+	if code, _ := do(http.MethodGet, "/v1/requests/r-test", "", "X-Annalist-Tenant", "other"); code != http.StatusNotFound {
+		t.Fatalf("another tenant's request: %d; want 404", code)
+	}
+	if code, _ := do(http.MethodGet, "/v1/pages/"+url.PathEscape("叶向高"), "", "X-Annalist-Tenant", "other"); code != http.StatusNotFound {
+		t.Fatalf("another tenant's page: %d; want 404", code)
+	}
+
+	rv := schemas.Review{ReviewID: "rv1", Subject: "叶向高", Relation: "native_place", Question: "native place?",
+		Options: []schemas.ReviewOption{{Value: "福清", ChunkID: "c1"}, {Value: "侯官", ChunkID: "c2"}}}
+	if err := ps.OpenReview(ctx, schemas.DefaultTenant, rv); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := do(http.MethodGet, "/v1/reviews", ""); code != http.StatusOK || !strings.Contains(body, "rv1") {
+		t.Fatalf("review queue = %d %s", code, body)
+	}
+	if code, _ := do(http.MethodGet, "/v1/reviews?status=maybe", ""); code != http.StatusBadRequest {
+		t.Fatalf("bad status filter: %d", code)
+	}
+	for _, tc := range []struct {
+		path, body string
+		want       int
+	}{
+		{"/v1/reviews/rv1", `{"decision":"长乐"}`, http.StatusBadRequest},
+		{"/v1/reviews/rv1", `{}`, http.StatusBadRequest},
+		{"/v1/reviews/rv1", `not json`, http.StatusBadRequest},
+		{"/v1/reviews/nope", `{"decision":"福清"}`, http.StatusNotFound},
+		{"/v1/reviews/rv1", `{"decision":"福清"}`, http.StatusOK},
+	} {
+		if code, body := do(http.MethodPost, tc.path, tc.body); code != tc.want {
+			t.Errorf("POST %s %s = %d %s; want %d", tc.path, tc.body, code, body, tc.want)
+		}
+	}
+	if code, body := do(http.MethodGet, "/v1/reviews", ""); code != http.StatusOK || strings.Contains(body, "rv1") {
+		t.Fatalf("open queue after the decision = %d %s", code, body)
+	}
+	ds, err := ps.Decisions(ctx, schemas.DefaultTenant, "叶向高")
+	if err != nil || len(ds) != 1 || ds[0].Value != "福清" {
+		t.Fatalf("stored decision = %+v, %v", ds, err)
+	}
+}
