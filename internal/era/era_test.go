@@ -152,6 +152,11 @@ func TestFind(t *testing.T) {
 		{"after other text", "其后，崇祯十七年三月", []d{
 			{Era: "崇祯", Dynasty: "明", Year: 17, Gregorian: 1644, Text: "崇祯十七年", Start: 3, End: 8}}},
 		{"era name alone", "万历帝召见之", nil},
+		{"garrison named like an era", "以副总兵守大同中路", nil},
+		{"prefecture named like an era", "出知太平府，移保定。", nil},
+		{"office after an era name", "成化中书舍人", nil},
+		{"middle without a comma", "嘉靖中擢御史", []d{
+			{Era: "嘉靖", Dynasty: "明", Approx: "中", Text: "嘉靖中", Start: 0, End: 3}}},
 		{"name with no 年", "万历十一月", nil},
 		{"name at the end", "事在万历", nil},
 		{"no era", "叶向高，字进卿，福清人。", nil},

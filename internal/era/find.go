@@ -145,7 +145,23 @@ next:
 			}
 			k++
 		}
+		if f.word == "中" && k < len(rs) && notMiddleAfter(t.simp.rune(rs[k])) {
+			// 大同中路, 永平中卫: several era names are also the names of
+			// Ming prefectures and garrisons, whose units are named with 中.
+			continue
+		}
 		return k, f.approx
 	}
 	return j, ""
+}
+
+// notMiddleAfter reports whether r after <name>中 makes 中 part of a word
+// (a garrison's 中路, 中卫, 中所, 中屯, an office's 中书, 中丞, 中允) rather than
+// "in the middle of the era".
+func notMiddleAfter(r rune) bool {
+	switch r {
+	case '路', '卫', '衛', '所', '屯', '书', '書', '丞', '允', '军', '軍':
+		return true
+	}
+	return false
 }

@@ -81,8 +81,8 @@ type trieNode struct {
 func DefaultPrefer() []string { return []string{"明", "清"} }
 
 // Default returns the embedded table with the default preference order.
-// Each call parses the table again (a fraction of a millisecond); callers
-// keep the Table they need.
+// Each call parses the table again (under a millisecond); callers keep
+// the Table they need.
 func Default() *Table {
 	t, err := Parse(strings.NewReader(embeddedTable))
 	if err != nil {
