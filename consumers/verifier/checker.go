@@ -1,0 +1,296 @@
+package verifier
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/annalist-dev/annalist/internal/era"
+	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// Checker decides whether a draft sentence is supported by a reference set.
+// Implementations are safe for concurrent use. An error means the check
+// could not be made (a model that failed); the verdict itself carries
+// every outcome of a check that was made.
+type Checker interface {
+	Check(ctx context.Context, refs *schemas.ReferenceSet, d schemas.Draft) (schemas.Verdict, error)
+}
+
+// Defaults of Config.
+const (
+	DefaultMinJaccard    = 0.04
+	DefaultTopReferences = 6
+	DefaultTopPassages   = 12
+	DefaultMinContext    = 3
+	DefaultMaxValueRunes = 8
+	DefaultCacheSize     = 32
+)
+
+// Config tunes the offline checker. The zero value means the defaults
+// documented on each field.
+type Config struct {
+	// MinJaccard is the token Jaccard (Han characters and bigrams, English
+	// words) that one passage (sentence) of a reference must reach with
+	// the fact or with the whole sentence for the reference to be kept for
+	// that fact. Default 0.04: a passage of 60 characters that holds a
+	// four-character fact verbatim scores about 0.06, so the threshold
+	// drops only references that share nothing but stray characters.
+	MinJaccard float64
+	// TopReferences is how many references, best first, are kept per fact
+	// (default 6). References the draft cites are kept as well.
+	TopReferences int
+	// TopPassages is how many passages of the kept references, best first
+	// by Jaccard, are aligned with the sentence to find the passage that
+	// states it or contradicts it (default 12).
+	TopPassages int
+	// MinContext is how many runes around a differing segment must align
+	// with the passage (at least one on each side) for the segment to be a
+	// contradiction of the passage rather than text it lacks (default 3).
+	MinContext int
+	// MaxValueRunes bounds the differing segment of a contradiction on
+	// each side: a longer difference is other text, not another value
+	// (default 8).
+	MaxValueRunes int
+	// CacheSize is how many reference sets keep their index (normalized
+	// text, passages, token sets, dates) between checks; the verifier sees
+	// one set for every sentence of a page (default 32).
+	CacheSize int
+	// Era is the era table (default era.Default()).
+	Era *era.Table
+}
+
+func (c Config) withDefaults() Config {
+	if c.MinJaccard <= 0 {
+		c.MinJaccard = DefaultMinJaccard
+	}
+	if c.TopReferences <= 0 {
+		c.TopReferences = DefaultTopReferences
+	}
+	if c.TopPassages <= 0 {
+		c.TopPassages = DefaultTopPassages
+	}
+	if c.MinContext <= 0 {
+		c.MinContext = DefaultMinContext
+	}
+	if c.MaxValueRunes <= 0 {
+		c.MaxValueRunes = DefaultMaxValueRunes
+	}
+	if c.CacheSize <= 0 {
+		c.CacheSize = DefaultCacheSize
+	}
+	if c.Era == nil {
+		c.Era = era.Default()
+	}
+	return c
+}
+
+// Validate reports settings that cannot work.
+func (c Config) Validate() error {
+	var errs []error
+	if c.MinJaccard < 0 || c.MinJaccard > 1 {
+		errs = append(errs, fmt.Errorf("verifier: min jaccard %v outside [0,1]", c.MinJaccard))
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"top references", c.TopReferences}, {"top passages", c.TopPassages}, {"min context", c.MinContext},
+		{"max value runes", c.MaxValueRunes}, {"cache size", c.CacheSize}} {
+		if f.v < 0 {
+			errs = append(errs, fmt.Errorf("verifier: %s is %d, want ≥ 0 (0 = default)", f.name, f.v))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Offline is the lexical and structural checker: deterministic, no model.
+// It is safe for concurrent use.
+type Offline struct {
+	cfg Config
+
+	mu    sync.Mutex
+	cache map[[32]byte]*refIndex
+	order [][32]byte
+}
+
+var _ Checker = (*Offline)(nil)
+
+// NewOffline returns the offline checker.
+func NewOffline(cfg Config) *Offline {
+	return &Offline{cfg: cfg.withDefaults(), cache: map[[32]byte]*refIndex{}}
+}
+
+// ErrNoReferenceSet is returned by Check when it is given no reference set.
+var ErrNoReferenceSet = errors.New("no reference set")
+
+// Check decides the draft against refs. A Conflict draft has each of its
+// Facts checked against the chunk it names alone; any other draft is
+// split by Atomic and each fact checked against the whole set.
+func (o *Offline) Check(ctx context.Context, refs *schemas.ReferenceSet, d schemas.Draft) (schemas.Verdict, error) {
+	if refs == nil {
+		return schemas.Verdict{}, fmt.Errorf("check draft %s/%d: %w", d.RequestID, d.Index, ErrNoReferenceSet)
+	}
+	if err := ctx.Err(); err != nil {
+		return schemas.Verdict{}, err
+	}
+	idx := o.index(refs)
+	sc := newSentenceCheck(o.cfg, idx, refs, d)
+	var fvs []schemas.FactVerdict
+	if d.Conflict && len(d.Facts) > 0 {
+		fvs = sc.checkConflict()
+	} else {
+		fvs = sc.check()
+	}
+	return verdict(d, fvs), nil
+}
+
+// verdict wraps fact verdicts into the draft's verdict with the overall
+// status: supported iff every fact is; else not_supported when any fact is
+// (with the first such fact's error type); else not_included. A sentence
+// with no fact at all is not_included.
+func verdict(d schemas.Draft, fvs []schemas.FactVerdict) schemas.Verdict {
+	v := schemas.Verdict{
+		RequestID: d.RequestID, Kind: d.Kind, Subject: d.Subject, Index: d.Index, Attempt: d.Attempt,
+		Draft: d, Facts: fvs, Status: schemas.StatusSupported,
+	}
+	if len(fvs) == 0 {
+		v.Status = schemas.StatusNotIncluded
+		return v
+	}
+	for _, f := range fvs {
+		if f.Status == schemas.StatusNotSupported {
+			v.Status, v.ErrorType = schemas.StatusNotSupported, f.ErrorType
+			return v
+		}
+	}
+	for _, f := range fvs {
+		if f.Status == schemas.StatusNotIncluded {
+			v.Status = schemas.StatusNotIncluded
+		}
+	}
+	return v
+}
+
+// refDoc is one reference, prepared for matching.
+type refDoc struct {
+	ref   schemas.Reference
+	rs    []rune
+	norm  normText
+	dates []dateSpan
+	// passages are the indices of the document's passages in the index.
+	passages []int
+}
+
+// passage is one sentence of a reference.
+type passage struct {
+	doc        int
+	start, end int // rune offsets in the reference text
+	ns, ne     int // the same range in the normalized text
+	toks       text.TokenSet
+}
+
+// refIndex is a reference set prepared for checking; read-only once built.
+type refIndex struct {
+	docs     []refDoc
+	passages []passage
+	byChunk  map[string]int
+}
+
+// index returns the prepared reference set, from the cache when the same
+// set (same chunk ids and texts) was seen recently.
+func (o *Offline) index(refs *schemas.ReferenceSet) *refIndex {
+	key := fingerprint(refs)
+	o.mu.Lock()
+	if x, ok := o.cache[key]; ok {
+		o.mu.Unlock()
+		return x
+	}
+	o.mu.Unlock()
+	x := buildIndex(o.cfg.Era, refs)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.cache[key]; !ok {
+		if len(o.order) >= o.cfg.CacheSize {
+			delete(o.cache, o.order[0])
+			o.order = o.order[1:]
+		}
+		o.cache[key] = x
+		o.order = append(o.order, key)
+	}
+	return x
+}
+
+// fingerprint identifies a reference set's texts.
+func fingerprint(refs *schemas.ReferenceSet) [32]byte {
+	h := sha256.New()
+	var n [8]byte
+	for _, r := range refs.References {
+		h.Write([]byte(r.ChunkID))
+		h.Write([]byte{0})
+		h.Write([]byte(r.Text))
+		binary.LittleEndian.PutUint64(n[:], uint64(len(r.Text)))
+		h.Write(n[:])
+	}
+	var out [32]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+func buildIndex(tab *era.Table, refs *schemas.ReferenceSet) *refIndex {
+	x := &refIndex{byChunk: make(map[string]int, len(refs.References))}
+	for _, r := range refs.References {
+		if _, dup := x.byChunk[r.ChunkID]; dup || r.Text == "" {
+			continue
+		}
+		di := len(x.docs)
+		x.byChunk[r.ChunkID] = di
+		doc := refDoc{ref: r, rs: []rune(r.Text), norm: normalize(r.Text), dates: findDates(tab, r.Text)}
+		for _, sp := range text.SentencesRunes(doc.rs) {
+			ns := sort.SearchInts(doc.norm.pos, sp.Start)
+			ne := sort.SearchInts(doc.norm.pos, sp.End)
+			if ne <= ns {
+				continue
+			}
+			doc.passages = append(doc.passages, len(x.passages))
+			x.passages = append(x.passages, passage{
+				doc: di, start: sp.Start, end: sp.End, ns: ns, ne: ne,
+				toks: text.NewTokenSet(string(doc.rs[sp.Start:sp.End])),
+			})
+		}
+		x.docs = append(x.docs, doc)
+	}
+	return x
+}
+
+// evidence is the evidence of doc's runes [s, e).
+func (x *refIndex) evidence(doc, s, e int) schemas.Evidence {
+	d := &x.docs[doc]
+	if s < 0 {
+		s = 0
+	}
+	if e > len(d.rs) {
+		e = len(d.rs)
+	}
+	return schemas.Evidence{ChunkID: d.ref.ChunkID, Span: schemas.Span{Start: s, End: e}, Text: string(d.rs[s:e])}
+}
+
+// passageEvidence is the evidence of a whole passage.
+func (x *refIndex) passageEvidence(p int) schemas.Evidence {
+	ps := x.passages[p]
+	return x.evidence(ps.doc, ps.start, ps.end)
+}
+
+// passageAt is the passage of doc that holds rune offset r, or -1.
+func (x *refIndex) passageAt(doc, r int) int {
+	for _, p := range x.docs[doc].passages {
+		if x.passages[p].start <= r && r < x.passages[p].end {
+			return p
+		}
+	}
+	return -1
+}
