@@ -2,7 +2,7 @@ package verifier
 
 import (
 	"unicode"
-	
+
 	"github.com/annalist-dev/annalist/internal/text"
 )
 
@@ -68,9 +68,9 @@ const (
 // Kinds of alignment operations.
 const (
 	opMatch = iota
-	opSub       // a[i] aligned with a different b[j]
-	opIns       // a[i] has no counterpart in b
-	opDel       // b[j] has no counterpart in a
+	opSub   // a[i] aligned with a different b[j]
+	opIns   // a[i] has no counterpart in b
+	opDel   // b[j] has no counterpart in a
 )
 
 type alignOp struct {

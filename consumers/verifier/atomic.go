@@ -198,7 +198,9 @@ func isClauseSep(r rune) bool {
 	return false
 }
 
-func isCloserBracket(r rune) bool { return r == '）' || r == ')' || r == '》' || r == '」' || r == '”' }
+func isCloserBracket(r rune) bool {
+	return r == '）' || r == ')' || r == '》' || r == '」' || r == '”'
+}
 
 func trimmable(r rune) bool {
 	switch r {

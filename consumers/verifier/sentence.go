@@ -28,11 +28,11 @@ type sentenceCheck struct {
 	jS      []float64
 	cited   map[int]bool
 
-	anchor    int // passage index, -1 when none
-	anchorAl  alignment
-	aligned   map[int]alignment
-	verbatim  *schemas.Evidence
-	names     map[string]bool
+	anchor   int // passage index, -1 when none
+	anchorAl alignment
+	aligned  map[int]alignment
+	verbatim *schemas.Evidence
+	names    map[string]bool
 	// other is set when the sentence is about another person than the
 	// subject (a relative's sentence copied from the entry): the subject's
 	// KG facts then say nothing about it. otherName, when known, must

@@ -1,0 +1,389 @@
+package verifier
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"text/template"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// PromptVerify is the judge's prompt template version. A template file is
+// never edited in place: a change is a new version.
+const PromptVerify = "verify.v1"
+
+//go:embed prompts/*.tmpl
+var promptFS embed.FS
+
+// Defaults of JudgeConfig.
+const (
+	DefaultJudgeReferences = 6
+	DefaultJudgeRefRunes   = 700
+	DefaultJudgeAttempts   = 2
+)
+
+// JudgeConfig tunes the LLM judge. The zero value means the defaults
+// documented on each field.
+type JudgeConfig struct {
+	// MaxReferences is how many references, filtered by token Jaccard as
+	// the offline checker filters them, the prompt shows (default 6).
+	MaxReferences int
+	// MaxRefRunes cuts each reference shown to a window of this many runes
+	// around its passage most like the sentence (default 700).
+	MaxRefRunes int
+	// Attempts is how many answers the model may give for one draft: a
+	// malformed or invalid answer is retried with the reason; after the
+	// last the draft goes to the fallback checker (default 2).
+	Attempts int
+	// Offline configures the reference filter (its MinJaccard and cache).
+	Offline Config
+}
+
+func (c JudgeConfig) withDefaults() JudgeConfig {
+	if c.MaxReferences <= 0 {
+		c.MaxReferences = DefaultJudgeReferences
+	}
+	if c.MaxRefRunes <= 0 {
+		c.MaxRefRunes = DefaultJudgeRefRunes
+	}
+	if c.Attempts <= 0 {
+		c.Attempts = DefaultJudgeAttempts
+	}
+	return c
+}
+
+// Judge is the LLM engine's checker: the model reads the sentence, its
+// atomic facts and the filtered references and decides each fact in a
+// strict JSON answer, which is validated (statuses and error types from
+// the enums, every supporting or contradicting quote verbatim in the chunk
+// it names). Gregorian years are still checked against the era table: the
+// table, not the model, decides whether 1583 is 万历十一年. Conflict drafts
+// go to the fallback checker, whose per-chunk check is exact. Safe for
+// concurrent use.
+type Judge struct {
+	model    model.BaseChatModel
+	fallback Checker
+	cfg      JudgeConfig
+	sel      *Offline
+	tmpl     *template.Template
+	stats    struct{ drafts, calls, invalid, fallbacks atomic.Int64 }
+}
+
+var _ Checker = (*Judge)(nil)
+
+// NewJudge returns the LLM judge. fallback decides the drafts the model
+// fails on (nil: such drafts fail with an error). The model should be
+// wrapped by infra/llm for timeouts, retries and a concurrency limit.
+func NewJudge(m model.BaseChatModel, fallback Checker, cfg JudgeConfig) *Judge {
+	cfg = cfg.withDefaults()
+	funcs := template.FuncMap{"inc": func(i int) int { return i + 1 }}
+	return &Judge{
+		model: m, fallback: fallback, cfg: cfg, sel: NewOffline(cfg.Offline),
+		tmpl: template.Must(template.New(PromptVerify).Funcs(funcs).ParseFS(promptFS, "prompts/"+PromptVerify+".tmpl")),
+	}
+}
+
+// JudgeStats counts the judge's work since it was made.
+type JudgeStats struct {
+	Drafts int64 `json:"drafts"`
+	// LLMCalls is every model call.
+	LLMCalls int64 `json:"llm_calls"`
+	// Invalid counts answers rejected by parsing or validation.
+	Invalid int64 `json:"invalid"`
+	// Fallbacks counts drafts the fallback checker decided after the
+	// model's answers were all rejected.
+	Fallbacks int64 `json:"fallbacks"`
+}
+
+// Stats returns a snapshot of the counters.
+func (j *Judge) Stats() JudgeStats {
+	return JudgeStats{Drafts: j.stats.drafts.Load(), LLMCalls: j.stats.calls.Load(),
+		Invalid: j.stats.invalid.Load(), Fallbacks: j.stats.fallbacks.Load()}
+}
+
+// shownRef is a reference as the prompt shows it.
+type shownRef struct {
+	ChunkID string
+	Text    string
+	full    string
+}
+
+type promptData struct {
+	Subject, Aliases, Sentence string
+	Facts                      []string
+	References                 []shownRef
+	Feedback                   string
+}
+
+// Check decides the draft with the model; see Judge. Verdict.LLMCalls
+// counts the calls this draft took. A model error is returned (wrapped);
+// the runtime retries the draft.
+func (j *Judge) Check(ctx context.Context, refs *schemas.ReferenceSet, d schemas.Draft) (schemas.Verdict, error) {
+	if refs == nil {
+		return schemas.Verdict{}, fmt.Errorf("judge draft %s/%d: %w", d.RequestID, d.Index, ErrNoReferences)
+	}
+	j.stats.drafts.Add(1)
+	if d.Conflict && len(d.Facts) > 0 && j.fallback != nil {
+		return j.fallback.Check(ctx, refs, d)
+	}
+	atoms := atomize(j.sel.cfg.Era, d.Text)
+	if len(atoms) == 0 {
+		return verdict(d, nil), nil
+	}
+	data := promptData{Subject: refs.Name, Sentence: d.Text, References: j.selectRefs(refs, d, atoms)}
+	if data.Subject == "" {
+		data.Subject = refs.Subject
+	}
+	data.Aliases = strings.Join(aliasesBut(refs.Aliases, data.Subject), "、")
+	for _, a := range atoms {
+		data.Facts = append(data.Facts, a.fact.Text)
+	}
+	calls := 0
+	for range j.cfg.Attempts {
+		system, user, err := j.render(data)
+		if err != nil {
+			return schemas.Verdict{}, err
+		}
+		calls++
+		j.stats.calls.Add(1)
+		msg, err := j.model.Generate(ctx, []*schema.Message{schema.SystemMessage(system), schema.UserMessage(user)})
+		if err != nil {
+			return schemas.Verdict{}, fmt.Errorf("judge draft %s/%d: %w", d.RequestID, d.Index, err)
+		}
+		if msg == nil {
+			err = errors.New("the model returned no message")
+		} else {
+			var fvs []schemas.FactVerdict
+			if fvs, err = parseJudgement(msg.Content, atoms, data.References); err == nil {
+				j.eraTable(d.Text, atoms, fvs)
+				v := verdict(d, fvs)
+				v.LLMCalls = calls
+				return v, nil
+			}
+		}
+		j.stats.invalid.Add(1)
+		data.Feedback = err.Error()
+	}
+	if j.fallback == nil {
+		return schemas.Verdict{}, fmt.Errorf("judge draft %s/%d: %d answers rejected, last: %s", d.RequestID, d.Index, calls, data.Feedback)
+	}
+	j.stats.fallbacks.Add(1)
+	v, err := j.fallback.Check(ctx, refs, d)
+	if err != nil {
+		return schemas.Verdict{}, err
+	}
+	v.LLMCalls += calls
+	return v, nil
+}
+
+func aliasesBut(aliases []string, name string) []string {
+	var out []string
+	for _, a := range aliases {
+		if a != name && a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (j *Judge) render(data promptData) (system, user string, err error) {
+	var s, u bytes.Buffer
+	if err := j.tmpl.ExecuteTemplate(&s, "system", data); err != nil {
+		return "", "", fmt.Errorf("prompt %s system: %w", PromptVerify, err)
+	}
+	if err := j.tmpl.ExecuteTemplate(&u, "user", data); err != nil {
+		return "", "", fmt.Errorf("prompt %s user: %w", PromptVerify, err)
+	}
+	return s.String(), u.String(), nil
+}
+
+// selectRefs filters the references as the offline checker does: each
+// scored by the token Jaccard of its best passage with the sentence or one
+// of its facts; the best MaxReferences above MinJaccard, and the cited
+// ones, each cut to a window around its best passage.
+func (j *Judge) selectRefs(refs *schemas.ReferenceSet, d schemas.Draft, atoms []atom) []shownRef {
+	idx := j.sel.index(refs)
+	sets := []text.TokenSet{text.NewTokenSet(d.Text)}
+	for _, a := range atoms {
+		sets = append(sets, text.NewTokenSet(a.fact.Text))
+	}
+	score := make([]float64, len(idx.docs))
+	bestP := make([]int, len(idx.docs))
+	for p, ps := range idx.passages {
+		for _, ts := range sets {
+			if sc := ts.Jaccard(ps.toks); sc > score[ps.doc] {
+				score[ps.doc], bestP[ps.doc] = sc, p
+			}
+		}
+	}
+	var docs []int
+	for di, sc := range score {
+		if sc >= j.sel.cfg.MinJaccard {
+			docs = append(docs, di)
+		}
+	}
+	sort.SliceStable(docs, func(a, b int) bool { return score[docs[a]] > score[docs[b]] })
+	if len(docs) > j.cfg.MaxReferences {
+		docs = docs[:j.cfg.MaxReferences]
+	}
+	for _, c := range d.Citations {
+		if di, ok := idx.byChunk[c]; ok && !containsInt(docs, di) {
+			docs = append(docs, di)
+		}
+	}
+	out := make([]shownRef, 0, len(docs))
+	for _, di := range docs {
+		doc := &idx.docs[di]
+		s, e := 0, len(doc.rs)
+		if e > j.cfg.MaxRefRunes {
+			ps := idx.passages[bestP[di]]
+			mid := (ps.start + ps.end) / 2
+			s = max(0, mid-j.cfg.MaxRefRunes/2)
+			e = min(len(doc.rs), s+j.cfg.MaxRefRunes)
+			s = max(0, e-j.cfg.MaxRefRunes)
+		}
+		out = append(out, shownRef{ChunkID: doc.ref.ChunkID, Text: string(doc.rs[s:e]), full: doc.ref.Text})
+	}
+	return out
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+type judgeAnswer struct {
+	Facts []judgeFact `json:"facts"`
+}
+
+type judgeFact struct {
+	Text      string `json:"text"`
+	Status    string `json:"status"`
+	ErrorType string `json:"error_type"`
+	Message   string `json:"message"`
+	ChunkID   string `json:"chunk_id"`
+	Quote     string `json:"quote"`
+}
+
+// parseJudgement reads the model's answer strictly: one JSON object (a
+// Markdown code fence around it is tolerated), no unknown fields, one
+// entry per fact in order, statuses and error types from the enums, and
+// for a supported or contradicted fact a quote found verbatim in the
+// chunk it names, which must be one the prompt showed.
+func parseJudgement(answer string, atoms []atom, shown []shownRef) ([]schemas.FactVerdict, error) {
+	var a judgeAnswer
+	if err := decodeStrict(answer, &a); err != nil {
+		return nil, fmt.Errorf("the answer is not the JSON object asked for: %v", err)
+	}
+	if len(a.Facts) != len(atoms) {
+		return nil, fmt.Errorf("the answer decides %d facts, want %d", len(a.Facts), len(atoms))
+	}
+	out := make([]schemas.FactVerdict, len(atoms))
+	for i, f := range a.Facts {
+		want := atoms[i].fact
+		if strings.TrimSpace(f.Text) != want.Text {
+			return nil, fmt.Errorf("fact %d is %q, want %q", i+1, f.Text, want.Text)
+		}
+		fv := schemas.FactVerdict{Fact: want, Status: f.Status, ErrorType: f.ErrorType, Message: strings.TrimSpace(f.Message)}
+		switch f.Status {
+		case schemas.StatusSupported, schemas.StatusNotIncluded:
+			if f.ErrorType != "" {
+				return nil, fmt.Errorf("fact %d: status %s takes no error_type, got %q", i+1, f.Status, f.ErrorType)
+			}
+		case schemas.StatusNotSupported:
+			switch f.ErrorType {
+			case schemas.ErrorEra, schemas.ErrorAlias, schemas.ErrorRefConflict, schemas.ErrorKnowledge, schemas.ErrorOther:
+			default:
+				return nil, fmt.Errorf("fact %d: unknown error_type %q", i+1, f.ErrorType)
+			}
+		default:
+			return nil, fmt.Errorf("fact %d: unknown status %q", i+1, f.Status)
+		}
+		if f.Status != schemas.StatusNotIncluded {
+			ev, err := quoteEvidence(f, shown)
+			if err != nil {
+				return nil, fmt.Errorf("fact %d: %v", i+1, err)
+			}
+			fv.Evidence = []schemas.Evidence{ev}
+		}
+		out[i] = fv
+	}
+	return out, nil
+}
+
+// quoteEvidence finds the quote in the chunk the fact names.
+func quoteEvidence(f judgeFact, shown []shownRef) (schemas.Evidence, error) {
+	q := strings.TrimSpace(f.Quote)
+	if q == "" {
+		return schemas.Evidence{}, fmt.Errorf("status %s needs a quote", f.Status)
+	}
+	for _, r := range shown {
+		if r.ChunkID != f.ChunkID {
+			continue
+		}
+		b := strings.Index(r.full, q)
+		if b < 0 {
+			return schemas.Evidence{}, fmt.Errorf("quote %q is not in chunk %s", q, f.ChunkID)
+		}
+		s := text.RuneLen(r.full[:b])
+		return schemas.Evidence{ChunkID: f.ChunkID, Span: schemas.Span{Start: s, End: s + text.RuneLen(q)}, Text: q}, nil
+	}
+	return schemas.Evidence{}, fmt.Errorf("chunk_id %q is not one of the references shown", f.ChunkID)
+}
+
+// eraTable overrides the model on Gregorian years the era table decides:
+// a year that is not the table's year of the era date before it is wrong.
+func (j *Judge) eraTable(sentence string, atoms []atom, fvs []schemas.FactVerdict) {
+	for i, a := range atoms {
+		if a.date == nil || a.date.kind != dateGregorian {
+			continue
+		}
+		for k := i - 1; k >= 0; k-- {
+			ed := atoms[k].date
+			if ed == nil || ed.kind != dateEra {
+				continue
+			}
+			if ed.gregorian != 0 && ed.gregorian != a.date.gregorian {
+				fvs[i].Status, fvs[i].ErrorType = schemas.StatusNotSupported, schemas.ErrorEra
+				fvs[i].Message = fmt.Sprintf("Gregorian year %d does not match %s, which the era table gives as %d",
+					a.date.gregorian, ed.text, ed.gregorian)
+			}
+			break
+		}
+	}
+}
+
+// decodeStrict decodes exactly one JSON value from s into v.
+func decodeStrict(s string, v any) error {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "```") {
+		s = strings.TrimPrefix(s, "```json")
+		s = strings.TrimPrefix(s, "```")
+		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON object")
+	}
+	return nil
+}
