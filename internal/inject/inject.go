@@ -316,7 +316,7 @@ var (
 	otherNamePrefix  = []string{"别号", "自号", "初名", "小字", "小名", "号"}
 	// notPlace are characters of clauses ending in 人 that are not native
 	// places: offices (中书舍人), degrees (举人), kin (夫人), verbs.
-	notPlace = "为以授官舍举门夫主乡国宗家其之有无诸世生时能善得使"
+	notPlace = "为以授官舍举门夫主乡国宗家其之有无诸世生时能善得使不何"
 )
 
 // identitySlots finds the courtesy names or the native place of the

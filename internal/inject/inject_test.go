@@ -103,6 +103,7 @@ func TestInject(t *testing.T) {
 			right: "静之", wrongs: []string{"进卿", "伯润", "鸣远"}},
 		{name: "a relative's courtesy name", sentence: relative, typ: inject.Courtesy, pool: pool, ok: true, right: "季玉"},
 		{name: "an office ending in 人 is no place", sentence: relative, typ: inject.Place, pool: pool},
+		{name: "an unknown origin is no place", sentence: "丁瑄，不知何许人。", typ: inject.Place, pool: pool},
 		{name: "empty pool", sentence: identity, typ: inject.Place},
 		{name: "举进士 becomes 中举人", sentence: exam, typ: inject.Rank, ok: true, right: "进士", wrongs: []string{"举人"},
 			check: func(t *testing.T, in inject.Injection) {
