@@ -17,12 +17,14 @@ import (
 )
 
 // ingest runs the offline chunker and extractor over docs in-process and
-// writes chunks and triplets into w, as the ingestion stages would.
-func (w *world) ingest(tb testing.TB, docs []schemas.Document) {
+// writes chunks and triplets into w, as the ingestion stages would. It
+// returns the chunks.
+func (w *world) ingest(tb testing.TB, docs []schemas.Document) []schemas.Chunk {
 	tb.Helper()
 	ctx := context.Background()
 	ch := chunker.New(chunker.Config{})
 	ex := extractor.New(extractor.Config{})
+	var all []schemas.Chunk
 	for _, d := range docs {
 		cs, err := ch.Chunk(ctx, d)
 		if err != nil {
@@ -42,7 +44,9 @@ func (w *world) ingest(tb testing.TB, docs []schemas.Document) {
 		if _, err := w.g.Apply(ctx, tenant, ts, nil); err != nil {
 			tb.Fatal(err)
 		}
+		all = append(all, cs...)
 	}
+	return all
 }
 
 func demoDocs(tb testing.TB) []schemas.Document {

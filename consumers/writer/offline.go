@@ -1,0 +1,949 @@
+package writer
+
+import (
+	"cmp"
+	"context"
+	"hash/fnv"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/annalist-dev/annalist/internal/era"
+	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// Engine names on Draft.Engine.
+const (
+	EngineOffline = "offline"
+	EngineLLM     = "llm"
+)
+
+// Plan item kinds, in the conventional order of a biography.
+const (
+	ItemIdentity    = "identity"    // name, courtesy and art names, native place
+	ItemBirth       = "birth"       // birth
+	ItemExamination = "examination" // the jinshi examination, with the Gregorian year
+	ItemCareer      = "career"      // offices held (历官 …)
+	ItemHighest     = "highest"     // the highest office (官至 …)
+	ItemNotable     = "notable"     // a notable act copied from the entry
+	ItemDeath       = "death"       // death
+	ItemPosthumous  = "posthumous"  // posthumous name (谥)
+)
+
+// PlanItem is one sentence of the offline plan: what it says (Kind, the KG
+// facts and chunks it rests on) and the extractive wording.
+type PlanItem struct {
+	Kind      string
+	Text      string
+	Citations []string
+	Facts     []schemas.Fact
+	// Alternate is another sentence of the same kind, used when Text is
+	// already on the page.
+	Alternate *PlanItem
+}
+
+// OfflineConfig configures the offline drafter. The zero value is usable.
+type OfflineConfig struct {
+	// Era converts era dates to Gregorian years; nil means era.Default().
+	Era *era.Table
+	// MinSentences and MaxSentences bound a page when the sources allow
+	// (defaults 6 and 12): notable acts fill the page up to the minimum
+	// and are cut at the maximum. A short entry gives a shorter page
+	// rather than padding.
+	MinSentences, MaxSentences int
+	// MaxCopy bounds a sentence copied from a source, in characters
+	// (default 80); MaxOpening bounds the entry's opening sentence copied
+	// as the identity sentence (default 60), longer openings are
+	// templated from the KG facts.
+	MaxCopy, MaxOpening int
+	// MaxNotable bounds the notable acts (default 5).
+	MaxNotable int
+}
+
+func (c OfflineConfig) withDefaults() OfflineConfig {
+	if c.Era == nil {
+		c.Era = era.Default()
+	}
+	if c.MinSentences <= 0 {
+		c.MinSentences = 6
+	}
+	if c.MaxSentences <= 0 {
+		c.MaxSentences = 12
+	}
+	if c.MaxCopy <= 0 {
+		c.MaxCopy = 80
+	}
+	if c.MaxOpening <= 0 {
+		c.MaxOpening = 60
+	}
+	if c.MaxNotable <= 0 {
+		c.MaxNotable = 5
+	}
+	return c
+}
+
+// maxPlans bounds the plan cache; past it the cache starts over.
+const maxPlans = 512
+
+// Offline is the extractive drafter of the offline engine: deterministic,
+// no model. Every sentence is copied verbatim from a cited chunk or
+// templated from KG facts whose chunks it cites, so the offline checker
+// can support each of its facts; nothing is written that the references
+// do not say. Safe for concurrent use.
+type Offline struct {
+	cfg   OfflineConfig
+	mu    sync.Mutex
+	plans map[uint64][]PlanItem
+}
+
+var _ Drafter = (*Offline)(nil)
+
+// NewOffline returns the offline drafter.
+func NewOffline(cfg OfflineConfig) *Offline {
+	return &Offline{cfg: cfg.withDefaults(), plans: map[uint64][]PlanItem{}}
+}
+
+// Draft returns sentence index of the plan. A plan item already on the
+// page word for word is replaced by its alternate; the career list leaves
+// out offices accepted sentences already name (unless none would remain).
+func (o *Offline) Draft(_ context.Context, refs *schemas.ReferenceSet, accepted []schemas.PageSentence, index int) (schemas.Draft, bool, error) {
+	items := o.Plan(refs)
+	if index < 0 || index >= len(items) {
+		return schemas.Draft{}, true, nil
+	}
+	it := adjust(items[index], accepted)
+	return schemas.Draft{Subject: refs.Subject, Index: index, Text: it.Text, Citations: slices.Clone(it.Citations),
+		Facts: slices.Clone(it.Facts), Engine: EngineOffline, Origin: OriginWriter}, false, nil
+}
+
+// adjust fits a plan item to what the page already says.
+func adjust(it PlanItem, accepted []schemas.PageSentence) PlanItem {
+	said := func(s string) bool {
+		for _, a := range accepted {
+			if strings.Contains(a.Text, s) {
+				return true
+			}
+		}
+		return false
+	}
+	if said(strings.TrimSuffix(it.Text, "。")) && it.Alternate != nil {
+		return *it.Alternate
+	}
+	if it.Kind != ItemCareer {
+		return it
+	}
+	var keep []schemas.Fact
+	for _, f := range it.Facts {
+		if !said(f.Value) {
+			keep = append(keep, f)
+		}
+	}
+	if len(keep) == 0 || len(keep) == len(it.Facts) {
+		return it
+	}
+	return careerItem(keep)
+}
+
+// Plan returns the plan of a page about the reference set's subject,
+// computed once per reference set.
+func (o *Offline) Plan(refs *schemas.ReferenceSet) []PlanItem {
+	key := fingerprint(refs)
+	o.mu.Lock()
+	items, ok := o.plans[key]
+	o.mu.Unlock()
+	if ok {
+		return items
+	}
+	items = newPlanner(refs, o.cfg).plan()
+	o.mu.Lock()
+	if len(o.plans) >= maxPlans {
+		clear(o.plans)
+	}
+	o.plans[key] = items
+	o.mu.Unlock()
+	return items
+}
+
+// fingerprint identifies a reference set's content: the same subject,
+// chunks, facts and decisions give the same plan.
+func fingerprint(rs *schemas.ReferenceSet) uint64 {
+	h := fnv.New64a()
+	w := func(ss ...string) {
+		for _, s := range ss {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
+	}
+	w(rs.Subject, rs.Name, rs.EntityID, rs.Lang)
+	w(rs.Aliases...)
+	for _, r := range rs.References {
+		w(r.ChunkID, strconv.Itoa(len(r.Text)))
+	}
+	for _, f := range rs.Facts {
+		w(f.EdgeID, f.Relation, f.Value, f.ChunkID)
+	}
+	for _, d := range rs.Decisions {
+		w(d.ReviewID, d.Relation, d.Value, d.ChunkID)
+	}
+	return h.Sum64()
+}
+
+// passage is a sentence of a chunk.
+type passage struct {
+	chunk      string
+	start, end int // rune span in the chunk text, trimmed
+	text       string
+	lineStart  bool
+}
+
+// planner builds one plan.
+type planner struct {
+	refs  *schemas.ReferenceSet
+	cfg   OfflineConfig
+	byID  map[string]schemas.Reference
+	facts []schemas.KGFact // usable facts: chunk in the set, decisions applied
+	names []string         // the subject's names and given names, longest first
+	entry string           // the entry chunk
+	body  []passage        // the subject's part of the entry, in order
+	other []passage        // sentences of other own chunks that name the subject
+	used  map[string]bool  // passages taken, by chunk:start
+	said  map[string]bool  // fact values stated by earlier items
+}
+
+func newPlanner(refs *schemas.ReferenceSet, cfg OfflineConfig) *planner {
+	p := &planner{refs: refs, cfg: cfg, byID: map[string]schemas.Reference{}, used: map[string]bool{}, said: map[string]bool{}}
+	for _, r := range refs.References {
+		p.byID[r.ChunkID] = r
+	}
+	p.facts = usableFacts(refs, p.byID)
+	p.names = subjectNames(refs)
+	p.entry = p.entryChunk()
+	p.passages()
+	return p
+}
+
+// usableFacts are the subject's facts whose chunk is in the set, with the
+// expert decisions applied: for a decided relation only the decided value
+// is kept (and the rejected ones are dropped).
+func usableFacts(refs *schemas.ReferenceSet, byID map[string]schemas.Reference) []schemas.KGFact {
+	decided := map[string]schemas.Decision{}
+	for _, d := range refs.Decisions {
+		decided[d.Relation] = d
+	}
+	var out []schemas.KGFact
+	for _, f := range refs.Facts {
+		if _, ok := byID[f.ChunkID]; !ok || f.Value == "" {
+			continue
+		}
+		if d, ok := decided[f.Relation]; ok && f.Relation != schemas.RelOffice && f.Value != d.Value {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// subjectNames are the names a sentence may call the subject by: the name,
+// the aliases, and the given name (without a one- or two-character
+// surname), longest first.
+func subjectNames(refs *schemas.ReferenceSet) []string {
+	var out []string
+	add := func(s string) {
+		if utf8.RuneCountInString(s) >= 2 && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	add(refs.Name)
+	for _, a := range refs.Aliases {
+		add(a)
+	}
+	if rs := []rune(refs.Name); len(rs) >= 3 && text.IsHan(rs[0]) {
+		add(string(rs[1:]))
+		if len(rs) >= 4 {
+			add(string(rs[2:]))
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	return out
+}
+
+func (p *planner) first(rel string) (schemas.KGFact, bool) {
+	for _, f := range p.facts {
+		if f.Relation == rel {
+			return f, true
+		}
+	}
+	return schemas.KGFact{}, false
+}
+
+func (p *planner) all(rel string) []schemas.KGFact {
+	var out []schemas.KGFact
+	for _, f := range p.facts {
+		if f.Relation == rel {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// entryChunk is the chunk the subject's entry opens with: the first own
+// reference that begins with one of the subject's names, else where the
+// identity facts were read, else the first fact's chunk, else the first
+// own reference.
+func (p *planner) entryChunk() string {
+	for _, r := range p.refs.References {
+		if r.Source == schemas.SourceEntity && p.opensWithName(strings.TrimLeftFunc(r.Text, isBlank)) {
+			return r.ChunkID
+		}
+	}
+	for _, rel := range []string{schemas.RelCourtesyName, schemas.RelNativePlace, schemas.RelArtName} {
+		if f, ok := p.first(rel); ok {
+			return f.ChunkID
+		}
+	}
+	if len(p.facts) > 0 {
+		return p.facts[0].ChunkID
+	}
+	for _, r := range p.refs.References {
+		if r.Source == schemas.SourceEntity {
+			return r.ChunkID
+		}
+	}
+	return ""
+}
+
+// passages splits the subject's own chunks into sentences: the entry chunk
+// and the chunks after it in its document (chunk ids number a document's
+// chunks in order) up to the first sub-entry, then the other own chunks'
+// sentences that name the subject.
+func (p *planner) passages() {
+	entry, ok := p.byID[p.entry]
+	if !ok {
+		return
+	}
+	var body []schemas.Reference
+	var others []schemas.Reference
+	for _, r := range p.refs.References {
+		switch {
+		case r.Source != schemas.SourceEntity:
+		case r.DocID == entry.DocID && r.DocID != "" && r.ChunkID >= entry.ChunkID || r.ChunkID == entry.ChunkID:
+			body = append(body, r)
+		default:
+			others = append(others, r)
+		}
+	}
+	slices.SortFunc(body, func(a, b schemas.Reference) int { return cmp.Compare(a.ChunkID, b.ChunkID) })
+	stop := false
+	for i, r := range body {
+		for j, ps := range split(r) {
+			if p.refs.Lang != "en" && (i > 0 || j > 0) && ps.lineStart && p.subEntry(ps.text) {
+				stop = true
+				break
+			}
+			p.body = append(p.body, ps)
+		}
+		if stop {
+			break
+		}
+	}
+	for _, r := range others {
+		for _, ps := range split(r) {
+			if p.mentions(ps.text) {
+				p.other = append(p.other, ps)
+			}
+		}
+	}
+}
+
+// split cuts a reference into trimmed sentences.
+func split(r schemas.Reference) []passage {
+	rs := []rune(r.Text)
+	var out []passage
+	for _, sp := range text.SentencesRunes(rs) {
+		s, e := sp.Start, sp.End
+		for s < e && isBlank(rs[s]) {
+			s++
+		}
+		for e > s && isBlank(rs[e-1]) {
+			e--
+		}
+		// Blank, and Markdown headings, which are titles, not sentences.
+		if s == e || rs[s] == '#' {
+			continue
+		}
+		out = append(out, passage{chunk: r.ChunkID, start: s, end: e, text: string(rs[s:e]),
+			lineStart: s == 0 || rs[s-1] == '\n' || sp.Start > 0 && rs[sp.Start-1] == '\n' || lineBefore(rs, s)})
+	}
+	return out
+}
+
+func lineBefore(rs []rune, s int) bool {
+	for k := s - 1; k >= 0; k-- {
+		switch {
+		case rs[k] == '\n':
+			return true
+		case !isBlank(rs[k]):
+			return false
+		}
+	}
+	return true
+}
+
+func isBlank(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\u3000'
+}
+
+// reSubEntry is the opening of a relative's or an attached person's
+// paragraph inside an entry: an optional kinship word, a name, then a
+// courtesy name or a native place ("子琮，字季玉", "元善，全椒人", "同时朱国祯，
+// 字文宁").
+var reSubEntry = regexp.MustCompile(`^(?:又|同时|时有|其后)?(?:父|子|弟|兄|孙|侄|从子|从弟|族子|族弟|长子|次子|门人)?(\p{Han}{1,4}?)(?:者)?，(?:字|号|初名|\p{Han}{1,8}人[。，])`)
+
+// subEntry reports whether a sentence opens someone else's paragraph.
+func (p *planner) subEntry(s string) bool {
+	m := reSubEntry.FindStringSubmatch(s)
+	if m == nil {
+		return false
+	}
+	return !slices.Contains(p.names, m[1]) && m[1] != p.refs.Name
+}
+
+func (p *planner) mentions(s string) bool {
+	for _, n := range p.names {
+		if strings.Contains(s, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// factsIn returns the usable facts whose evidence lies in the passage.
+func (p *planner) factsIn(ps passage) []schemas.KGFact {
+	var out []schemas.KGFact
+	for _, f := range p.facts {
+		if f.ChunkID == ps.chunk && f.Span.Start >= ps.start && f.Span.End <= ps.end && f.Span.End > f.Span.Start {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// passageOf is the body sentence holding a fact's evidence.
+func (p *planner) passageOf(f schemas.KGFact) (passage, bool) {
+	for _, src := range [][]passage{p.body, p.other} {
+		for _, ps := range src {
+			if ps.chunk == f.ChunkID && f.Span.Start >= ps.start && f.Span.End <= ps.end {
+				return ps, true
+			}
+		}
+	}
+	if r, ok := p.byID[f.ChunkID]; ok {
+		for _, ps := range split(r) {
+			if f.Span.Start >= ps.start && f.Span.End <= ps.end {
+				return ps, true
+			}
+		}
+	}
+	return passage{}, false
+}
+
+func key(ps passage) string { return ps.chunk + ":" + strconv.Itoa(ps.start) }
+
+func (p *planner) say(fs ...schemas.KGFact) {
+	for _, f := range fs {
+		p.said[f.Relation+"\x00"+f.Value] = true
+	}
+}
+
+func (p *planner) saidFact(f schemas.KGFact) bool { return p.said[f.Relation+"\x00"+f.Value] }
+
+// copyItem is a sentence copied verbatim, citing its chunk, with the facts
+// its evidence holds (or the sentence itself as the one fact).
+func (p *planner) copyItem(kind string, ps passage) PlanItem {
+	p.used[key(ps)] = true
+	fs := p.factsIn(ps)
+	p.say(fs...)
+	it := PlanItem{Kind: kind, Text: ps.text, Citations: []string{ps.chunk}}
+	for _, f := range fs {
+		it.Facts = append(it.Facts, factOf(f))
+	}
+	if len(it.Facts) == 0 {
+		it.Facts = []schemas.Fact{{Text: ps.text, ChunkID: ps.chunk}}
+	}
+	return it
+}
+
+// evidenceItem is a fact's evidence written as a sentence: verbatim, so as
+// supported as the source, when the whole source sentence is too long.
+func (p *planner) evidenceItem(kind string, f schemas.KGFact) PlanItem {
+	p.say(f)
+	t := strings.TrimRight(f.Evidence, "，。；、 ") + "。"
+	return PlanItem{Kind: kind, Text: t, Citations: []string{f.ChunkID}, Facts: []schemas.Fact{factOf(f)}}
+}
+
+// factItem copies the sentence of a fact's evidence when it is short
+// enough, else writes the evidence itself.
+func (p *planner) factItem(kind string, f schemas.KGFact) (PlanItem, bool) {
+	if ps, ok := p.passageOf(f); ok && !p.used[key(ps)] && utf8.RuneCountInString(ps.text) <= p.maxCopy() {
+		return p.copyItem(kind, ps), true
+	}
+	if f.Evidence == "" || p.refs.Lang == "en" {
+		// An English evidence span is a phrase, not a sentence.
+		return PlanItem{}, false
+	}
+	return p.evidenceItem(kind, f), true
+}
+
+// maxCopy is MaxCopy in characters of the sources' language: an English
+// sentence takes about three letters for a Chinese character.
+func (p *planner) maxCopy() int {
+	if p.refs.Lang == "en" {
+		return 3 * p.cfg.MaxCopy
+	}
+	return p.cfg.MaxCopy
+}
+
+func factOf(f schemas.KGFact) schemas.Fact {
+	t := f.Evidence
+	if t == "" {
+		t = f.Value
+	}
+	return schemas.Fact{Text: t, Relation: f.Relation, Value: f.Value, ChunkID: f.ChunkID}
+}
+
+func citationsOf(fs []schemas.Fact) []string {
+	var out []string
+	for _, f := range fs {
+		if f.ChunkID != "" && !slices.Contains(out, f.ChunkID) {
+			out = append(out, f.ChunkID)
+		}
+	}
+	return out
+}
+
+// plan builds the items in the conventional order: identity, birth,
+// examination, career, highest office, notable acts, death, posthumous
+// name.
+func (p *planner) plan() []PlanItem {
+	var head, tail []PlanItem
+	toHead := func(it PlanItem, ok bool) {
+		if ok && it.Text != "" {
+			head = append(head, it)
+		}
+	}
+	toTail := func(it PlanItem, ok bool) {
+		if ok && it.Text != "" {
+			tail = append(tail, it)
+		}
+	}
+	en := p.refs.Lang == "en"
+	toHead(p.identity())
+	if f, ok := p.first(schemas.RelBirth); ok {
+		toHead(p.factItem(ItemBirth, f))
+	}
+	if !en {
+		toHead(p.examination())
+		career, highest, ok := p.career()
+		toHead(career, ok && len(career.Facts) > 0)
+		toHead(highest, ok)
+	} else {
+		for _, it := range p.englishCareer() {
+			toHead(it, true)
+		}
+	}
+	if f, ok := p.first(schemas.RelDeath); ok {
+		toTail(p.factItem(ItemDeath, f))
+	}
+	if !en {
+		toTail(p.posthumous())
+	}
+	notable := p.notable(len(head) + len(tail))
+	return slices.Concat(head, notable, tail)
+}
+
+// identity is the entry's opening sentence when it is short and names the
+// subject, else "{Name}，字X，号Y，Z人。" from the KG facts.
+func (p *planner) identity() (PlanItem, bool) {
+	for _, ps := range p.body {
+		if ps.chunk != p.entry {
+			break
+		}
+		limit := p.cfg.MaxOpening
+		if p.refs.Lang == "en" {
+			limit = 3 * p.cfg.MaxOpening
+		}
+		if p.opensWithName(ps.text) && utf8.RuneCountInString(ps.text) <= limit && !p.overruled(ps.text) {
+			return p.copyItem(ItemIdentity, ps), true
+		}
+		break
+	}
+	if p.refs.Lang == "en" {
+		return PlanItem{}, false
+	}
+	var fs []schemas.KGFact
+	var b strings.Builder
+	b.WriteString(p.refs.Name)
+	for _, c := range []struct{ rel, pre, post string }{
+		{schemas.RelCourtesyName, "，字", ""}, {schemas.RelArtName, "，号", ""}, {schemas.RelNativePlace, "，", "人"},
+	} {
+		if f, ok := p.first(c.rel); ok {
+			b.WriteString(c.pre + f.Value + c.post)
+			fs = append(fs, f)
+		}
+	}
+	if len(fs) == 0 {
+		return PlanItem{}, false
+	}
+	b.WriteString("。")
+	p.say(fs...)
+	it := PlanItem{Kind: ItemIdentity, Text: b.String()}
+	for _, f := range fs {
+		it.Facts = append(it.Facts, factOf(f))
+	}
+	it.Citations = citationsOf(it.Facts)
+	return it, true
+}
+
+// overruled reports whether s states a value an expert decision ruled
+// out: a rejected value, or another value of the decided relation than
+// the one decided.
+func (p *planner) overruled(s string) bool {
+	for _, d := range p.refs.Decisions {
+		for _, v := range d.Rejected {
+			if v != "" && strings.Contains(s, v) {
+				return true
+			}
+		}
+		for _, f := range p.refs.Facts {
+			if f.Relation == d.Relation && f.Value != d.Value && f.Value != "" && strings.Contains(s, f.Value) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// opensWithName reports whether s begins with a name of the subject, or
+// with the name's characters in order among its first few (秦愍王樉 for
+// 秦王樉: a prince's entry writes his posthumous title into his name).
+func (p *planner) opensWithName(s string) bool {
+	for _, n := range p.names {
+		if strings.HasPrefix(s, n) {
+			return true
+		}
+	}
+	name := []rune(p.refs.Name)
+	if len(name) < 2 {
+		return false
+	}
+	rs := []rune(s)
+	rs = rs[:min(len(rs), len(name)+3)]
+	i := 0
+	for _, r := range rs {
+		if i < len(name) && r == name[i] {
+			i++
+		}
+	}
+	return i == len(name) && len(rs) > 0 && rs[0] == name[0]
+}
+
+// examination is "{era date}（{Gregorian}年），{Name}举进士。", or with a
+// rank "{era date}（{Gregorian}年）进士{rank}。" in the source's words
+// (examPhrase), from the jinshi fact; the Gregorian year comes from the era table and is
+// left out when the date is approximate or the table cannot place it.
+func (p *planner) examination() (PlanItem, bool) {
+	f, ok := p.first(schemas.RelJinshi)
+	if !ok {
+		return PlanItem{}, false
+	}
+	p.say(f)
+	date := f.Value
+	var b strings.Builder
+	b.WriteString(date)
+	it := PlanItem{Kind: ItemExamination, Citations: []string{f.ChunkID}, Facts: []schemas.Fact{factOf(f)}}
+	if g := p.gregorian(date); g != 0 {
+		y := strconv.Itoa(g)
+		b.WriteString("（" + y + "年）")
+		it.Facts = append(it.Facts, schemas.Fact{Text: y + "年", Relation: "date", Value: y, ChunkID: f.ChunkID})
+	}
+	if phrase := examPhrase(f); phrase != "进士" {
+		// The ranked form of the biographies, the rank as the source
+		// writes it: 万历十一年进士第一, 天顺四年会试第一.
+		b.WriteString(phrase + "。")
+	} else {
+		b.WriteString("，" + p.refs.Name + "举进士。")
+	}
+	it.Text = b.String()
+	return it, true
+}
+
+// examPhrase is the examination as the evidence words it after the date
+// ("进士第三人", "会试第一", "进士及第"), or "进士" when the evidence gives
+// no rank or cannot be read so.
+func examPhrase(f schemas.KGFact) string {
+	i := strings.Index(f.Evidence, f.Value)
+	if i < 0 || f.Qualifiers["rank"] == "" {
+		return "进士"
+	}
+	phrase := strings.TrimRight(f.Evidence[i+len(f.Value):], "，。；、 ")
+	if !strings.Contains(phrase, "第") || utf8.RuneCountInString(phrase) > 8 {
+		return "进士"
+	}
+	return phrase
+}
+
+// gregorian is the Gregorian year of an era date written alone, 0 when
+// there is none.
+func (p *planner) gregorian(date string) int {
+	ds := p.cfg.Era.Find(date)
+	if len(ds) != 1 || ds[0].Approx != "" || ds[0].Start != 0 || ds[0].End != utf8.RuneCountInString(date) {
+		return 0
+	}
+	return ds[0].Gregorian
+}
+
+// career is "历官{o1}、{o2}、{o3}。" — up to three of the posts held before
+// the highest, the first and the last of them included — and
+// "官至{highest}。". Honorary titles and titles the rank lexicon does not
+// know are left out of the choice of the highest; the list takes any
+// post. The highest is claimed only when the subject's entry names no
+// office of a higher grade anywhere (the extractor may have missed the
+// post he rose to); otherwise there is no "官至" sentence and the list
+// runs to the last post.
+func (p *planner) career() (career, highest PlanItem, ok bool) {
+	var offices []schemas.KGFact
+	seen := map[string]bool{}
+	for _, f := range p.all(schemas.RelOffice) {
+		// 本部尚书, "minister of the same ministry", names no office
+		// out of its sentence.
+		if !seen[f.Value] && !honorary(f.Value) && !strings.HasPrefix(f.Value, "本") {
+			seen[f.Value] = true
+			offices = append(offices, f)
+		}
+	}
+	if len(offices) == 0 {
+		return PlanItem{}, PlanItem{}, false
+	}
+	titles := make([]string, len(offices))
+	for i, f := range offices {
+		titles[i] = f.Value
+	}
+	hi := highestOffice(titles)
+	if hi >= 0 {
+		g, _ := grade(titles[hi])
+		var body strings.Builder
+		for _, ps := range p.body {
+			body.WriteString(ps.text)
+		}
+		if outranked(body.String(), g) {
+			hi = -1
+		}
+	}
+	var before []schemas.KGFact
+	for i, f := range offices {
+		if i != hi && (hi < 0 || i < hi) {
+			before = append(before, f)
+		}
+	}
+	before = spread(before, 3)
+	if len(before) > 0 {
+		var fs []schemas.Fact
+		for _, f := range before {
+			fs = append(fs, factOf(f))
+		}
+		p.say(before...)
+		career = careerItem(fs)
+	}
+	if hi >= 0 {
+		f := offices[hi]
+		p.say(f)
+		highest = PlanItem{Kind: ItemHighest, Text: "官至" + f.Value + "。", Citations: []string{f.ChunkID},
+			Facts: []schemas.Fact{factOf(f)}}
+	}
+	return career, highest, true
+}
+
+func careerItem(fs []schemas.Fact) PlanItem {
+	vals := make([]string, len(fs))
+	for i, f := range fs {
+		vals[i] = f.Value
+	}
+	return PlanItem{Kind: ItemCareer, Text: "历官" + strings.Join(vals, "、") + "。", Citations: citationsOf(fs),
+		Facts: fs}
+}
+
+// spread keeps at most n items, evenly spaced, the first and last
+// included.
+func spread[T any](xs []T, n int) []T {
+	if len(xs) <= n {
+		return xs
+	}
+	out := make([]T, 0, n)
+	for i := range n {
+		out = append(out, xs[i*(len(xs)-1)/(n-1)])
+	}
+	return out
+}
+
+// englishCareer copies the sentences that state offices (at most two).
+func (p *planner) englishCareer() []PlanItem {
+	var out []PlanItem
+	for _, f := range p.all(schemas.RelOffice) {
+		if len(out) == 2 || p.saidFact(f) {
+			continue
+		}
+		ps, ok := p.passageOf(f)
+		if !ok || p.used[key(ps)] || utf8.RuneCountInString(ps.text) > p.maxCopy() {
+			continue
+		}
+		out = append(out, p.copyItem(ItemCareer, ps))
+	}
+	return out
+}
+
+// rePosthumous is a posthumous name given: 谥X, 追谥X, 赐谥X (not 尊谥, an
+// honorific of a living emperor or empress).
+var rePosthumous = regexp.MustCompile(`(?:^|，|追|予|赐|改)谥(?:曰)?\p{Han}{2}(?:[，。；]|$)`)
+
+// posthumous copies the sentence giving the posthumous name unless the
+// death sentence has it; of a long sentence, the clause alone.
+func (p *planner) posthumous() (PlanItem, bool) {
+	for _, ps := range p.body {
+		loc := rePosthumous.FindStringIndex(ps.text)
+		if p.used[key(ps)] {
+			if loc != nil {
+				return PlanItem{}, false
+			}
+			continue
+		}
+		// A death in the sentence is someone else's (the subject's death
+		// sentence is taken), and a colon opens a quotation.
+		if loc == nil || strings.ContainsAny(ps.text, "：卒薨") {
+			continue
+		}
+		if utf8.RuneCountInString(ps.text) <= p.cfg.MaxCopy {
+			return p.copyItem(ItemPosthumous, ps), true
+		}
+		i := loc[0] + strings.Index(ps.text[loc[0]:], "谥")
+		start := strings.LastIndex(ps.text[:i], "，") + len("，")
+		if start < len("，") {
+			start = 0
+		}
+		end := strings.IndexAny(ps.text[i:], "，。；")
+		if end < 0 {
+			end = len(ps.text) - i
+		}
+		clause := ps.text[start : i+end]
+		p.used[key(ps)] = true
+		return PlanItem{Kind: ItemPosthumous, Text: clause + "。", Citations: []string{ps.chunk},
+			Facts: []schemas.Fact{{Text: clause, ChunkID: ps.chunk}}}, true
+	}
+	return PlanItem{}, false
+}
+
+// reYear finds year expressions of classical Chinese: era dates and
+// ordinal years ("二十六年", "明年").
+var reYear = regexp.MustCompile(`[元一二三四五六七八九十廿]+年|明年|是年|其年`)
+
+// reEnglishYear finds four-digit years.
+var reEnglishYear = regexp.MustCompile(`\b1[0-9]{3}\b`)
+
+type candidate struct {
+	ps    passage
+	score int
+	order int
+	alt   bool
+}
+
+// notable picks the notable acts: sentences of the subject's own entry
+// (then of other chunks that name him), copied verbatim, scored for the
+// facts they carry that the page has not stated yet — KG facts, dates,
+// memorials (疏), posthumous names (谥) — and for naming the subject. Enough
+// are taken to bring the page to MinSentences, as many as score at least
+// two up to MaxNotable and MaxSentences; they keep the text's order.
+func (p *planner) notable(others int) []PlanItem {
+	en := p.refs.Lang == "en"
+	maxCopy := p.maxCopy()
+	var cands []candidate
+	for i, ps := range slices.Concat(p.body, p.other) {
+		n := utf8.RuneCountInString(ps.text)
+		if p.used[key(ps)] || n < 8 || n > maxCopy || !endsSentence(ps.text) || p.overruled(ps.text) {
+			continue
+		}
+		// Deaths have their own sentence; a colon opens a quotation the
+		// sentence would cut off.
+		if !en && strings.ContainsAny(ps.text, "卒薨：") || en && strings.Contains(ps.text, "died") {
+			continue
+		}
+		// The subject's examination has its own sentence; any other in his
+		// entry is someone else's.
+		if !en && strings.Contains(ps.text, "进士") {
+			continue
+		}
+		score := 0
+		for _, f := range p.factsIn(ps) {
+			switch {
+			case f.Relation == schemas.RelJinshi:
+				score -= 100 // the examination has its own sentence
+			case p.saidFact(f):
+				score -= 2
+			default:
+				score += 2
+			}
+		}
+		if en {
+			score += 2 * len(reEnglishYear.FindAllString(ps.text, -1))
+		} else {
+			score += 2 * min(2, len(reYear.FindAllString(ps.text, -1)))
+			if strings.Contains(ps.text, "疏") {
+				score += 2
+			}
+		}
+		if p.mentions(ps.text) {
+			score++
+		}
+		cands = append(cands, candidate{ps: ps, score: score, order: i})
+	}
+	room := min(p.cfg.MaxNotable, p.cfg.MaxSentences-others)
+	need := max(1, p.cfg.MinSentences-others)
+	ranked := slices.Clone(cands)
+	slices.SortStableFunc(ranked, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
+	var take []candidate
+	for _, c := range ranked {
+		if len(take) >= room || c.score < 0 || c.score < 2 && len(take) >= need {
+			break
+		}
+		take = append(take, c)
+	}
+	// Alternates: the best sentences not taken, one per notable act.
+	var spare []candidate
+	for _, c := range ranked {
+		if c.score >= 0 && !slices.ContainsFunc(take, func(t candidate) bool { return t.order == c.order }) {
+			spare = append(spare, c)
+		}
+	}
+	slices.SortFunc(take, func(a, b candidate) int { return cmp.Compare(a.order, b.order) })
+	out := make([]PlanItem, 0, len(take))
+	for i, c := range take {
+		it := p.copyItem(ItemNotable, c.ps)
+		if i < len(spare) {
+			alt := p.copyItem(ItemNotable, spare[i].ps)
+			it.Alternate = &alt
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+func endsSentence(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	switch r {
+	case '。', '！', '？', '.', '!', '?', '”', '」', '"':
+		return true
+	}
+	return false
+}
