@@ -36,11 +36,12 @@ func (a Alias) Solve(_ context.Context, refs *schemas.ReferenceSet, r schemas.Re
 		}
 		if c, ok := e.rightName(fv, s, t); ok {
 			e.handled[i] = true
+			e.fixed = true
 			e.note("%s replaced by the subject's %s (%s)", string(e.rs[s:t]), c.value, c.chunk)
 			e.replace(s, t, c.value, c.chunk)
 		}
 	}
-	e.fixRest()
+	e.fixRestIfUnfixed()
 	return e.finish(newCorrection(NameAlias, r)), nil, nil
 }
 

@@ -36,10 +36,16 @@
 //     offline rewrite is used.
 //
 // The solvers are general: they know no injected value; they work from the
-// verdict's facts and evidence and from the reference set. A solver that
-// finds no specific fix falls back to the regenerate rewrite for its fact,
-// and every solver also repairs the verdict's other failed facts that way,
-// so a sentence with two errors does not need two round trips.
+// verdict's facts and evidence and from the reference set. A replacement
+// value is found by aligning the sentence with the evidence passage (the
+// value between the same words on both sides), and from the subject's KG
+// facts of the relation. A specialist that finds no fix of its own falls
+// back to the regenerate rewrite. One that does fix its facts also drops
+// clauses no reference includes, but leaves other contradicted facts to
+// the next verification: a wrong date or name often makes the verifier
+// misread the rest of the sentence, and those readings vanish with the
+// fix. A correction that would leave the text unchanged is answered
+// dropped, since the same sentence would fail the same way.
 //
 // Handler wires a Solver into the pipeline: repairs in, one correction
 // out (plus any reviews), reading the reference set from agent memory.

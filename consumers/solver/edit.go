@@ -24,8 +24,10 @@ type edit struct {
 	notes      []string
 	// inserted are the values the edits took from the references.
 	inserted []string
-	// handled marks the verdict's facts that are dealt with.
+	// handled marks the verdict's facts that are dealt with; fixed says a
+	// solver's own rules changed something.
 	handled map[int]bool
+	fixed   bool
 }
 
 func newEdit(refs *schemas.ReferenceSet, v schemas.Verdict) *edit {

@@ -56,10 +56,13 @@ func (s *Era) Solve(_ context.Context, refs *schemas.ReferenceSet, r schemas.Rep
 		}
 		if s.fixDate(e, fv) {
 			e.handled[i] = true
+			e.fixed = true
 		}
 	}
-	s.recheck(e)
-	e.fixRest()
+	if s.recheck(e) {
+		e.fixed = true
+	}
+	e.fixRestIfUnfixed()
 	return e.finish(newCorrection(NameEra, r)), nil, nil
 }
 
@@ -221,7 +224,7 @@ func pickDate(ds []era.Date, sentEra string) (era.Date, bool) {
 func (e *edit) eventRelations(fv schemas.FactVerdict) []string {
 	var out []string
 	add := func(r string) {
-		if r == "" || r == "date" || r == "text" {
+		if r == "" || r == relDate || r == "text" {
 			return
 		}
 		for _, o := range out {
@@ -313,32 +316,37 @@ func digits(rs []rune, y era.Year) (int, int) {
 }
 
 // recheck corrects every Gregorian year glossing an era date of the
-// sentence to the year the table gives for the date.
-func (s *Era) recheck(e *edit) {
-	for changed := true; changed; {
-		changed = false
-		txt := e.text()
-		years := era.FindGregorian(txt)
-		for _, d := range s.t.Find(txt) {
-			if d.Year == 0 {
-				continue
-			}
-			g, ok := s.t.Gregorian(d.Era, d.Year)
-			if !ok {
-				continue
-			}
-			for _, y := range years {
-				if glosses(e.rs, d, y) && y.Value != g {
-					ys, yt := digits(e.rs, y)
-					e.note("Gregorian year %d of %s recomputed: %d", y.Value, d.Text, g)
-					e.replace(ys, yt, strconv.Itoa(g), "")
-					changed = true
-					break
-				}
-			}
-			if changed {
-				break
+// sentence to the year the table gives for the date, and reports whether
+// it changed any.
+func (s *Era) recheck(e *edit) bool {
+	any := false
+	for s.recheckOne(e) {
+		any = true
+	}
+	return any
+}
+
+// recheckOne corrects the first Gregorian year that disagrees with the era
+// date it glosses; false when there is none.
+func (s *Era) recheckOne(e *edit) bool {
+	txt := e.text()
+	years := era.FindGregorian(txt)
+	for _, d := range s.t.Find(txt) {
+		if d.Year == 0 {
+			continue
+		}
+		g, ok := s.t.Gregorian(d.Era, d.Year)
+		if !ok {
+			continue
+		}
+		for _, y := range years {
+			if glosses(e.rs, d, y) && y.Value != g {
+				ys, yt := digits(e.rs, y)
+				e.note("Gregorian year %d of %s recomputed: %d", y.Value, d.Text, g)
+				e.replace(ys, yt, strconv.Itoa(g), "")
+				return true
 			}
 		}
 	}
+	return false
 }

@@ -63,7 +63,7 @@ func (RefConflict) Solve(_ context.Context, refs *schemas.ReferenceSet, r schema
 		rel := fv.Fact.Relation
 		wrong := string(e.rs[s:t])
 		if d, ok := decision(refs, rel); ok {
-			e.handled[i] = true
+			e.handled[i], e.fixed = true, true
 			if d.Value != wrong {
 				e.replace(s, t, d.Value, d.ChunkID)
 			} else {
@@ -76,7 +76,7 @@ func (RefConflict) Solve(_ context.Context, refs *schemas.ReferenceSet, r schema
 		if len(vals) < 2 {
 			continue
 		}
-		e.handled[i] = true
+		e.handled[i], e.fixed = true, true
 		if vals[0].value != wrong {
 			e.replace(s, t, vals[0].value, vals[0].chunk)
 			t = s + text.RuneLen(vals[0].value)
@@ -90,7 +90,7 @@ func (RefConflict) Solve(_ context.Context, refs *schemas.ReferenceSet, r schema
 		e.note("references disagree on %s: %s; review %s", rel, joinValues(vals), rv.ReviewID)
 		break
 	}
-	e.fixRest()
+	e.fixRestIfUnfixed()
 	c = e.finish(c)
 	if c.Outcome == schemas.OutcomeDropped {
 		return c, nil, nil

@@ -182,6 +182,31 @@ func (e *edit) fixRest() {
 	}
 }
 
+// fixRestIfUnfixed is fixRest for a specialist solver. When its own rules
+// changed nothing, every failed fact is repaired the regenerate way. When
+// they fixed something, only clauses no reference includes are dropped
+// (dates aside); contradicted facts of other types are left as they are:
+// a wrong date or name often makes the verifier misread the rest of the
+// sentence (it matches another passage), and those failures vanish with
+// the fix, while a real second error is caught when the corrected
+// sentence is verified again — an attempt, where a guess could cost a
+// correct clause.
+func (e *edit) fixRestIfUnfixed() {
+	if !e.fixed || e.text() == e.v.Draft.Text {
+		e.fixRest()
+		return
+	}
+	for _, i := range e.failed("") {
+		if fv := e.v.Facts[i]; fv.Status == schemas.StatusNotIncluded && fv.Fact.Relation != relDate {
+			e.fixByReferences(i)
+		}
+	}
+}
+
+// relDate is the relation the verifier gives a date standing as a fact of
+// its own.
+const relDate = "date"
+
 // factKey is what identifies a fact in the text: its value, else its text.
 func factKey(f schemas.Fact) string {
 	if f.Value != "" {
@@ -192,11 +217,21 @@ func factKey(f schemas.Fact) string {
 
 // finish turns the edit into correction c: corrected with the new text,
 // its facts and citations; dropped with the reason when nothing supported
-// is left.
+// is left, or when the text is unchanged (the verifier is deterministic
+// for a sentence and its references: the same text would fail again).
 func (e *edit) finish(c schemas.Correction) schemas.Correction {
 	if !e.supportedLeft() {
 		c.Outcome = schemas.OutcomeDropped
 		c.Reason = "nothing supported is left"
+		if len(e.notes) > 0 {
+			c.Reason += ": " + strings.Join(e.notes, "; ")
+		}
+		return c
+	}
+	if e.text() == e.v.Draft.Text {
+		// The same sentence would get the same verdict again.
+		c.Outcome = schemas.OutcomeDropped
+		c.Reason = "no change the references support"
 		if len(e.notes) > 0 {
 			c.Reason += ": " + strings.Join(e.notes, "; ")
 		}

@@ -266,9 +266,9 @@ type rewriteAnswer struct {
 }
 
 // parseRewrite reads and validates the model's answer: one JSON object
-// with a non-empty text and at least one citation, every citation one of
-// the offered references, and none of the values the verifier rejected
-// in the text.
+// with a non-empty text other than the sentence's and at least one
+// citation, every citation one of the offered references, and none of the
+// values the verifier rejected in the text.
 func parseRewrite(answer string, allowed []string, v schemas.Verdict) (string, []string, error) {
 	s := strings.TrimSpace(answer)
 	if strings.HasPrefix(s, "```") {
@@ -287,6 +287,9 @@ func parseRewrite(answer string, allowed []string, v schemas.Verdict) (string, [
 	a.Text = strings.TrimSpace(a.Text)
 	if a.Text == "" || !hasContent([]rune(a.Text)) {
 		return "", nil, errors.New(`"text" is empty`)
+	}
+	if a.Text == strings.TrimSpace(v.Draft.Text) {
+		return "", nil, errors.New(`"text" is the sentence unchanged: correct the errors listed`)
 	}
 	if len(a.Citations) == 0 {
 		return "", nil, errors.New(`"citations" is empty: cite the references the sentence rests on`)

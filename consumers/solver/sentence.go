@@ -297,8 +297,10 @@ func align(sent []rune, s, t int, ref []rune) (value string, quality int, ok boo
 		}
 	}
 	// Inside the value.
+	// At least two shared characters and half the value, or any
+	// character of the value would pull in an unrelated word.
 	w := sent[s:t]
-	for n := wlen - 1; n >= 1; n-- {
+	for n := wlen - 1; n >= 2 && 2*n >= wlen; n-- {
 		if p := text.IndexRunes(ref, w[:n], 0); p >= 0 && p+wlen <= len(ref) && valid(p, p+wlen) {
 			return string(ref[p : p+wlen]), alignInside, true
 		}

@@ -1,6 +1,7 @@
 package solver_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/solver"
@@ -104,6 +105,11 @@ func TestAlias(t *testing.T) {
 				fv(ns, schemas.ErrorAlias, schemas.RelAlias, "叶向亮", "叶向亮", ev(chunkYe, textYe, "叶向高，字进卿")),
 				ok(schemas.RelCourtesyName, "进卿", "字进卿")),
 			want{outcome: schemas.OutcomeCorrected, has: []string{"叶向高，字进卿"}, gone: []string{"叶向亮"}}},
+		{"another contradicted fact waits for the next verification", yeRefs(false),
+			repair("叶向高", "叶向高，字进德，晋江人。", []string{chunkYe}, nil, 0,
+				fv(ns, schemas.ErrorAlias, schemas.RelCourtesyName, "进德", "字进德", ev(chunkYe, textYe, "叶向高，字进卿")),
+				fv(ns, schemas.ErrorOther, schemas.RelNativePlace, "晋江", "晋江人", ev(chunkYe, textYe, "福清人"))),
+			want{outcome: schemas.OutcomeCorrected, has: []string{"叶向高，字进卿，晋江人。"}, gone: []string{"进德"}}},
 		{"a second, fabricated clause goes too", yeRefs(false),
 			repair("叶向高", "叶向高，字进德，尝游日本。", []string{chunkYe}, nil, 0,
 				fv(ns, schemas.ErrorAlias, schemas.RelCourtesyName, "进德", "字进德", ev(chunkYe, textYe, "叶向高，字进卿")),
@@ -139,6 +145,17 @@ func TestKnowledge(t *testing.T) {
 				fv(ns, schemas.ErrorKnowledge, schemas.RelOffice, "检讨", "初授检讨",
 					schemas.Evidence{ChunkID: chunkLu, Text: "初授探花，迁司业"}, ev(chunkLu, textLu, "授翰林院编修"))),
 			want{outcome: schemas.OutcomeCorrected, has: []string{"初授翰林院编修，迁司业"}, gone: []string{"检讨", "探花"}}},
+		{"a coarser term the reference states", yeRefs(false),
+			repair("叶向高", "万历十一年（1583年），叶向高举进士第三。", []string{chunkYe}, nil, 0,
+				ok(relDate, "万历十一年", "万历十一年"),
+				fv(ns, schemas.ErrorKnowledge, schemas.RelJinshi, "进士第三", "叶向高举进士第三", ev(chunkYe, textYe, yeJinshi))),
+			want{outcome: schemas.OutcomeCorrected, has: []string{"叶向高举进士。"}, gone: []string{"第三"}, cites: []string{chunkYe, "gl-进士"}}},
+		{"the reference's term where the sentence has its own", &schemas.ReferenceSet{Subject: "王锡爵", Name: "王锡爵", Lang: "zh",
+			References: []schemas.Reference{{ChunkID: "c-wang", Text: "王锡爵，字元驭，太仓人。嘉靖四十一年举会试第一，廷试第二，授编修。"}}},
+			repair("王锡爵", "嘉靖四十一年（1562年），王锡爵举进士第三。", []string{"c-wang"}, nil, 0,
+				ok(relDate, "嘉靖四十一年", "嘉靖四十一年"),
+				fv(ns, schemas.ErrorKnowledge, schemas.RelJinshi, "进士第三", "王锡爵举进士第三", schemas.Evidence{ChunkID: "c-wang", Text: "嘉靖四十一年举会试第一，廷试第二"})),
+			want{outcome: schemas.OutcomeCorrected, has: []string{"王锡爵举会试第一。"}, gone: []string{"第三"}, cites: []string{"c-wang", "gl-会元"}}},
 		{"nothing in the references: the clause goes", luRefs(),
 			repair("陆文渊", "陆文渊，字静之，尝为太常寺卿。", []string{chunkLu}, nil, 0,
 				ok(schemas.RelCourtesyName, "静之", "字静之"),
@@ -243,4 +260,19 @@ func TestRegenerateAttemptsAreConfigurable(t *testing.T) {
 	r.Verdict.Attempt, r.Verdict.Draft.Attempt = 4, 4
 	c, _ = solve(t, solver.NewRegenerate(solver.RegenerateConfig{MaxAttempts: 5}, nil), yeRefs(false), r)
 	check(t, r, c, want{outcome: schemas.OutcomeDropped})
+}
+
+// A sentence the solver cannot change is dropped: the same text would get
+// the same verdict again.
+func TestUnchangedSentenceIsDropped(t *testing.T) {
+	r := repair("叶向高", "叶向高，字进卿，福清人。", []string{chunkYe}, nil, 0,
+		ok(schemas.RelCourtesyName, "进卿", "字进卿"),
+		fv(ns, schemas.ErrorOther, schemas.RelNativePlace, "晋江", "晋江人", ev(chunkYe, textYe, "福清人")))
+	for _, s := range []solver.Solver{solver.NewRegenerate(solver.RegenerateConfig{}, nil), solver.NewAlias(), solver.NewEra(nil)} {
+		c, _ := solve(t, s, yeRefs(false), r)
+		check(t, r, c, want{outcome: schemas.OutcomeDropped})
+		if !strings.HasPrefix(c.Reason, "no change") {
+			t.Errorf("%s: reason %q, want it to say nothing could be changed", s.Name(), c.Reason)
+		}
+	}
 }
