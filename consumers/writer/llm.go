@@ -1,0 +1,284 @@
+package writer
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"text/template"
+	"unicode/utf8"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// PromptDraft is the version of the drafting prompt. A template file is
+// never edited in place: a change is a new version.
+const PromptDraft = "draft.v1"
+
+//go:embed prompts/*.tmpl
+var promptFS embed.FS
+
+var draftPrompt = template.Must(template.ParseFS(promptFS, "prompts/"+PromptDraft+".tmpl"))
+
+// LLMConfig configures the LLM drafter. The zero value is usable.
+type LLMConfig struct {
+	// MaxReferences is how many references the prompt shows (default 12):
+	// the plan item's own first, then the best of the rest.
+	MaxReferences int
+	// MaxReferenceRunes clips each reference's text in the prompt (default
+	// 800 characters).
+	MaxReferenceRunes int
+	// MaxAttempts is how many answers one sentence may take (default 2:
+	// a malformed answer is retried once, with the reason).
+	MaxAttempts int
+	// MaxSentenceRunes bounds the sentence (default 200 characters).
+	MaxSentenceRunes int
+}
+
+func (c LLMConfig) withDefaults() LLMConfig {
+	if c.MaxReferences <= 0 {
+		c.MaxReferences = 12
+	}
+	if c.MaxReferenceRunes <= 0 {
+		c.MaxReferenceRunes = 800
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = 2
+	}
+	if c.MaxSentenceRunes <= 0 {
+		c.MaxSentenceRunes = 200
+	}
+	return c
+}
+
+// ErrMalformed reports a model answer that is not the JSON asked for or
+// cites a chunk that is not a reference, after every attempt. It is
+// permanent (pipeline.ErrPermanent): the runtime dead-letters the input
+// rather than asking the model again with the same prompt.
+var ErrMalformed = errors.New("malformed model answer")
+
+// LLM drafts through a chat model (the LLM engine). It follows the offline
+// plan — the same sentences, in the same order, each about the same facts
+// — and asks the model to word each one from the references, with the
+// sentences accepted so far in the prompt. Safe for concurrent use.
+type LLM struct {
+	m     model.BaseChatModel
+	plan  *Offline
+	cfg   LLMConfig
+	calls atomic.Int64
+}
+
+var _ Drafter = (*LLM)(nil)
+
+// NewLLM returns the LLM drafter; plan supplies what each sentence says
+// (nil means NewOffline with defaults).
+func NewLLM(m model.BaseChatModel, plan *Offline, cfg LLMConfig) *LLM {
+	if plan == nil {
+		plan = NewOffline(OfflineConfig{})
+	}
+	return &LLM{m: m, plan: plan, cfg: cfg.withDefaults()}
+}
+
+// Calls is the number of model calls made so far.
+func (l *LLM) Calls() int64 { return l.calls.Load() }
+
+type promptRef struct {
+	N       int
+	ChunkID string
+	Text    string
+}
+
+type draftPromptData struct {
+	Name, Aliases, Language string
+	References              []promptRef
+	Accepted                []string
+	Index                   int
+	Task                    string
+	Facts                   []string
+	Hint                    string
+	Feedback                string
+}
+
+var tasks = map[string]string{
+	ItemIdentity:    "who the subject was: the name, courtesy and art names, native place.",
+	ItemBirth:       "the subject's birth.",
+	ItemExamination: "the subject's jinshi examination, with the Gregorian year in brackets after the era date.",
+	ItemCareer:      "offices the subject held.",
+	ItemHighest:     "the highest office the subject reached.",
+	ItemNotable:     "a notable act of the subject.",
+	ItemDeath:       "the subject's death.",
+	ItemPosthumous:  "the subject's posthumous name and honours.",
+}
+
+// Draft asks the model for sentence index. done (with no model call) when
+// the plan has no such sentence.
+func (l *LLM) Draft(ctx context.Context, refs *schemas.ReferenceSet, accepted []schemas.PageSentence, index int) (schemas.Draft, bool, error) {
+	items := l.plan.Plan(refs)
+	if index < 0 || index >= len(items) {
+		return schemas.Draft{}, true, nil
+	}
+	it := adjust(items[index], accepted)
+	data := l.promptData(refs, accepted, index, it)
+	var reason error
+	for attempt := 0; attempt < l.cfg.MaxAttempts; attempt++ {
+		system, user, err := renderDraft(data)
+		if err != nil {
+			return schemas.Draft{}, false, err
+		}
+		l.calls.Add(1)
+		msg, err := l.m.Generate(ctx, []*schema.Message{schema.SystemMessage(system), schema.UserMessage(user)})
+		if err != nil {
+			return schemas.Draft{}, false, fmt.Errorf("draft sentence %d of %s: %w", index, refs.Subject, err)
+		}
+		if msg == nil {
+			reason = errors.New("the model returned no message")
+		} else {
+			var d schemas.Draft
+			if d, reason = l.parse(msg.Content, refs, it); reason == nil {
+				d.Subject, d.Index = refs.Subject, index
+				return d, false, nil
+			}
+		}
+		data.Feedback = reason.Error()
+	}
+	return schemas.Draft{}, false, pipeline.Permanent(fmt.Errorf("draft sentence %d of %s: %w: %v",
+		index, refs.Subject, ErrMalformed, reason))
+}
+
+func renderDraft(data draftPromptData) (system, user string, err error) {
+	var s, u bytes.Buffer
+	if err := draftPrompt.ExecuteTemplate(&s, "system", data); err != nil {
+		return "", "", fmt.Errorf("prompt %s system: %w", PromptDraft, err)
+	}
+	if err := draftPrompt.ExecuteTemplate(&u, "user", data); err != nil {
+		return "", "", fmt.Errorf("prompt %s user: %w", PromptDraft, err)
+	}
+	return s.String(), u.String(), nil
+}
+
+func (l *LLM) promptData(refs *schemas.ReferenceSet, accepted []schemas.PageSentence, index int, it PlanItem) draftPromptData {
+	d := draftPromptData{Name: refs.Name, Index: index + 1, Task: tasks[it.Kind], Hint: it.Text,
+		Language: "classical Chinese"}
+	if d.Name == "" {
+		d.Name = refs.Subject
+	}
+	if refs.Lang == "en" {
+		d.Language = "English"
+	}
+	if len(refs.Aliases) > 1 {
+		d.Aliases = strings.Join(refs.Aliases[1:], ", ")
+	}
+	// The item's own chunks first, then the best of the rest.
+	var order []schemas.Reference
+	for _, id := range it.Citations {
+		if r, ok := refs.Reference(id); ok {
+			order = append(order, r)
+		}
+	}
+	for _, r := range refs.References {
+		if !slices.Contains(it.Citations, r.ChunkID) {
+			order = append(order, r)
+		}
+	}
+	for i, r := range order[:min(len(order), l.cfg.MaxReferences)] {
+		d.References = append(d.References, promptRef{N: i + 1, ChunkID: r.ChunkID, Text: clip(r.Text, l.cfg.MaxReferenceRunes)})
+	}
+	for _, a := range accepted {
+		d.Accepted = append(d.Accepted, a.Text)
+	}
+	for _, f := range it.Facts {
+		switch {
+		case f.Relation != "":
+			d.Facts = append(d.Facts, fmt.Sprintf("%s: %s (chunk %s)", f.Relation, f.Value, f.ChunkID))
+		default:
+			d.Facts = append(d.Facts, fmt.Sprintf("as stated in chunk %s", f.ChunkID))
+		}
+	}
+	return d
+}
+
+func clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}
+
+type draftAnswer struct {
+	Text      string   `json:"text"`
+	Citations []string `json:"citations"`
+}
+
+// parse reads an answer strictly — one JSON object (a surrounding Markdown
+// code fence is tolerated), no unknown fields — and validates it: one
+// sentence of bounded length, at least one citation, every citation a
+// reference. The draft's facts are the plan item's facts from cited
+// chunks whose value the sentence states, else the sentence itself.
+func (l *LLM) parse(answer string, refs *schemas.ReferenceSet, it PlanItem) (schemas.Draft, error) {
+	var a draftAnswer
+	if err := decodeStrict(answer, &a); err != nil {
+		return schemas.Draft{}, fmt.Errorf("the answer is not the JSON object asked for: %v", err)
+	}
+	text := strings.TrimSpace(a.Text)
+	switch n := utf8.RuneCountInString(text); {
+	case n == 0:
+		return schemas.Draft{}, errors.New("the text is empty")
+	case n > l.cfg.MaxSentenceRunes:
+		return schemas.Draft{}, fmt.Errorf("the text has %d characters, more than one sentence (at most %d)", n, l.cfg.MaxSentenceRunes)
+	case strings.ContainsAny(text, "\n\r"):
+		return schemas.Draft{}, errors.New("the text spans several lines; write one sentence")
+	}
+	var cites []string
+	for _, c := range a.Citations {
+		c = strings.TrimSpace(c)
+		if _, ok := refs.Reference(c); !ok {
+			return schemas.Draft{}, fmt.Errorf("citation %q is not the chunk id of a reference", c)
+		}
+		if !slices.Contains(cites, c) {
+			cites = append(cites, c)
+		}
+	}
+	if len(cites) == 0 {
+		return schemas.Draft{}, errors.New("no citation: cite the chunk ids the sentence rests on")
+	}
+	d := schemas.Draft{Text: text, Citations: cites, Engine: EngineLLM, Origin: OriginWriter}
+	for _, f := range it.Facts {
+		if slices.Contains(cites, f.ChunkID) && f.Value != "" && strings.Contains(text, f.Value) {
+			d.Facts = append(d.Facts, f)
+		}
+	}
+	if len(d.Facts) == 0 {
+		d.Facts = []schemas.Fact{{Text: text, ChunkID: cites[0]}}
+	}
+	return d, nil
+}
+
+// decodeStrict decodes exactly one JSON value from s into v.
+func decodeStrict(s string, v any) error {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "```") {
+		s = strings.TrimPrefix(s, "```json")
+		s = strings.TrimPrefix(s, "```")
+		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON object")
+	}
+	return nil
+}
