@@ -75,7 +75,7 @@ func TestLLMDraftsThePlanItem(t *testing.T) {
 	p := m.prompts[0]
 	for _, want := range []string{
 		"classical Chinese", "Subject: 沈元亮 (also called 子明, 东冈)",
-		"[1] chunk v9-0003:", // the item's own chunk first
+		"[1] chunk v9-0003:",                  // the item's own chunk first
 		"chunk v9-0004", "沈元亮，字子明，号东冈，浙江山阴人。", // other references, the page so far
 		"jinshi examination", "jinshi: 嘉靖二十六年 (chunk v9-0003)", "date: 1547", "嘉靖二十六年（1547年）进士第三人。",
 	} {
