@@ -36,6 +36,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/llm"
 	"github.com/annalist-dev/annalist/infra/memory"
 	"github.com/annalist-dev/annalist/infra/milvus"
+	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/vector"
 )
@@ -65,6 +66,8 @@ type Config struct {
 	// from LLM (tests pass scripted models here); it gets the same
 	// timeouts, retries and accounting.
 	ChatModel model.BaseChatModel
+	// Generate bounds and tunes the generation loop.
+	Generate GenerateConfig
 }
 
 // RegisterFlags binds the service flags. --data-dir is registered by the
@@ -81,6 +84,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.VectorStore, "vector-store", c.VectorStore, "vector store: embedded (HNSW under --data-dir) or milvus")
 	c.Vector.RegisterFlags(fs)
 	c.Milvus.RegisterFlags(fs)
+	c.Generate.RegisterFlags(fs)
 }
 
 // Validate checks the config at start-up.
@@ -97,7 +101,7 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("vector store %q: want embedded or milvus", c.VectorStore)
 	}
-	for _, v := range []interface{ Validate() error }{c.Kafka, c.Redis, c.Embed, c.Chunker, c.LLM} {
+	for _, v := range []interface{ Validate() error }{c.Kafka, c.Redis, c.Embed, c.Chunker, c.LLM, c.Generate} {
 		if err := v.Validate(); err != nil {
 			return err
 		}
@@ -131,6 +135,10 @@ type App struct {
 	Chat *llm.Model
 	// Regexes is the agent memory of validated extraction regexes.
 	Regexes *memory.Regexes
+	// Requests is the generation loop's per-request agent memory.
+	Requests *memory.Requests
+	// Pages holds published pages, request status and reviews.
+	Pages *pages.Store
 
 	// Joined is true when the services belong to another process that
 	// owns the data directory.
@@ -228,6 +236,8 @@ func (a *App) open(ctx context.Context, need Needs) error {
 		}
 		a.KG = store
 		a.Regexes = memory.NewRegexes(c, 0)
+		a.Requests = memory.NewRequests(c, cfg.Generate.MemoryTTL)
+		a.Pages = pages.New(c)
 	}
 	switch {
 	case cfg.ChatModel != nil:

@@ -81,7 +81,7 @@ func (a *App) Handler(stage string) (pipeline.BatchHandler, error) {
 	if _, err := topology.LookupStage(stage); err != nil {
 		return nil, err
 	}
-	return nil, fmt.Errorf("stage %q has no handler in this build", stage)
+	return a.generationHandler(stage)
 }
 
 func (a *App) chunker() *chunker.Chunker {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/annalist-dev/annalist/internal/glossary"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -18,8 +19,8 @@ import (
 //go:embed corpus
 var corpus embed.FS
 
-// Documents returns the demo corpus as documents ready to publish, sorted
-// by path, with the same stable ids the file producer would give them.
+// Documents returns the demo corpus and the shipped glossary as documents
+// ready to publish, sorted by source, with the same stable ids the file producer would give them.
 func Documents() ([]producers.Item, error) {
 	var items []producers.Item
 	err := fs.WalkDir(corpus, "corpus", func(p string, d fs.DirEntry, err error) error {
@@ -49,6 +50,16 @@ func Documents() ([]producers.Item, error) {
 		items = append(items, it)
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	// The glossary the knowledge solver looks terms up in is ingested like
+	// any collection.
+	g, err := producers.NewItem(glossary.Document())
+	if err != nil {
+		return nil, err
+	}
+	items = append(items, g)
 	sort.Slice(items, func(i, j int) bool { return items[i].Doc.Source < items[j].Doc.Source })
-	return items, err
+	return items, nil
 }

@@ -1,0 +1,74 @@
+package app_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/annalist-dev/annalist/infra/pages"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// TestGenerateBiographiesEndToEnd runs both halves of the pipeline embedded
+// on the demo corpus and checks the published pages: every sentence has a
+// status and citations whose text is the cited chunk's, the stats carry
+// the contract's counters, a second request makes version 2, and an
+// unknown subject fails its request with a reason.
+func TestGenerateBiographiesEndToEnd(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	a := open(t, t.TempDir())
+	defer a.Close()
+	ingestDemo(t, a)
+	reqs := []schemas.Request{
+		{Kind: schemas.KindBiography, Subject: "陆文渊"},
+		{Kind: schemas.KindBiography, Subject: "鸣远"}, // 严鹤龄's courtesy name
+		{Kind: schemas.KindBiography, Subject: "Margaret Ellery"},
+		{Kind: schemas.KindBiography, Subject: "陆文渊"},
+		{Kind: schemas.KindBiography, Subject: "无名氏"},
+	}
+	res, err := a.Generate(ctx, "default", true, true, reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res[:4] {
+		if r.Status.State != pages.RequestPublished || r.Page == nil {
+			t.Fatalf("request %d (%s): %+v", i, r.Request.Subject, r.Status)
+		}
+		p := r.Page
+		if len(p.Sentences) < 3 {
+			t.Errorf("%s: %d sentences", p.Subject, len(p.Sentences))
+		}
+		for _, s := range p.Sentences {
+			if s.Status == "" || len(s.Citations) == 0 {
+				t.Errorf("%s: sentence without status or citation: %+v", p.Subject, s)
+			}
+			for _, c := range s.Citations {
+				chunks, err := a.Chunks.Get(ctx, "default", []string{c.ChunkID})
+				if err != nil || len(chunks) != 1 || chunks[0].Text != c.Text {
+					t.Errorf("%s: citation %s does not resolve to its chunk's text", p.Subject, c.ChunkID)
+				}
+			}
+		}
+		for _, k := range []string{"drafted", "corrected", "dropped", "llm_calls", "millis"} {
+			if _, ok := p.Stats[k]; !ok {
+				t.Errorf("%s: stats lack %s: %v", p.Subject, k, p.Stats)
+			}
+		}
+		t.Logf("%s v%d: %d sentences, %v", p.Subject, p.Version, len(p.Sentences), p.Stats)
+	}
+	if res[1].Page.Subject != "严鹤龄" {
+		t.Errorf("a request by courtesy name published under %q; want the canonical name", res[1].Page.Subject)
+	}
+	first := res[0].Page.Sentences[0].Text
+	if !strings.Contains(first, "陆文渊") || !strings.Contains(first, "静之") {
+		t.Errorf("first sentence of 陆文渊 = %q; want his name and courtesy name", first)
+	}
+	if res[0].Page.Version+res[3].Page.Version != 3 {
+		t.Errorf("two requests for 陆文渊 made versions %d and %d; want 1 and 2", res[0].Page.Version, res[3].Page.Version)
+	}
+	if r := res[4]; r.Status.State != pages.RequestFailed || !strings.Contains(r.Status.Error, "unknown subject") {
+		t.Errorf("unknown subject: %+v", r.Status)
+	}
+}
