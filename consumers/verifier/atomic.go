@@ -380,7 +380,7 @@ func isDeath(c string) bool {
 // the death verb and its usual fillers.
 func deathValue(c string) string {
 	v := c
-	for _, w := range []string{"卒于", "卒", "薨", "殁", "以疾", "寻", "遂", "年"} {
+	for _, w := range []string{"卒于", "卒", "薨", "殁", "以疾", "寻", "遂"} {
 		v = strings.ReplaceAll(v, w, "")
 	}
 	return strings.TrimSpace(v)

@@ -2,10 +2,9 @@ package verifier
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"sort"
 	"sync"
 
@@ -113,16 +112,17 @@ func (c Config) Validate() error {
 type Offline struct {
 	cfg Config
 
+	seed  maphash.Seed
 	mu    sync.Mutex
-	cache map[[32]byte]*refIndex
-	order [][32]byte
+	cache map[uint64]*refIndex
+	order []uint64
 }
 
 var _ Checker = (*Offline)(nil)
 
 // NewOffline returns the offline checker.
 func NewOffline(cfg Config) *Offline {
-	return &Offline{cfg: cfg.withDefaults(), cache: map[[32]byte]*refIndex{}}
+	return &Offline{cfg: cfg.withDefaults(), seed: maphash.MakeSeed(), cache: map[uint64]*refIndex{}}
 }
 
 // ErrNoReferenceSet is returned by Check when it is given no reference set.
@@ -204,7 +204,7 @@ type refIndex struct {
 // index returns the prepared reference set, from the cache when the same
 // set (same chunk ids and texts) was seen recently.
 func (o *Offline) index(refs *schemas.ReferenceSet) *refIndex {
-	key := fingerprint(refs)
+	key := fingerprint(o.seed, refs)
 	o.mu.Lock()
 	if x, ok := o.cache[key]; ok {
 		o.mu.Unlock()
@@ -225,20 +225,19 @@ func (o *Offline) index(refs *schemas.ReferenceSet) *refIndex {
 	return x
 }
 
-// fingerprint identifies a reference set's texts.
-func fingerprint(refs *schemas.ReferenceSet) [32]byte {
-	h := sha256.New()
-	var n [8]byte
+// fingerprint identifies a reference set's texts within one process (a
+// 64-bit keyed hash: two different sets share a key with probability
+// about 2⁻⁶⁴).
+func fingerprint(seed maphash.Seed, refs *schemas.ReferenceSet) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
 	for _, r := range refs.References {
-		h.Write([]byte(r.ChunkID))
-		h.Write([]byte{0})
-		h.Write([]byte(r.Text))
-		binary.LittleEndian.PutUint64(n[:], uint64(len(r.Text)))
-		h.Write(n[:])
+		h.WriteString(r.ChunkID)
+		h.WriteByte(0)
+		h.WriteString(r.Text)
+		h.WriteByte(0)
 	}
-	var out [32]byte
-	copy(out[:], h.Sum(nil))
-	return out
+	return h.Sum64()
 }
 
 func buildIndex(tab *era.Table, refs *schemas.ReferenceSet) *refIndex {

@@ -104,9 +104,20 @@ func findDates(tab *era.Table, s string) []dateSpan {
 	return out
 }
 
+// relativeWordRunes is relativeWords as runes, made once: findDates
+// tries them at every position of every reference.
+var relativeWordRunes = runesOf(relativeWords)
+
+func runesOf(ws []string) [][]rune {
+	out := make([][]rune, len(ws))
+	for i, w := range ws {
+		out[i] = []rune(w)
+	}
+	return out
+}
+
 func relativeWordAt(rs []rune, i int) int {
-	for _, w := range relativeWords {
-		wr := []rune(w)
+	for _, wr := range relativeWordRunes {
 		if hasRunesAt(rs, i, wr) {
 			return len(wr)
 		}

@@ -119,11 +119,13 @@ func examPassed(clause string) string {
 	return ""
 }
 
+// examTermRunes is examTerms as runes, made once.
+var examTermRunes = runesOf(examTerms)
+
 // examTermAt is the length of the longest examination term at rs[i:], or 0.
 func examTermAt(rs []rune, i int) int {
 	best := 0
-	for _, t := range examTerms {
-		tr := []rune(t)
+	for _, tr := range examTermRunes {
 		if len(tr) > best && hasRunesAt(rs, i, tr) {
 			best = len(tr)
 		}

@@ -40,12 +40,16 @@ type sentenceCheck struct {
 	other     bool
 	otherName []rune
 	kgCache   map[string][]schemas.KGFact
+	// factScore memoises, per fact (by its span), each passage's score:
+	// the better Jaccard with the sentence or with the fact.
+	factScore map[[2]int][]float64
 	decisions map[string][]schemas.Decision
 }
 
 func newSentenceCheck(cfg Config, idx *refIndex, refs *schemas.ReferenceSet, d schemas.Draft) *sentenceCheck {
 	s := &sentenceCheck{cfg: cfg, idx: idx, refs: refs, d: d, rs: []rune(d.Text), anchor: -1,
-		aligned: map[int]alignment{}, kgCache: map[string][]schemas.KGFact{}, cited: map[int]bool{}}
+		aligned: map[int]alignment{}, kgCache: map[string][]schemas.KGFact{}, cited: map[int]bool{},
+		factScore: map[[2]int][]float64{}}
 	for _, c := range d.Citations {
 		if di, ok := idx.byChunk[c]; ok {
 			s.cited[di] = true
@@ -255,8 +259,16 @@ func (s *sentenceCheck) decide(a atom) schemas.FactVerdict {
 		// Copied text is supported, except a date the subject's KG gives
 		// otherwise for the same event: a sentence of the subject's page
 		// that names no one else is read as being about the subject.
+		// So is a value the references dispute or an expert ruled out.
 		if a.date != nil {
 			if fv, ok := s.eventDateByKG(a); ok && fv.Status != schemas.StatusSupported {
+				return fv
+			}
+		} else {
+			if fv, ok := s.byDecision(a.fact.Relation, a); ok && fv.Status != schemas.StatusSupported {
+				return fv
+			}
+			if fv, ok := s.bySlot(a); ok && fv.ErrorType == schemas.ErrorRefConflict {
 				return fv
 			}
 		}
@@ -296,12 +308,11 @@ func (s *sentenceCheck) atomRange(a atom) (int, int) {
 // the Jaccard of their best passage with the fact or the sentence, above
 // MinJaccard, and the references the draft cites.
 func (s *sentenceCheck) keptDocs(a atom) map[int]bool {
-	ft := text.NewTokenSet(a.fact.Text)
+	ps := s.passageScores(a)
 	score := make([]float64, len(s.idx.docs))
-	for p, ps := range s.idx.passages {
-		j := max(s.jS[p], ft.Jaccard(ps.toks))
-		if j > score[ps.doc] {
-			score[ps.doc] = j
+	for p, j := range ps {
+		if d := s.idx.passages[p].doc; j > score[d] {
+			score[d] = j
 		}
 	}
 	docs := make([]int, 0, len(score))
@@ -322,6 +333,22 @@ func (s *sentenceCheck) keptDocs(a atom) map[int]bool {
 		kept[di] = true
 	}
 	return kept
+}
+
+// passageScores is, per passage, the better token Jaccard with the
+// sentence or with the fact.
+func (s *sentenceCheck) passageScores(a atom) []float64 {
+	key := [2]int{a.start, a.end}
+	if sc, ok := s.factScore[key]; ok {
+		return sc
+	}
+	ft := text.NewTokenSet(a.fact.Text)
+	sc := make([]float64, len(s.idx.passages))
+	for p, ps := range s.idx.passages {
+		sc[p] = max(s.jS[p], ft.Jaccard(ps.toks))
+	}
+	s.factScore[key] = sc
+	return sc
 }
 
 // findVerbatim looks for the fact's text, up to punctuation, in the kept
@@ -747,10 +774,18 @@ func (s *sentenceCheck) eventDateByKG(a atom) (schemas.FactVerdict, bool) {
 	if fv, ok := s.byDecision(rel, a); ok {
 		return fv, true
 	}
-	if s.other || rel == schemas.RelJinshi && !strings.Contains(examPassed(ev.fact.Text), "进士") {
+	if s.other {
 		return schemas.FactVerdict{}, false
 	}
-	return s.dateByKG(a, rel)
+	fv, ok := s.dateByKG(a, rel)
+	// The KG records the 进士 examination: its date supports the date of
+	// a clause that names another degree (the degree is then the error),
+	// but contradicts only a 进士 clause.
+	if ok && fv.Status == schemas.StatusNotSupported && rel == schemas.RelJinshi &&
+		!strings.Contains(examPassed(ev.fact.Text), "进士") {
+		return schemas.FactVerdict{}, false
+	}
+	return fv, ok
 }
 
 // clauseOf is the clause fact that holds a date written inside it
@@ -1023,12 +1058,7 @@ func (s *sentenceCheck) contradiction(a atom, kept map[int]bool) (schemas.FactVe
 	if hi <= lo {
 		return schemas.FactVerdict{}, false
 	}
-	ft := text.NewTokenSet(a.fact.Text)
-	score := make([]float64, len(s.idx.passages))
-	for p, ps := range s.idx.passages {
-		score[p] = max(s.jS[p], ft.Jaccard(ps.toks))
-	}
-	cands := s.topPassages(score, kept)
+	cands := s.topPassages(s.passageScores(a), kept)
 	if s.anchor >= 0 && s.passageAllowed(s.anchor) {
 		cands = append([]int{s.anchor}, cands...)
 	}
