@@ -40,12 +40,12 @@
 // value is found by aligning the sentence with the evidence passage (the
 // value between the same words on both sides), and from the subject's KG
 // facts of the relation. A specialist that finds no fix of its own falls
-// back to the regenerate rewrite. One that does fix its facts also drops
-// clauses no reference includes, but leaves other contradicted facts to
-// the next verification: a wrong date or name often makes the verifier
-// misread the rest of the sentence, and those readings vanish with the
-// fix. A correction that would leave the text unchanged is answered
-// dropped, since the same sentence would fail the same way.
+// back to the regenerate rewrite; one that does leaves the verdict's other
+// failed facts to the next verification: a wrong date or name makes the
+// verifier misread the rest of the sentence, and those readings vanish
+// with the fix, while a real second error costs one more attempt. A
+// correction that would leave the text unchanged is answered dropped,
+// since the same sentence would fail the same way.
 //
 // Handler wires a Solver into the pipeline: repairs in, one correction
 // out (plus any reviews), reading the reference set from agent memory.

@@ -133,7 +133,12 @@ func (e *edit) replace(s, t int, value, chunk string) {
 			changed = true
 		}
 	}
-	if !changed {
+	// A value from a chunk becomes a fact of its own when none stated the
+	// old one; a derived value (a Gregorian year from the table) rests on
+	// no chunk and is no fact.
+	if !changed && chunk != "" && !slices.ContainsFunc(e.facts, func(f schemas.Fact) bool {
+		return f.Value == value && f.ChunkID == chunk
+	}) {
 		cs, ce := clauseBounds(e.rs, s, s+text.RuneLen(value))
 		e.facts = append(e.facts, schemas.Fact{Text: string(e.rs[cs:ce]), Value: value, ChunkID: chunk})
 	}
@@ -159,11 +164,7 @@ func (e *edit) drop(s, t int) string {
 	kept := e.facts[:0]
 	now := e.text()
 	for _, f := range e.facts {
-		key := f.Value
-		if key == "" {
-			key = f.Text
-		}
-		if key != "" && strings.Contains(removed, key) && !strings.Contains(now, key) {
+		if !stated(now, f) && stated(removed, f) {
 			if f.ChunkID != "" {
 				e.gone = append(e.gone, f.ChunkID)
 			}
@@ -198,11 +199,7 @@ func (e *edit) supportedLeft() bool {
 		if fv.Status != schemas.StatusSupported || e.bareName(fv.Fact) {
 			continue
 		}
-		key := fv.Fact.Value
-		if key == "" {
-			key = strings.TrimSpace(fv.Fact.Text)
-		}
-		if key != "" && strings.Contains(now, key) {
+		if stated(now, fv.Fact) {
 			return true
 		}
 	}

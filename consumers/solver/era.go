@@ -59,7 +59,7 @@ func (s *Era) Solve(_ context.Context, refs *schemas.ReferenceSet, r schemas.Rep
 			e.fixed = true
 		}
 	}
-	if s.recheck(e) {
+	if recheckGlosses(s.t, e) {
 		e.fixed = true
 	}
 	e.fixRestIfUnfixed()
@@ -289,9 +289,11 @@ func (s *Era) fixDate(e *edit, fv schemas.FactVerdict) bool {
 		changes = append(changes, change{ys, yt, strconv.Itoa(g), ""})
 	}
 	if tg.date != nil && rd.date != nil && (tg.date.Era != rd.date.Era || tg.date.Year != rd.date.Year) {
-		want := rd.date.Format()
-		if s.t.Simplify(rd.date.Text) == want {
-			want = rd.date.Text // as the reference writes it
+		// As the reference writes it (永乐十有八年, not 永乐十八年): the
+		// verifier reads the sentence against the reference's words.
+		want := rd.date.Text
+		if want == "" {
+			want = rd.date.Format()
 		}
 		e.note("%s replaced by %s (%s)", tg.date.Text, want, rd.chunk)
 		changes = append(changes, change{tg.date.Start, tg.date.End, want, rd.chunk})
@@ -315,12 +317,12 @@ func digits(rs []rune, y era.Year) (int, int) {
 	return s, t
 }
 
-// recheck corrects every Gregorian year glossing an era date of the
-// sentence to the year the table gives for the date, and reports whether
-// it changed any.
-func (s *Era) recheck(e *edit) bool {
+// recheckGlosses corrects every Gregorian year glossing an era date of the
+// sentence to the year table t gives for the date, and reports whether it
+// changed any.
+func recheckGlosses(t *era.Table, e *edit) bool {
 	any := false
-	for s.recheckOne(e) {
+	for recheckOne(t, e) {
 		any = true
 	}
 	return any
@@ -328,14 +330,14 @@ func (s *Era) recheck(e *edit) bool {
 
 // recheckOne corrects the first Gregorian year that disagrees with the era
 // date it glosses; false when there is none.
-func (s *Era) recheckOne(e *edit) bool {
+func recheckOne(t *era.Table, e *edit) bool {
 	txt := e.text()
 	years := era.FindGregorian(txt)
-	for _, d := range s.t.Find(txt) {
+	for _, d := range t.Find(txt) {
 		if d.Year == 0 {
 			continue
 		}
-		g, ok := s.t.Gregorian(d.Era, d.Year)
+		g, ok := t.Gregorian(d.Era, d.Year)
 		if !ok {
 			continue
 		}

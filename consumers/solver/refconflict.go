@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/annalist-dev/annalist/internal/era"
 	"github.com/annalist-dev/annalist/internal/pipeline"
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/schemas"
@@ -16,14 +17,17 @@ const ReviewOpen = "open"
 
 // RefConflict handles references that disagree: the sentence states each
 // value with its own citation, and an expert is asked which is right.
-type RefConflict struct{}
+type RefConflict struct {
+	t *era.Table
+}
 
 // NewRefConflict returns the ref-conflict solver. The review it opens is
-// returned by Solve (Handler stores and publishes it).
-func NewRefConflict() Solver { return RefConflict{} }
+// returned by Solve (Handler stores and publishes it). Dates in conflict
+// are read with era.Default().
+func NewRefConflict() Solver { return &RefConflict{t: era.Default()} }
 
 // Name is "refconflict".
-func (RefConflict) Name() string { return NameRefConflict }
+func (*RefConflict) Name() string { return NameRefConflict }
 
 // value is one of the values the references give, with its chunk and the
 // passage that states it.
@@ -43,7 +47,7 @@ type value struct {
 //     repaired the regenerate way.
 //
 // The verdict's other failed facts are repaired the regenerate way.
-func (RefConflict) Solve(_ context.Context, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error) {
+func (rc *RefConflict) Solve(_ context.Context, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error) {
 	if refs == nil {
 		return schemas.Correction{}, nil, errNoReferences
 	}
@@ -62,7 +66,13 @@ func (RefConflict) Solve(_ context.Context, refs *schemas.ReferenceSet, r schema
 		}
 		rel := fv.Fact.Relation
 		wrong := string(e.rs[s:t])
-		if d, ok := decision(refs, rel); ok {
+		decided := rel
+		if rel == relDate {
+			if rs := e.eventRelations(fv); len(rs) > 0 {
+				decided = rs[0]
+			}
+		}
+		if d, ok := decision(refs, decided); ok {
 			e.handled[i], e.fixed = true, true
 			if d.Value != wrong {
 				e.replace(s, t, d.Value, d.ChunkID)
@@ -73,6 +83,9 @@ func (RefConflict) Solve(_ context.Context, refs *schemas.ReferenceSet, r schema
 			continue
 		}
 		vals := e.conflictValues(fv, s, t)
+		if ds := rc.t.Find(wrong); len(ds) == 1 && ds[0].Start == 0 && ds[0].End == t-s {
+			vals = e.conflictDates(rc.t, fv, wrong)
+		}
 		if len(vals) < 2 {
 			continue
 		}
@@ -84,11 +97,22 @@ func (RefConflict) Solve(_ context.Context, refs *schemas.ReferenceSet, r schema
 			e.restate(wrong, vals[0].chunk)
 		}
 		e.stateAlternatives(s, t, rel, vals[1:], refs.Lang)
-		rv := review(refs, v, rel, vals)
+		// A date is in conflict for an event: the review asks about the
+		// event's relation, which an expert decision then settles.
+		reviewRel := rel
+		if rel == relDate {
+			if rs := e.eventRelations(fv); len(rs) > 0 {
+				reviewRel = rs[0]
+			}
+		}
+		rv := review(refs, v, reviewRel, vals)
 		c.Outcome, c.ReviewID = schemas.OutcomeConflict, rv.ReviewID
 		reviews = append(reviews, rv)
 		e.note("references disagree on %s: %s; review %s", rel, joinValues(vals), rv.ReviewID)
 		break
+	}
+	if e.fixed {
+		recheckGlosses(rc.t, e)
 	}
 	e.fixRestIfUnfixed()
 	c = e.finish(c)
@@ -150,6 +174,30 @@ func (e *edit) conflictValues(fv schemas.FactVerdict, s, t int) []value {
 		p := passage(e.refs, ev)
 		if v, q, ok := align(e.rs, s, t, []rune(p)); ok && q == alignBoth {
 			add(value{v, ev.ChunkID, p})
+		}
+	}
+	return out
+}
+
+// conflictDates are the distinct era dates the evidence passages give for
+// a date in conflict, each passage's first date as the passage writes it:
+// the sentence's own date first when a passage states it.
+func (e *edit) conflictDates(t *era.Table, fv schemas.FactVerdict, wrong string) []value {
+	var out []value
+	for _, ev := range fv.Evidence {
+		p := passage(e.refs, ev)
+		ds := t.Find(p)
+		if len(ds) == 0 {
+			continue
+		}
+		v := value{ds[0].Text, ev.ChunkID, p}
+		if slices.ContainsFunc(out, func(o value) bool { return o.value == v.value }) {
+			continue
+		}
+		if v.value == wrong {
+			out = slices.Insert(out, 0, v)
+		} else {
+			out = append(out, v)
 		}
 	}
 	return out

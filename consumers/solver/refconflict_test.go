@@ -113,3 +113,30 @@ func TestRefConflictVariants(t *testing.T) {
 		})
 	}
 }
+
+// Two chunks date one event differently: both dates are stated, the
+// Gregorian year follows the date kept, and the review asks about the
+// event.
+func TestRefConflictDates(t *testing.T) {
+	const a, b = "举永乐十九年进士，授御史。", "王文，成化初进士，为人刚介。"
+	refs := &schemas.ReferenceSet{Subject: "王文", Name: "王文", EntityID: "person:王文@00000001", Lang: "zh",
+		References: []schemas.Reference{{ChunkID: "c-a", Text: a}, {ChunkID: "c-b", Text: b}}}
+	r := repair("王文", "永乐二十一年（1423年），王文举进士。", []string{"c-a"}, []schemas.Fact{
+		{Text: "永乐二十一年进士", Relation: schemas.RelJinshi, Value: "永乐二十一年", ChunkID: "c-a"},
+		{Text: "1423年", Relation: relDate, Value: "1423", ChunkID: "c-a"},
+	}, 0,
+		fv(ns, schemas.ErrorRefConflict, relDate, "永乐二十一年", "永乐二十一年", ev("c-a", a, "永乐十九年进士"), ev("c-b", b, "成化初进士")),
+		ok(schemas.RelJinshi, "进士", "王文举进士"))
+	c, rvs := solve(t, solver.NewRefConflict(), refs, r)
+	check(t, r, c, want{outcome: schemas.OutcomeConflict, has: []string{"永乐十九年（1421年）（一说成化初），王文举进士。"},
+		gone: []string{"二十一", "1423"}, cites: []string{"c-a", "c-b"}})
+	for _, f := range c.Facts {
+		ref, _ := refs.Reference(f.ChunkID)
+		if !strings.Contains(ref.Text, f.Value) {
+			t.Errorf("fact %+v: its chunk does not state it, a conflict sentence cannot pass with it", f)
+		}
+	}
+	if len(rvs) != 1 || rvs[0].Relation != schemas.RelJinshi || len(rvs[0].Options) != 2 {
+		t.Errorf("reviews %+v, want one on the jinshi examination with two options", rvs)
+	}
+}

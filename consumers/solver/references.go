@@ -144,9 +144,10 @@ func (e *edit) referenceValues(fv schemas.FactVerdict, s, t int) []candidate {
 
 // fixByReferences repairs fact i of the verdict from the references alone,
 // the regenerate way: a contradicted value is replaced by the value the
-// references give in its place; a fact no reference includes, or one with
-// no reference value to put in its place, is dropped with the smallest
-// unit of the sentence that carries it.
+// references give in its place; a fact no reference includes, a
+// contradicted clause with no value, or a value with no reference value to
+// put in its place, is dropped with the smallest unit of the sentence that
+// carries it.
 func (e *edit) fixByReferences(i int) {
 	fv := e.v.Facts[i]
 	e.handled[i] = true
@@ -159,7 +160,9 @@ func (e *edit) fixByReferences(i int) {
 		}
 		return
 	}
-	if fv.Status == schemas.StatusNotSupported {
+	// Only a value has a slot to fill; a contradicted clause the verifier
+	// read no value in is dropped like a clause no reference includes.
+	if fv.Status == schemas.StatusNotSupported && fv.Fact.Value != "" {
 		if cands := e.referenceValues(fv, s, t); len(cands) > 0 {
 			c := cands[0]
 			e.note("%s replaced by %s (%s)", string(e.rs[s:t]), c.value, c.chunk)
@@ -182,30 +185,34 @@ func (e *edit) fixRest() {
 	}
 }
 
-// fixRestIfUnfixed is fixRest for a specialist solver. When its own rules
-// changed nothing, every failed fact is repaired the regenerate way. When
-// they fixed something, only clauses no reference includes are dropped
-// (dates aside); contradicted facts of other types are left as they are:
-// a wrong date or name often makes the verifier misread the rest of the
-// sentence (it matches another passage), and those failures vanish with
-// the fix, while a real second error is caught when the corrected
-// sentence is verified again — an attempt, where a guess could cost a
-// correct clause.
+// fixRestIfUnfixed is fixRest for a specialist solver: when its own rules
+// changed nothing, every failed fact is repaired the regenerate way; when
+// they changed something, the other failed facts are left to the next
+// verification. A wrong date or name makes the verifier misread the rest
+// of the sentence — it matches another passage, or none — and those
+// failures, contradicted or not included alike, vanish with the fix; a
+// real second error is caught when the corrected sentence is verified
+// again, which costs an attempt where a guess could cost a correct clause.
 func (e *edit) fixRestIfUnfixed() {
 	if !e.fixed || e.text() == e.v.Draft.Text {
 		e.fixRest()
-		return
-	}
-	for _, i := range e.failed("") {
-		if fv := e.v.Facts[i]; fv.Status == schemas.StatusNotIncluded && fv.Fact.Relation != relDate {
-			e.fixByReferences(i)
-		}
 	}
 }
 
 // relDate is the relation the verifier gives a date standing as a fact of
 // its own.
 const relDate = "date"
+
+// stated reports whether text states the fact: its value or its text is
+// written in it. Either may be normalised by the verifier (a death's value
+// 树声九十七 of 树声年九十七卒), so each is tried.
+func stated(text string, f schemas.Fact) bool {
+	if f.Value != "" && strings.Contains(text, f.Value) {
+		return true
+	}
+	ft := strings.TrimSpace(f.Text)
+	return ft != "" && strings.Contains(text, ft)
+}
 
 // factKey is what identifies a fact in the text: its value, else its text.
 func factKey(f schemas.Fact) string {
@@ -242,6 +249,16 @@ func (e *edit) finish(c schemas.Correction) schemas.Correction {
 	}
 	c.Text = strings.TrimSpace(e.text())
 	c.Facts = e.keptFacts()
+	if c.Outcome == schemas.OutcomeConflict {
+		// The verifier checks a conflict sentence fact by fact against
+		// the chunk each names: only facts their chunk writes out can pass
+		// (a Gregorian year derived by the table is no such fact; the
+		// verifier checks it against the table).
+		c.Facts = slices.DeleteFunc(c.Facts, func(f schemas.Fact) bool {
+			r, ok := e.refs.Reference(f.ChunkID)
+			return !ok || !stated(r.Text, f)
+		})
+	}
 	c.Citations = e.citations(c.Facts)
 	if c.Reason == "" {
 		c.Reason = strings.Join(e.notes, "; ")
@@ -254,7 +271,7 @@ func (e *edit) keptFacts() []schemas.Fact {
 	now := e.text()
 	var out []schemas.Fact
 	for _, f := range e.facts {
-		if k := factKey(f); k != "" && strings.Contains(now, k) {
+		if stated(now, f) {
 			out = append(out, f)
 		}
 	}

@@ -154,8 +154,7 @@ func describe(fv schemas.FactVerdict) string {
 func factsStated(facts []schemas.Fact, txt string, cites []string) []schemas.Fact {
 	var out []schemas.Fact
 	for _, f := range facts {
-		k := factKey(f)
-		if k != "" && strings.Contains(txt, k) && (f.ChunkID == "" || slices.Contains(cites, f.ChunkID)) {
+		if stated(txt, f) && (f.ChunkID == "" || slices.Contains(cites, f.ChunkID)) {
 			out = append(out, f)
 		}
 	}

@@ -110,11 +110,12 @@ func TestAlias(t *testing.T) {
 				fv(ns, schemas.ErrorAlias, schemas.RelCourtesyName, "进德", "字进德", ev(chunkYe, textYe, "叶向高，字进卿")),
 				fv(ns, schemas.ErrorOther, schemas.RelNativePlace, "晋江", "晋江人", ev(chunkYe, textYe, "福清人"))),
 			want{outcome: schemas.OutcomeCorrected, has: []string{"叶向高，字进卿，晋江人。"}, gone: []string{"进德"}}},
-		{"a second, fabricated clause goes too", yeRefs(false),
-			repair("叶向高", "叶向高，字进德，尝游日本。", []string{chunkYe}, nil, 0,
-				fv(ns, schemas.ErrorAlias, schemas.RelCourtesyName, "进德", "字进德", ev(chunkYe, textYe, "叶向高，字进卿")),
-				fv(ni, "", relText, "", "尝游日本")),
-			want{outcome: schemas.OutcomeCorrected, has: []string{"叶向高，字进卿。"}, gone: []string{"进德", "日本"}}},
+		{"no name to put: the regenerate way", &schemas.ReferenceSet{Subject: "叶向高", Name: "叶向高", Lang: "zh",
+			References: []schemas.Reference{{ChunkID: chunkYe, Text: textYe}}},
+			repair("叶向高", "叶向高，号台岩，福清人。", []string{chunkYe}, nil, 0,
+				fv(ns, schemas.ErrorAlias, schemas.RelArtName, "台岩", "号台岩"),
+				ok(schemas.RelNativePlace, "福清", "福清人")),
+			want{outcome: schemas.OutcomeCorrected, has: []string{"叶向高，福清人。"}, gone: []string{"台岩"}}},
 	})
 }
 
