@@ -37,7 +37,17 @@ type RetrievalQuery struct {
 // RetrievalQueries reads the biography volumes under dir and returns one
 // query per person listed on line 1 who has an entry of his own, with the
 // entry's chunks as chunk makes them (the chunker the index was built
-// with, so the ids agree). The rules are in the package documentation.
+// with, so the ids agree).
+//
+// The gold answer is found in the text, not taken from the system under
+// test. Line 1 is parsed as Segmentation parses it (a volume whose line 1
+// lists nobody gives no query). An entry opens where listedEntries finds
+// a listed name opening a sentence as entries do, and runs to the next
+// listed person's opening or to the end of the volume; relatives and
+// attached people introduced inside it are part of it, as the listing's
+// parentheses say. The entry's chunks are those with more than half their
+// characters inside it. The aliases are the courtesy, art and other names
+// of the entry's opening sentence (字, 号, 一字, 别号, 自号, 初名, 小字).
 func RetrievalQueries(ctx context.Context, dir string, chunk ChunkFunc) ([]RetrievalQuery, error) {
 	files, err := producers.Walk([]string{dir}, producers.Options{})
 	if err != nil {

@@ -1,0 +1,151 @@
+package eval_test
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/annalist-dev/annalist/internal/eval"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// A volume written for this test: line 1 lists 林安, 周明 (with his son in
+// parentheses), 王濂 and 叶应聪; 周明's entry opens mid-line, 王濂's by his
+// given name, 叶应聪's with a variant character; a later line that begins
+// with 林安's name does not open a second entry of his.
+const volume = "林安周明(子琮)王濂叶应聪\n" +
+	"林安，字子平，号石溪，闽县人。举万历五年进士。\n" +
+	"安历官吏部右侍郎。卒。周明，字伯达，莆田人。官至户部尚书。\n" +
+	"林安，周明之友也，尝论学于书院。\n" +
+	"子琮，字季玉，以荫补官。\n" +
+	"濂，字习古，定远人。\n" +
+	"叶应骢，字肃卿，鄞人。正德十二年进士。\n"
+
+// lineChunks chunks a document by lines, as a stand-in for the chunker.
+func lineChunks(_ context.Context, doc schemas.Document) ([]schemas.Chunk, error) {
+	var out []schemas.Chunk
+	pos := 0
+	for i, l := range strings.SplitAfter(doc.Text, "\n") {
+		if l == "" {
+			continue
+		}
+		n := utf8.RuneCountInString(l)
+		out = append(out, schemas.Chunk{ChunkID: doc.DocID + "-" + string(rune('a'+i)), DocID: doc.DocID,
+			Text: l, Start: pos, End: pos + n})
+		pos += n
+	}
+	return out, nil
+}
+
+func volumeDir(t *testing.T) string {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "001.txt"), []byte(volume), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestRetrievalQueries(t *testing.T) {
+	qs, err := eval.RetrievalQueries(context.Background(), volumeDir(t), lineChunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type q struct {
+		name    string
+		aliases []string
+		chunks  int
+	}
+	want := []q{
+		{"林安", []string{"子平", "石溪"}, 1}, // the next line is mostly 周明's
+		{"周明", []string{"伯达"}, 3},       // opens mid-line; the two lines after, his son's included
+		{"王濂", []string{"习古"}, 1},
+		{"叶应聪", []string{"肃卿"}, 1},
+	}
+	if len(qs) != len(want) {
+		t.Fatalf("%d queries %+v, want %d", len(qs), qs, len(want))
+	}
+	for i, w := range want {
+		g := qs[i]
+		if g.Name != w.name || !slices.Equal(g.Aliases, w.aliases) || len(g.Chunks) != w.chunks {
+			t.Errorf("query %d: %s %v %v, want %s %v with %d chunks", i, g.Name, g.Aliases, g.Chunks, w.name, w.aliases, w.chunks)
+		}
+	}
+}
+
+func TestRetrievalScores(t *testing.T) {
+	ctx := context.Background()
+	qs, err := eval.RetrievalQueries(ctx, volumeDir(t), lineChunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := func(id, text string) schemas.Reference { return schemas.Reference{ChunkID: id, Text: text} }
+	own := func(name string) []schemas.Reference {
+		for _, q := range qs {
+			if q.Name == name {
+				var out []schemas.Reference
+				for _, c := range q.Chunks {
+					out = append(out, ref(c, ""))
+				}
+				return out
+			}
+		}
+		return nil
+	}
+	systems := map[string]eval.RetrieveFunc{
+		// Every query answered with its own chunks: 1, 1, 1.
+		"perfect": func(_ context.Context, name string) ([]schemas.Reference, error) { return own(name), nil },
+		// Half the own chunks of 林安 and 周明 plus a chunk that names the
+		// person by courtesy name (precise) and one that does not; nothing
+		// for the others.
+		"partial": func(_ context.Context, name string) ([]schemas.Reference, error) {
+			switch name {
+			case "林安":
+				return append(own(name)[:1], ref("x1", "子平来游"), ref("x2", "无关")), nil
+			case "周明":
+				return append(own(name)[:1], ref("x3", "伯达"), ref("x3", "伯达"), ref("x4", "无关")), nil
+			}
+			return nil, nil
+		},
+	}
+	rep, err := eval.Retrieval(ctx, qs, systems, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	p := rep.Scores["perfect"]
+	if !near(p.Precision, 1) || !near(p.Recall, 1) || !near(p.F1, 1) || p.Answered != 4 {
+		t.Errorf("perfect %+v", p)
+	}
+	// 林安: P 2/3, R 1, F1 4/5; 周明 (a duplicate counted once): P 2/3,
+	// R 1/3, F1 4/9; the two unanswered 0; macro over four.
+	s := rep.Scores["partial"]
+	if !near(s.Precision, (2.0/3+2.0/3)/4) || !near(s.Recall, (1+1.0/3)/4) || !near(s.F1, (0.8+4.0/9)/4) ||
+		s.Answered != 2 || !near(s.MeanReferences, 7.0/4) {
+		t.Errorf("partial %+v", s)
+	}
+	if n := len(rep.Misses); n != 3 {
+		t.Errorf("%d misses %+v, want 周明 and the two unanswered", n, rep.Misses)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"perfect", "partial", "queries", "averaging"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("report JSON lacks %q: %s", k, b)
+		}
+	}
+	if pp := m["perfect"].(map[string]any); pp["f1"] != 1.0 || pp["precision"] == nil || pp["recall"] == nil {
+		t.Errorf("perfect score JSON %v", pp)
+	}
+}
