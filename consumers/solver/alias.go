@@ -18,8 +18,10 @@ func NewAlias() Solver { return Alias{} }
 // Name is "alias".
 func (Alias) Name() string { return NameAlias }
 
-// Solve replaces each wrong name by the subject's name of the same kind;
-// the verdict's other failed facts are repaired from the references.
+// Solve replaces each wrong name by the subject's name of the same kind
+// (rightName). When no name can be put in, the verdict's failed facts are
+// repaired the regenerate way; other failures are otherwise left to the
+// next verification (fixRestIfUnfixed).
 func (a Alias) Solve(_ context.Context, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error) {
 	if refs == nil {
 		return schemas.Correction{}, nil, errNoReferences

@@ -156,11 +156,10 @@ func (e *edit) use(chunk string) {
 // drop removes the smallest well-formed unit around [s, t) (dropAround)
 // and the facts it carried.
 func (e *edit) drop(s, t int) string {
-	var a, b int
-	removed := ""
-	rs := e.rs
-	e.rs, a, b = dropAround(e.rs, s, t)
-	removed = string(rs[a:b])
+	before := e.rs
+	after, a, b := dropAround(e.rs, s, t)
+	e.rs = after
+	removed := string(before[a:b])
 	kept := e.facts[:0]
 	now := e.text()
 	for _, f := range e.facts {

@@ -42,8 +42,9 @@ func (*Era) Name() string { return NameEra }
 //
 // Then every era date of the sentence glossed by a Gregorian year is
 // checked against the table and the year corrected when they disagree.
-// Facts the rules cannot fix, and the verdict's other failed facts, are
-// repaired the regenerate way.
+// When the rules change nothing, the verdict's failed facts are repaired
+// the regenerate way; other failures are otherwise left to the next
+// verification (fixRestIfUnfixed).
 func (s *Era) Solve(_ context.Context, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error) {
 	if refs == nil {
 		return schemas.Correction{}, nil, errNoReferences

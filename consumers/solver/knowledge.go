@@ -44,11 +44,10 @@ type term struct {
 // subject's KG facts (referenceValues); the glossary decides the slot's
 // kind: a candidate whose category differs from the wrong term's (an
 // office for a rank) is skipped, and one of the same category is taken and
-// its glossary entry cited. Failing that, a coarser term inside the wrong
-// one that the evidence states and the glossary files under the same
-// category is taken (statedPart); failing that, the best candidate the
-// glossary does not know, without a glossary citation; with none, the fact
-// is repaired the regenerate way.
+// its glossary entry cited (choose gives the full order). When no term
+// can be put in, the verdict's failed facts are repaired the regenerate
+// way; other failures are otherwise left to the next verification
+// (fixRestIfUnfixed).
 func (k *Knowledge) Solve(ctx context.Context, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error) {
 	if refs == nil {
 		return schemas.Correction{}, nil, errNoReferences

@@ -43,10 +43,12 @@ type value struct {
 //     clause — 叶向高，福清人（一说晋江人）。, "a native of Fuqing (another
 //     source: Jinjiang)" — with one fact per value citing its own chunk;
 //     outcome conflict, and one review with every value as an option;
-//   - fewer than two values: nothing is in conflict after all, the fact is
-//     repaired the regenerate way.
+//   - fewer than two values: nothing is in conflict after all, and the
+//     verdict's failed facts are repaired the regenerate way.
 //
-// The verdict's other failed facts are repaired the regenerate way.
+// A date in conflict takes the dates the evidence passages write, and the
+// Gregorian year glossing it follows the date kept. Other failures are
+// left to the next verification (fixRestIfUnfixed).
 func (rc *RefConflict) Solve(_ context.Context, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error) {
 	if refs == nil {
 		return schemas.Correction{}, nil, errNoReferences
@@ -66,13 +68,15 @@ func (rc *RefConflict) Solve(_ context.Context, refs *schemas.ReferenceSet, r sc
 		}
 		rel := fv.Fact.Relation
 		wrong := string(e.rs[s:t])
-		decided := rel
+		// A date is in conflict for an event: decisions and reviews are
+		// about the event's relation.
+		subjectRel := rel
 		if rel == relDate {
 			if rs := e.eventRelations(fv); len(rs) > 0 {
-				decided = rs[0]
+				subjectRel = rs[0]
 			}
 		}
-		if d, ok := decision(refs, decided); ok {
+		if d, ok := decision(refs, subjectRel); ok {
 			e.handled[i], e.fixed = true, true
 			if d.Value != wrong {
 				e.replace(s, t, d.Value, d.ChunkID)
@@ -97,15 +101,7 @@ func (rc *RefConflict) Solve(_ context.Context, refs *schemas.ReferenceSet, r sc
 			e.restate(wrong, vals[0].chunk)
 		}
 		e.stateAlternatives(s, t, rel, vals[1:], refs.Lang)
-		// A date is in conflict for an event: the review asks about the
-		// event's relation, which an expert decision then settles.
-		reviewRel := rel
-		if rel == relDate {
-			if rs := e.eventRelations(fv); len(rs) > 0 {
-				reviewRel = rs[0]
-			}
-		}
-		rv := review(refs, v, reviewRel, vals)
+		rv := review(refs, v, subjectRel, vals)
 		c.Outcome, c.ReviewID = schemas.OutcomeConflict, rv.ReviewID
 		reviews = append(reviews, rv)
 		e.note("references disagree on %s: %s; review %s", rel, joinValues(vals), rv.ReviewID)

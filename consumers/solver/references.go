@@ -45,9 +45,9 @@ func multiValued(rel string) bool {
 func kgComparable(rel string) bool { return rel != schemas.RelJinshi }
 
 // passage is the text of an evidence item: its own text, else the span of
-// the chunk it names, else the whole chunk.
-// Evidence from a chunk outside the reference set gives nothing: a
-// sentence may only cite the set's chunks.
+// the chunk it names, else the whole chunk. Evidence from a chunk outside
+// the reference set gives nothing: a sentence may only cite the set's
+// chunks.
 func passage(refs *schemas.ReferenceSet, ev schemas.Evidence) string {
 	if refs == nil {
 		return ""
@@ -106,7 +106,7 @@ func (e *edit) referenceValues(fv schemas.FactVerdict, s, t int) []candidate {
 			switch q {
 			case alignBoth:
 				r = rankAlignBoth
-			case alignLeft:
+			case alignOneSide:
 				r = rankAlignOneSide
 			}
 			add(candidate{value: v, chunk: p.ev.ChunkID, rank: r})

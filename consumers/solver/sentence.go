@@ -216,10 +216,9 @@ func wordBounded(ref []rune, a, b int) bool {
 
 // Alignment qualities, best first.
 const (
-	alignBoth   = 3 // the wrong value's left and right context both found around the slot
-	alignLeft   = 2 // only the left context found
-	alignRight  = 2 // only the right context found
-	alignInside = 1 // a prefix or suffix of the wrong value found
+	alignBoth    = 3 // the wrong value's left and right context both found around the slot
+	alignOneSide = 2 // only the left, or only the right context found
+	alignInside  = 1 // a prefix or suffix of the wrong value found
 )
 
 // maxContext bounds the context runes tried around a value.
@@ -274,7 +273,7 @@ func align(sent []rune, s, t int, ref []rune) (value string, quality int, ok boo
 				e++ // a Latin word is taken whole
 			}
 			if valid(a, e) {
-				return string(ref[a:e]), alignLeft, true
+				return string(ref[a:e]), alignOneSide, true
 			}
 		}
 	}
@@ -292,7 +291,7 @@ func align(sent []rune, s, t int, ref []rune) (value string, quality int, ok boo
 				b--
 			}
 			if valid(b, q) {
-				return string(ref[b:q]), alignRight, true
+				return string(ref[b:q]), alignOneSide, true
 			}
 		}
 	}

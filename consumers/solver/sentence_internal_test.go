@@ -32,10 +32,10 @@ func TestAlign(t *testing.T) {
 	}{
 		{"叶向高，字进德，福清人。", "进德", "叶向高，字进卿，福清人。", "进卿", alignBoth},
 		{"叶向高，字进卿，晋江人。", "晋江", "字进卿，福清人", "福清", alignBoth},
-		{"官至南京吏部尚书。", "吏部尚书", "官至南京礼部尚书", "礼部尚书", alignLeft},
+		{"官至南京吏部尚书。", "吏部尚书", "官至南京礼部尚书", "礼部尚书", alignOneSide},
 		{"陆文渊举进士第三。", "进士第三", "举嘉靖二十年进士第二", "进士第二", alignInside},
 		{"She was born in Leeds in 1802.", "Leeds", "She was born in Norwich in 1802.", "Norwich", alignBoth},
-		{"She was born in Leeds.", "Leeds", "was born in Norwich and raised", "Norwich", alignLeft},
+		{"She was born in Leeds.", "Leeds", "was born in Norwich and raised", "Norwich", alignOneSide},
 		{"叶向高，字进卿。", "进卿", "天启七年卒，年六十九", "", 0}, // nothing in common
 		{"叶向高，字进卿。", "进卿", "叶向高，字进卿", "", 0},    // the same value is no replacement
 	} {
