@@ -130,7 +130,7 @@ func adjust(it PlanItem, accepted []schemas.PageSentence) PlanItem {
 		}
 		return false
 	}
-	if said(strings.TrimSuffix(it.Text, "。")) && it.Alternate != nil {
+	if said(strings.TrimRight(it.Text, "。.")) && it.Alternate != nil {
 		return *it.Alternate
 	}
 	if it.Kind != ItemCareer {
@@ -317,9 +317,9 @@ func (p *planner) entryChunk() string {
 }
 
 // passages splits the subject's own chunks into sentences: the entry chunk
-// and the chunks after it in its document (chunk ids number a document's
-// chunks in order) up to the first sub-entry, then the other own chunks'
-// sentences that name the subject.
+// and the own chunks that follow it without a gap in its document (chunk
+// ids number a document's chunks in order) up to the first sub-entry,
+// then the other own chunks' sentences that name the subject.
 func (p *planner) passages() {
 	entry, ok := p.byID[p.entry]
 	if !ok {
@@ -339,6 +339,9 @@ func (p *planner) passages() {
 	slices.SortFunc(body, func(a, b schemas.Reference) int { return cmp.Compare(a.ChunkID, b.ChunkID) })
 	stop := false
 	for i, r := range body {
+		if i > 0 && !follows(body[i-1].ChunkID, r.ChunkID) {
+			break // a later entry's chunk that mentions the subject
+		}
 		for j, ps := range split(r) {
 			if p.refs.Lang != "en" && (i > 0 || j > 0) && ps.lineStart && p.subEntry(ps.text) {
 				stop = true
@@ -359,6 +362,22 @@ func (p *planner) passages() {
 	}
 }
 
+// follows reports whether chunk b comes right after chunk a in their
+// document, by the chunker's numbering (<doc id>-<sequence>); ids not
+// numbered so are taken to follow.
+func follows(a, b string) bool {
+	i, j := strings.LastIndexByte(a, '-'), strings.LastIndexByte(b, '-')
+	if i < 0 || j < 0 || a[:i] != b[:j] {
+		return true
+	}
+	x, errA := strconv.Atoi(a[i+1:])
+	y, errB := strconv.Atoi(b[j+1:])
+	if errA != nil || errB != nil {
+		return true
+	}
+	return y == x+1
+}
+
 // split cuts a reference into trimmed sentences.
 func split(r schemas.Reference) []passage {
 	rs := []rune(r.Text)
@@ -376,11 +395,13 @@ func split(r schemas.Reference) []passage {
 			continue
 		}
 		out = append(out, passage{chunk: r.ChunkID, start: s, end: e, text: string(rs[s:e]),
-			lineStart: s == 0 || rs[s-1] == '\n' || sp.Start > 0 && rs[sp.Start-1] == '\n' || lineBefore(rs, s)})
+			lineStart: lineBefore(rs, s)})
 	}
 	return out
 }
 
+// lineBefore reports whether only blanks stand between the start of a line
+// (or of the text) and rs[s].
 func lineBefore(rs []rune, s int) bool {
 	for k := s - 1; k >= 0; k-- {
 		switch {
