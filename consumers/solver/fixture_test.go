@@ -214,7 +214,11 @@ func (g *fakeGlossary) Lookup(_ context.Context, tenant, term string) ([]schemas
 	return out, nil
 }
 
-var _ solver.Glossary = (*fakeGlossary)(nil)
+var (
+	_ solver.Glossary = (*fakeGlossary)(nil)
+	// The glossary the pipeline ingests is the one the solver reads.
+	_ solver.Glossary = (*glossary.Store)(nil)
+)
 
 func solve(t *testing.T, s solver.Solver, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review) {
 	t.Helper()

@@ -16,6 +16,12 @@ import (
 
 const tenant = "t1"
 
+// The Redis stores are what a Store reads in the pipeline.
+var (
+	_ glossary.Graph  = (*kg.Store)(nil)
+	_ glossary.Chunks = (*redis.Chunks)(nil)
+)
+
 // ingest runs the shipped glossary through the chunker, the extractor and
 // the knowledge graph as the pipeline would, plus one biography fact that
 // makes 福清 a place node too, and returns a Store on the result.
