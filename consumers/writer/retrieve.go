@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/annalist-dev/annalist/consumers/embedder"
 	"github.com/annalist-dev/annalist/internal/kgview"
@@ -350,16 +351,9 @@ func (r *Retriever) resolve(ctx context.Context, tenant, subject string) (kgview
 		for hi < len(cands) && idTier(subject, cands[hi]) == idTier(subject, cands[lo]) {
 			hi++
 		}
-		var tier []kgview.Entity
-		for _, id := range cands[lo:hi] {
-			e, err := r.g.Entity(ctx, tenant, id)
-			if errors.Is(err, kgview.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return kgview.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, err)
-			}
-			tier = append(tier, e)
+		tier, err := r.entities(ctx, tenant, cands[lo:hi])
+		if err != nil {
+			return kgview.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, err)
 		}
 		if len(tier) > 0 {
 			best, err := r.best(ctx, tenant, tier)
@@ -372,6 +366,44 @@ func (r *Retriever) resolve(ctx context.Context, tenant, subject string) (kgview
 		lo = hi
 	}
 	return kgview.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, ErrUnknownSubject)
+}
+
+// maxParallelReads bounds the entity reads one Retrieve runs at once.
+const maxParallelReads = 8
+
+// entities reads the entities of ids, concurrently when there are several
+// (a name shared by two entries costs the latency of one read), and
+// returns those that exist, in the order of ids.
+func (r *Retriever) entities(ctx context.Context, tenant string, ids []string) ([]kgview.Entity, error) {
+	es := make([]kgview.Entity, len(ids))
+	errs := make([]error, len(ids))
+	if len(ids) == 1 {
+		es[0], errs[0] = r.g.Entity(ctx, tenant, ids[0])
+	} else {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, maxParallelReads)
+		for i, id := range ids {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				es[i], errs[i] = r.g.Entity(ctx, tenant, id)
+				<-sem
+			}()
+		}
+		wg.Wait()
+	}
+	out := es[:0]
+	for i, e := range es {
+		switch {
+		case errors.Is(errs[i], kgview.ErrNotFound):
+		case errs[i] != nil:
+			return nil, errs[i]
+		default:
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 // best chooses among entities of one tier: the subject of the biography
