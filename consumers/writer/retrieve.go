@@ -132,7 +132,9 @@ func NewRetriever(g Graph, c Chunks, opts ...RetrieverOption) *Retriever {
 //
 // Cost: four round trips to Redis for a subject whose neighbours are all
 // anchored to its own entry (resolve, two for the entity, one for the
-// chunk texts), three more when a neighbour was linked from outside it.
+// chunk texts); three more when a neighbour was linked from outside it;
+// the candidates of an ambiguous name are read concurrently, and one more
+// round trip reads their entry chunks to tell the entries' subjects.
 func (r *Retriever) Retrieve(ctx context.Context, tenant, subject string) (*schemas.ReferenceSet, error) {
 	subject = strings.TrimSpace(subject)
 	if subject == "" {
@@ -160,12 +162,13 @@ func (r *Retriever) Retrieve(ctx context.Context, tenant, subject string) (*sche
 
 	own := ownChunks(e)
 	var near []string
+	via := map[string]string{} // neighbour chunk -> the neighbour
 	if outsideNeighbours(e) {
 		sg, err := r.g.Neighbourhood(ctx, tenant, e.ID, 1)
 		if err != nil {
 			return nil, fmt.Errorf("retrieve %q: %w", subject, err)
 		}
-		near = neighbourChunks(sg, e.ID, own)
+		near, via = neighbourChunks(sg, e.ID, own)
 	}
 	ids := append(slices.Clone(own), near...)
 	chunks, err := r.chunks.Get(ctx, tenant, ids)
@@ -182,15 +185,15 @@ func (r *Retriever) Retrieve(ctx context.Context, tenant, subject string) (*sche
 	readingOrder(ownCs, e.EntryChunk)
 	nearCs := slices.DeleteFunc(chunks, func(c schemas.Chunk) bool { return isOwn[c.ChunkID] })
 	for _, c := range append(ownCs, nearCs...) {
-		src := schemas.SourceEntity
+		src, through := schemas.SourceEntity, e.ID
 		if !isOwn[c.ChunkID] {
 			if !mentionsAny(c.Text, names) {
 				continue
 			}
-			src = schemas.SourceNeighbour
+			src, through = schemas.SourceNeighbour, via[c.ChunkID]
 		}
 		graph = append(graph, schemas.Reference{ChunkID: c.ChunkID, DocID: c.DocID, Text: c.Text,
-			Source: src, Entity: e.ID})
+			Source: src, Entity: through})
 		if rs.Lang == "" && c.ChunkID == e.EntryChunk {
 			rs.Lang = text.Lang(c.Text)
 		}
@@ -539,21 +542,23 @@ func outsideNeighbours(e kgview.Entity) bool {
 func isPerson(id string) bool { return strings.HasPrefix(id, schemas.EntityPerson+":") }
 
 // neighbourChunks are the entry chunks of root's person neighbours, not
-// already own, in neighbour-id order. The caller keeps those that mention
-// the subject.
-func neighbourChunks(sg kgview.Subgraph, root string, own []string) []string {
+// already own, in neighbour-id order, and the neighbour each was reached
+// through. The caller keeps those that mention the subject.
+func neighbourChunks(sg kgview.Subgraph, root string, own []string) ([]string, map[string]string) {
 	seen := make(map[string]bool, len(own))
 	for _, id := range own {
 		seen[id] = true
 	}
 	var out []string
+	via := map[string]string{}
 	for _, n := range sg.Nodes {
 		if n.ID != root && n.Type == schemas.EntityPerson && n.EntryChunk != "" && !seen[n.EntryChunk] {
 			seen[n.EntryChunk] = true
 			out = append(out, n.EntryChunk)
+			via[n.EntryChunk] = n.ID
 		}
 	}
-	return out
+	return out, via
 }
 
 // mentionNames are the names a chunk must contain to count as mentioning

@@ -92,9 +92,11 @@ func TestRetrieveReferenceSet(t *testing.T) {
 		t.Fatalf("references %v, want %v", got, want)
 	}
 	sources := []string{schemas.SourceEntity, schemas.SourceEntity, schemas.SourceEntity, schemas.SourceNeighbour}
+	through := []string{rs.EntityID, rs.EntityID, rs.EntityID, kg.PersonID("周明", f.zhou.ChunkID)}
 	for i, ref := range rs.References {
-		if ref.Source != sources[i] {
-			t.Errorf("reference %s from %s, want %s", ref.ChunkID, ref.Source, sources[i])
+		if ref.Source != sources[i] || ref.Entity != through[i] {
+			t.Errorf("reference %s from %s through %s, want %s through %s", ref.ChunkID, ref.Source, ref.Entity,
+				sources[i], through[i])
 		}
 		if ref.Text == "" || ref.DocID == "" {
 			t.Errorf("reference %s without text or document", ref.ChunkID)
