@@ -41,15 +41,25 @@ type Pages interface {
 	Finish(ctx context.Context, tenant string, r schemas.Request, page *schemas.Page, failure string) error
 }
 
-// Assembler is the stage.
-type Assembler struct {
-	mem   Memory
-	pages Pages
-	now   func() time.Time
+// Chunks reads chunks a sentence cites from outside its reference set (a
+// glossary entry a solver used).
+type Chunks interface {
+	Get(ctx context.Context, tenant string, ids []string) ([]schemas.Chunk, error)
 }
 
-// New returns the stage.
-func New(m Memory, p Pages) *Assembler { return &Assembler{mem: m, pages: p, now: time.Now} }
+// Assembler is the stage.
+type Assembler struct {
+	mem    Memory
+	pages  Pages
+	chunks Chunks
+	now    func() time.Time
+}
+
+// New returns the stage. chunks may be nil: citations outside the
+// reference set are then left out.
+func New(m Memory, p Pages, chunks Chunks) *Assembler {
+	return &Assembler{mem: m, pages: p, chunks: chunks, now: time.Now}
+}
 
 // Handler handles drafts: Final drafts publish their request's page, all
 // other drafts produce nothing. Idempotent: a page is published once per
@@ -96,6 +106,9 @@ func (a *Assembler) Assemble(ctx context.Context, tenant string, d schemas.Draft
 	}
 	finals, err := a.mem.Sentences(ctx, tenant, d.RequestID)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.addOutside(ctx, tenant, refs, finals); err != nil {
 		return nil, err
 	}
 	now := a.now()
@@ -175,4 +188,35 @@ func cite(refs *schemas.ReferenceSet, s schemas.PageSentence) []schemas.Citation
 		add(best)
 	}
 	return out
+}
+
+// addOutside adds to refs the chunks that final sentences cite but the
+// reference set lacks (glossary entries a solver looked up), read from the
+// chunk store, so their citations resolve to text too.
+func (a *Assembler) addOutside(ctx context.Context, tenant string, refs *schemas.ReferenceSet, finals []writer.Final) error {
+	if a.chunks == nil {
+		return nil
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, f := range finals {
+		for _, c := range f.Sentence.Citations {
+			if _, ok := refs.Reference(c.ChunkID); !ok && c.ChunkID != "" && !seen[c.ChunkID] {
+				seen[c.ChunkID] = true
+				ids = append(ids, c.ChunkID)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	cs, err := a.chunks.Get(ctx, tenant, ids)
+	if err != nil {
+		return fmt.Errorf("read cited chunks: %w", err)
+	}
+	for _, c := range cs {
+		refs.References = append(refs.References, schemas.Reference{ChunkID: c.ChunkID, DocID: c.DocID,
+			Text: c.Text, Source: schemas.SourceGlossary})
+	}
+	return nil
 }

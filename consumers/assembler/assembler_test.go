@@ -44,7 +44,7 @@ func TestAssemblePublishesOncePerRequest(t *testing.T) {
 			t.Fatalf("step %s: applied=%v err=%v", s.Key, ok, err)
 		}
 	}
-	h := assembler.New(mem, store).Handler()
+	h := assembler.New(mem, store, nil).Handler()
 	final := schemas.Draft{RequestID: "r1", Kind: schemas.KindBiography, Subject: "进卿", Index: 3, Final: true}
 	in := pipeline.Input{Meta: schemas.Meta{Tenant: "t", EventID: "e"}, Msg: final}
 	var pub []pipeline.Output

@@ -135,7 +135,7 @@ func (a *App) generationHandler(stage string) (pipeline.BatchHandler, error) {
 	case topology.StageRouter:
 		return pipeline.Batch(router.Handler()), nil
 	case topology.StageAssembler:
-		return pipeline.Batch(assembler.New(a.Requests, a.Pages).Handler()), nil
+		return pipeline.Batch(assembler.New(a.Requests, a.Pages, a.Chunks).Handler()), nil
 	}
 	s, err := a.Solver(topology.Solver(stage))
 	if err != nil {
