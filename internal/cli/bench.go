@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,7 +53,9 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	keep := fs.Bool("keep", false, "ingest: keep the benchmark's data directory instead of deleting it")
 	var rc vector.RecallConfig
 	fs.StringVar(&rc.Dataset, "dataset", vector.DatasetRandom, "vector: random or clustered vectors")
-	fs.IntVar(&rc.N, "n", 20000, "vector: vectors indexed")
+	fs.IntVar(&rc.N, "n", 20000, "vector: vectors indexed (default 20000); generate: biographies requested (default 100)")
+	conc := fs.Int("concurrency", 8, "generate: requests in flight at a time")
+	seed := fs.Uint64("seed", 1, "generate: seed of the subject sample")
 	fs.IntVar(&rc.Dim, "dim", 256, "vector: dimension")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -61,8 +64,8 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	if len(pos) == 1 && pos[0] == "vector" {
 		return benchVector(ctx, io, s.common, rc)
 	}
-	if len(pos) != 1 || pos[0] != "ingest" {
-		return fmt.Errorf("%w: want a benchmark: ingest or vector", errUsage)
+	if len(pos) != 1 || pos[0] != "ingest" && pos[0] != "generate" {
+		return fmt.Errorf("%w: want a benchmark: ingest, generate or vector", errUsage)
 	}
 	dir := *data
 	if dir == "" {
@@ -70,6 +73,18 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	}
 	if dir == "" {
 		return fmt.Errorf("%w: --data DIR is required", errUsage)
+	}
+	if pos[0] == "generate" {
+		n := 100
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "n" {
+				n = rc.N
+			}
+		})
+		if n <= 0 || *conc <= 0 {
+			return fmt.Errorf("%w: --n and --concurrency must be positive", errUsage)
+		}
+		return benchGenerate(ctx, io, s, dir, n, *conc, *keep, *seed)
 	}
 	if !s.embedded() {
 		return fmt.Errorf("%w: bench ingest measures the embedded mode; drop --brokers", errUsage)

@@ -45,14 +45,17 @@ func commands() map[string]command {
 	return map[string]command{
 		"topology": {"print the streaming graph; `topology apply --brokers …` creates the topics", cmdTopology},
 		"chunk":    {"print the chunks of one file as the chunker stage makes them", cmdChunk},
-		"eval":     {"quality metrics: `eval segmentation --data DIR`", cmdEval},
+		"eval":     {"quality metrics: `eval segmentation|retrieval|injection --data DIR`", cmdEval},
 		"kg":       {"`kg show NAME`: an entity, its aliases, edges and source chunks", cmdKG},
 		"ingest":   {"publish files, directories or JSONL (-) as documents and wait for the pipeline", cmdIngest},
-		"bench":    {"performance: `bench ingest --data DIR`, `bench vector [--dataset clustered]`", cmdBench},
-		"consume":  {"run one stage (`consume chunker|extractor|kg-writer|embedder`)", cmdConsume},
+		"bench":    {"performance: `bench ingest|generate --data DIR`, `bench vector [--dataset clustered]`", cmdBench},
+		"consume":  {"run stages (`consume STAGE...`; `annalist topology` lists them)", cmdConsume},
 		"demo":     {"run everything embedded, ingest the demo corpus, print what the KG learned", cmdDemo},
 		"serve":    {"run the HTTP API (POST /v1/documents, GET /v1/entities/NAME, /healthz)", cmdServe},
 		"broker":   {"run a standalone embedded Kafka-protocol broker for multi-process runs", cmdBroker},
+		"generate": {"`generate biography NAME`: a cited, verified page (waits for it unless --no-wait)", cmdGenerate},
+		"verify":   {"`verify --subject NAME --text SENTENCE [--correct]`: one sentence through verifier, router and solvers", cmdVerify},
+		"retrieve": {"`retrieve NAME`: the reference set the writer would use, and the vector-only top-k", cmdRetrieve},
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/annalist-dev/annalist/topology"
 )
 
-// cmdConsume runs one stage as a member of its consumer group until
+// cmdConsume runs stages, each as a member of its consumer group, until
 // SIGINT/SIGTERM, then drains: the in-flight batch is finished, produced
 // and committed, and the member leaves the group.
 func cmdConsume(ctx context.Context, io IO, args []string) error {
@@ -20,20 +20,33 @@ func cmdConsume(ctx context.Context, io IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return fmt.Errorf("%w: want one STAGE", errUsage)
+	if len(pos) == 0 {
+		return fmt.Errorf("%w: want STAGE... (a stage name, or ingest, generate, all)", errUsage)
 	}
-	if _, err := topology.LookupStage(pos[0]); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	var stages []string
+	for _, p := range pos {
+		switch p {
+		case "all":
+			stages = append(stages, app.AllStages()...)
+		case "ingest":
+			stages = append(stages, app.IngestStages()...)
+		case "generate":
+			stages = append(stages, app.GenerateStages()...)
+		default:
+			if _, err := topology.LookupStage(p); err != nil {
+				return fmt.Errorf("%w: %v", errUsage, err)
+			}
+			stages = append(stages, p)
+		}
 	}
-	a, log, err := s.open(ctx, io, app.NeedsFor(pos))
+	a, log, err := s.open(ctx, io, app.NeedsFor(stages))
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	log.Info().Str("stage", pos[0]).Str("services", a.Describe()).Msg("consuming")
-	err = a.RunStages(ctx, pos, nil)
-	log.Info().Str("stage", pos[0]).Msg("stopped")
+	log.Info().Strs("stages", stages).Str("services", a.Describe()).Msg("consuming")
+	err = a.RunStages(ctx, stages, nil)
+	log.Info().Strs("stages", stages).Msg("stopped")
 	return err
 }
 

@@ -17,9 +17,10 @@ import (
 )
 
 // cmdDemo runs everything in one process on embedded defaults: broker,
-// Redis, vector index, every ingestion stage and the HTTP API; it ingests
-// the demo corpus, prints what the knowledge graph learned, and keeps
-// running (accepting documents over HTTP) until Ctrl-C.
+// Redis, vector index, every stage and the HTTP API; it ingests the demo
+// corpus, prints what the knowledge graph learned and the verified
+// biographies it writes, and keeps running (accepting documents and
+// requests over HTTP) until Ctrl-C.
 func cmdDemo(ctx context.Context, stdio IO, args []string) error {
 	fs := newFlagSet("demo", stdio.Stderr)
 	var s service
@@ -32,7 +33,7 @@ func cmdDemo(ctx context.Context, stdio IO, args []string) error {
 	if !s.embedded() {
 		return fmt.Errorf("%w: demo runs the embedded mode; drop --brokers", errUsage)
 	}
-	a, log, err := s.open(ctx, stdio, app.NeedsFor(app.IngestStages()))
+	a, log, err := s.open(ctx, stdio, app.NeedsFor(app.AllStages()))
 	if err != nil {
 		return err
 	}
@@ -54,7 +55,7 @@ func cmdDemo(ctx context.Context, stdio IO, args []string) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		stageErr = a.RunStages(stageCtx, app.IngestStages(), nil)
+		stageErr = a.RunStages(stageCtx, app.AllStages(), nil)
 	}()
 	stop := func() error {
 		stopStages()
@@ -80,17 +81,59 @@ func cmdDemo(ctx context.Context, stdio IO, args []string) error {
 	if err := printLearned(ctx, stdio.Stdout, a, s.tenant); err != nil {
 		return errors.Join(err, stop())
 	}
+	if err := printBiographies(ctx, stdio.Stdout, a, s.tenant); err != nil {
+		return errors.Join(err, stop())
+	}
 	if *once {
 		return stop()
 	}
 	err = serveHTTP(ctx, *addr, a, log, func(url string) {
 		fmt.Fprintf(stdio.Stdout, "\nserving %s — try:\n", url)
 		fmt.Fprintf(stdio.Stdout, "  curl %s/v1/entities/静之\n", url)
+		fmt.Fprintf(stdio.Stdout, "  curl %s/v1/pages/静之\n", url)
+		fmt.Fprintf(stdio.Stdout, "  curl -X POST %s/v1/requests -d '{\"kind\":\"biography\",\"subject\":\"严鹤龄\"}'\n", url)
 		fmt.Fprintf(stdio.Stdout, "  curl -X POST %s/v1/documents -d '{\"text\":\"Ann Lee was born in York in 1802.\"}'\n", url)
 		fmt.Fprintln(stdio.Stdout, "  go run . kg show 静之   (in another terminal; it joins this process's services)")
 		fmt.Fprintln(stdio.Stdout, "Ctrl-C stops the demo.")
 	})
 	return errors.Join(err, stop())
+}
+
+// printBiographies requests a biography of every person who has an entry
+// of their own in the corpus and prints the pages with their citations.
+func printBiographies(ctx context.Context, w io.Writer, a *app.App, tenant string) error {
+	ids, err := a.KG.Nodes(ctx, tenant, schemas.EntityPerson)
+	if err != nil {
+		return err
+	}
+	sort.Strings(ids)
+	var reqs []schemas.Request
+	for _, id := range ids {
+		e, err := a.KG.Entity(ctx, tenant, id)
+		if err != nil {
+			return err
+		}
+		if e.EntryChunk == "" || e.FirstChunk != e.EntryChunk {
+			continue // a relative or a person mentioned in passing
+		}
+		reqs = append(reqs, schemas.Request{Kind: schemas.KindBiography, Subject: e.Name})
+	}
+	fmt.Fprintf(w, "\nWriting %d biographies; every sentence is verified against its sources before it is published:\n", len(reqs))
+	res, err := a.Generate(ctx, tenant, false, true, reqs)
+	if err != nil {
+		return err
+	}
+	for _, r := range res {
+		fmt.Fprintln(w)
+		if r.Page == nil {
+			fmt.Fprintf(w, "%s: no page (%s)\n", r.Request.Subject, r.Status.Error)
+			continue
+		}
+		if err := writePage(w, *r.Page); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // printLearned prints every person the graph holds with the facts and

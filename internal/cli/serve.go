@@ -17,21 +17,35 @@ import (
 // DefaultAddr is where serve and demo listen.
 const DefaultAddr = "127.0.0.1:8080"
 
-// cmdServe runs the HTTP API against the services.
+// cmdServe runs the HTTP API against the services; in the embedded mode it
+// also runs every stage, so requests it accepts are written.
 func cmdServe(ctx context.Context, io IO, args []string) error {
 	fs := newFlagSet("serve", io.Stderr)
 	var s service
 	s.register(fs)
 	addr := fs.String("addr", DefaultAddr, "host:port of the HTTP API")
+	stages := fs.Bool("stages", true, "embedded mode: also run every pipeline stage in this process (ignored with --brokers or when another process owns --data-dir)")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	a, log, err := s.open(ctx, io, app.Needs{Broker: true, Redis: true})
+	need := app.Needs{Broker: true, Redis: true}
+	if s.embedded() && *stages {
+		need = app.NeedsFor(app.AllStages())
+	}
+	a, log, err := s.open(ctx, io, need)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	return serveHTTP(ctx, *addr, a, log, nil)
+	if !s.embedded() || a.Joined || !*stages {
+		return serveHTTP(ctx, *addr, a, log, nil)
+	}
+	stageCtx, stopStages := context.WithCancel(ctx)
+	stageErr := make(chan error, 1)
+	go func() { stageErr <- a.RunStages(stageCtx, app.AllStages(), nil) }()
+	err = serveHTTP(stageCtx, *addr, a, log, nil)
+	stopStages()
+	return errors.Join(err, <-stageErr)
 }
 
 // serveHTTP listens on addr and serves the API until ctx is cancelled,
@@ -43,7 +57,7 @@ func serveHTTP(ctx context.Context, addr string, a *app.App, log zerolog.Logger,
 		return fmt.Errorf("listen %s: %w (choose another with --addr)", addr, err)
 	}
 	srv := &http.Server{
-		Handler:           api.New(api.Deps{Sink: a, Graph: a.KG, Chunks: a.Chunks}),
+		Handler:           api.New(api.Deps{Sink: a, Graph: a.KG, Chunks: a.Chunks, Pages: a.Pages, Requester: a}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	done := make(chan error, 1)

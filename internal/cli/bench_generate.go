@@ -1,0 +1,267 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/annalist-dev/annalist/infra/kafka"
+	"github.com/annalist-dev/annalist/infra/pages"
+	"github.com/annalist-dev/annalist/internal/app"
+	"github.com/annalist-dev/annalist/internal/progress"
+	"github.com/annalist-dev/annalist/producers"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// BenchGenerate is the JSON of `annalist bench generate`.
+type BenchGenerate struct {
+	Requests    int `json:"requests"`
+	Concurrency int `json:"concurrency"`
+	Published   int `json:"published"`
+	Failed      int `json:"failed"`
+	// Latency is request → page, from the request's publication to the
+	// page's, in milliseconds.
+	P50Ms  float64 `json:"p50_ms"`
+	P90Ms  float64 `json:"p90_ms"`
+	P99Ms  float64 `json:"p99_ms"`
+	MaxMs  float64 `json:"max_ms"`
+	MeanMs float64 `json:"mean_ms"`
+	// PagesPerSecond is published pages over the wall time of the run.
+	PagesPerSecond float64 `json:"pages_per_second"`
+	Seconds        float64 `json:"seconds"`
+	Sentences      int     `json:"sentences"`
+	// SentencesPerPage: min, median, max.
+	SentencesPerPage [3]int `json:"sentences_per_page"`
+	// PagesInRange counts pages of 6–12 sentences; P50InRangeMs and
+	// P99InRangeMs are the latency of those pages alone.
+	PagesInRange int     `json:"pages_6_to_12_sentences"`
+	P50InRangeMs float64 `json:"p50_ms_6_to_12"`
+	P99InRangeMs float64 `json:"p99_ms_6_to_12"`
+	// Hops is the mean number of topic hops a request takes (request,
+	// each draft and its verdict, corrections, the final draft);
+	// PerHopMs the mean latency over it.
+	Hops     float64 `json:"hops_per_page"`
+	PerHopMs float64 `json:"per_hop_ms"`
+	Drafted  int64   `json:"drafted"`
+	Dropped  int64   `json:"dropped"`
+	// IngestSeconds is the time the corpus took to ingest first.
+	IngestSeconds float64 `json:"ingest_seconds"`
+	Engine        string  `json:"engine"`
+	CPUs          int     `json:"cpus"`
+	Kafka         string  `json:"kafka"`
+}
+
+// benchGenerate ingests dir into a fresh data directory, then requests n
+// biographies with conc requests in flight at a time and measures each
+// request → page.
+func benchGenerate(ctx context.Context, io IO, s service, dir string, n, conc int, keep bool, seed uint64) error {
+	if !s.embedded() {
+		return fmt.Errorf("%w: bench generate measures the embedded mode; drop --brokers", errUsage)
+	}
+	if err := os.MkdirAll(s.dataDir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(s.dataDir, "bench-")
+	if err != nil {
+		return err
+	}
+	if !keep {
+		defer os.RemoveAll(tmp)
+	}
+	s.dataDir = tmp
+	a, log, err := s.open(ctx, io, app.NeedsFor(app.AllStages()))
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	ing, err := a.Ingest(ctx, s.tenant, true, true, func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
+		return producers.IngestFiles(ctx, []string{dir}, producers.Options{}, s.tenant, sink, nil)
+	})
+	if err != nil {
+		return err
+	}
+	log.Info().Int("documents", ing.Documents).Float64("seconds", ing.Seconds).Msg("corpus ingested")
+	subjects, err := benchSubjects(ctx, a, s.tenant, n, seed)
+	if err != nil {
+		return err
+	}
+	stageCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	stageErr := make(chan error, 1)
+	go func() { stageErr <- a.RunStages(stageCtx, app.GenerateStages(), nil) }()
+	// Warm up: one page end to end, so group joins are not measured.
+	if _, err := a.Generate(ctx, s.tenant, false, true, []schemas.Request{{Kind: schemas.KindBiography, Subject: subjects[0]}}); err != nil {
+		stop()
+		return fmt.Errorf("warm-up request: %w", err)
+	}
+	rep := progress.New(int64(len(subjects)), "bench generate", log)
+	type result struct {
+		ms   float64
+		page *schemas.Page
+		err  string
+	}
+	results := make([]result, len(subjects))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var runErr error
+	var mu sync.Mutex
+	start := time.Now()
+	for w := 0; w < conc; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				t0 := time.Now()
+				res, err := a.Generate(ctx, s.tenant, false, true, []schemas.Request{{Kind: schemas.KindBiography, Subject: subjects[i]}})
+				ms := float64(time.Since(t0).Microseconds()) / 1000
+				if err != nil {
+					mu.Lock()
+					runErr = err
+					mu.Unlock()
+					continue
+				}
+				results[i] = result{ms: ms, page: res[0].Page}
+				if res[0].Status.State != pages.RequestPublished {
+					results[i].err = res[0].Status.Error
+				}
+				rep.Add(1)
+			}
+		}()
+	}
+feed:
+	for i := range subjects {
+		select {
+		case next <- i:
+		case err := <-stageErr:
+			runErr = fmt.Errorf("stages stopped: %v", err)
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	wall := time.Since(start).Seconds()
+	rep.Finish()
+	stop()
+	if err := <-stageErr; err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	out := BenchGenerate{Requests: len(subjects), Concurrency: conc, Seconds: wall, Engine: "offline",
+		CPUs: runtime.NumCPU(), IngestSeconds: ing.Seconds,
+		Kafka: fmt.Sprintf("write batch timeout %s, fetch max wait %s, fetch min bytes %d",
+			orDefault(s.app.Kafka.WriteBatchTimeout, kafka.DefaultWriteBatchTimeout),
+			orDefault(s.app.Kafka.FetchMaxWait, kafka.DefaultFetchMaxWait), max(s.app.Kafka.FetchMinBytes, kafka.DefaultFetchMinBytes))}
+	if a.Chat != nil {
+		out.Engine = "llm"
+	}
+	var lat, inRange []float64
+	var sizes []int
+	var hops float64
+	for _, r := range results {
+		if r.page == nil {
+			out.Failed++
+			continue
+		}
+		out.Published++
+		lat = append(lat, r.ms)
+		k := len(r.page.Sentences)
+		sizes = append(sizes, k)
+		out.Sentences += k
+		if k >= 6 && k <= 12 {
+			out.PagesInRange++
+			inRange = append(inRange, r.ms)
+		}
+		d := r.page.Stats["drafted"]
+		out.Drafted += d
+		out.Dropped += r.page.Stats["dropped"]
+		// request, then per draft: draft + verdict (+ repair + correction
+		// for corrected ones), then the final draft.
+		hops += float64(1 + 2*d + 2*(d-r.page.Stats["accepted"]) + 1)
+	}
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		slices.Sort(sizes)
+		out.P50Ms, out.P90Ms, out.P99Ms, out.MaxMs = quantile(lat, 0.50), quantile(lat, 0.90), quantile(lat, 0.99), lat[len(lat)-1]
+		slices.Sort(inRange)
+		out.P50InRangeMs, out.P99InRangeMs = quantile(inRange, 0.50), quantile(inRange, 0.99)
+		var sum float64
+		for _, v := range lat {
+			sum += v
+		}
+		out.MeanMs = sum / float64(len(lat))
+		out.SentencesPerPage = [3]int{sizes[0], sizes[len(sizes)/2], sizes[len(sizes)-1]}
+		out.Hops = hops / float64(len(lat))
+		out.PerHopMs = out.MeanMs / out.Hops
+		out.PagesPerSecond = float64(out.Published) / wall
+	}
+	if s.json {
+		return writeJSON(io.Stdout, out)
+	}
+	fmt.Fprintf(io.Stdout, "%d biographies (%d in flight): p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, %.1f pages/s\n",
+		out.Published, conc, out.P50Ms, out.P90Ms, out.P99Ms, out.PagesPerSecond)
+	fmt.Fprintf(io.Stdout, "pages of 6–12 sentences: p50 %.0f ms, p99 %.0f ms\n", out.P50InRangeMs, out.P99InRangeMs)
+	fmt.Fprintf(io.Stdout, "%d sentences (min/median/max per page %v; %d pages of 6–12), %.1f hops per page, %.1f ms per hop\n",
+		out.Sentences, out.SentencesPerPage, out.PagesInRange, out.Hops, out.PerHopMs)
+	if out.Failed > 0 {
+		fmt.Fprintf(io.Stdout, "%d requests failed\n", out.Failed)
+	}
+	return nil
+}
+
+// benchSubjects picks n persons who have their own biography entry, in a
+// seeded random order.
+func benchSubjects(ctx context.Context, a *app.App, tenant string, n int, seed uint64) ([]string, error) {
+	ids, err := a.KG.Nodes(ctx, tenant, schemas.EntityPerson)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, id := range ids {
+		e, err := a.KG.Entity(ctx, tenant, id)
+		if err != nil {
+			return nil, err
+		}
+		// Entry subjects: anchored to an entry that begins with their name.
+		if e.EntryChunk == "" || !strings.Contains(id, "@") || seen[e.Name] || len(e.Homonyms) > 0 {
+			continue
+		}
+		if e.FirstChunk != e.EntryChunk {
+			continue
+		}
+		seen[e.Name] = true
+		names = append(names, e.Name)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("no person with a biography entry in the corpus")
+	}
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	r.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+	if n > len(names) {
+		n = len(names)
+	}
+	return names[:n], nil
+}
+
+// quantile of sorted values; 0 for none.
+func quantile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, int(p*float64(len(sorted))))]
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}

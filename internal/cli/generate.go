@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/annalist-dev/annalist/infra/pages"
+	"github.com/annalist-dev/annalist/internal/app"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+func cmdGenerate(ctx context.Context, stdio IO, args []string) error {
+	fs := newFlagSet("generate", stdio.Stderr)
+	var s service
+	s.register(fs)
+	noWait := fs.Bool("no-wait", false, "publish the request and print its id without waiting for the page")
+	timeout := fs.Duration("timeout", 2*time.Minute, "give up waiting for the page after this long")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return fmt.Errorf("%w: want `generate biography NAME`", errUsage)
+	}
+	kind, subject := pos[0], strings.Join(pos[1:], " ")
+	switch kind {
+	case schemas.KindBiography:
+	case "topic", schemas.KindTopicPage:
+		kind = schemas.KindTopicPage
+	default:
+		return fmt.Errorf("%w: unknown page kind %q (want biography)", errUsage, kind)
+	}
+	need := app.Needs{Broker: true, Redis: true}
+	a, _, err := s.open(ctx, stdio, need)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if ids, err := a.KG.Resolve(ctx, s.tenant, subject); err != nil {
+		return err
+	} else if len(ids) == 0 {
+		return fmt.Errorf("unknown subject %q: no entity or alias of that name in tenant %q (ingest its sources first)", subject, s.tenant)
+	}
+	runStages := s.embedded() && !a.Joined && !*noWait
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	res, err := a.Generate(ctx, s.tenant, runStages, !*noWait, []schemas.Request{{Kind: kind, Subject: subject}})
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("no page within %s: %w (is a process running the generation stages? `annalist serve` or `annalist consume`)", *timeout, err)
+	}
+	if err != nil {
+		return err
+	}
+	r := res[0]
+	if *noWait {
+		if s.json {
+			return writeJSON(stdio.Stdout, r.Status)
+		}
+		fmt.Fprintf(stdio.Stdout, "request %s queued for %s %q\n", r.Request.RequestID, kind, subject)
+		return nil
+	}
+	if r.Status.State == pages.RequestFailed {
+		return fmt.Errorf("request %s failed: %s", r.Request.RequestID, r.Status.Error)
+	}
+	if r.Page == nil {
+		return fmt.Errorf("request %s: no page (state %s)", r.Request.RequestID, r.Status.State)
+	}
+	if s.json {
+		return writeJSON(stdio.Stdout, r.Page)
+	}
+	return writePage(stdio.Stdout, *r.Page)
+}
+
+// writePage prints a page as numbered sentences with citation markers, then
+// the cited chunks.
+func writePage(w io.Writer, p schemas.Page) error {
+	fmt.Fprintf(w, "%s — %s, version %d (%d sentences, %d ms)\n\n", p.Subject, p.Kind, p.Version,
+		len(p.Sentences), p.Stats["millis"])
+	var order []schemas.Citation
+	index := map[string]int{}
+	for i, s := range p.Sentences {
+		var marks []string
+		for _, c := range s.Citations {
+			n, ok := index[c.ChunkID]
+			if !ok {
+				order = append(order, c)
+				n = len(order)
+				index[c.ChunkID] = n
+			}
+			marks = append(marks, fmt.Sprintf("[%d]", n))
+		}
+		fmt.Fprintf(w, "%2d. %s %s\n", i+1, s.Text, strings.Join(marks, ""))
+		switch s.Status {
+		case schemas.StatusSupported:
+		default:
+			note := s.Note
+			if note != "" {
+				note = ": " + note
+			}
+			fmt.Fprintf(w, "    (%s%s)\n", s.Status, note)
+		}
+	}
+	for _, d := range p.Dropped {
+		fmt.Fprintf(w, "    dropped sentence %d: %s\n", d.Index+1, d.Reason)
+	}
+	fmt.Fprintln(w, "\nsources")
+	for i, c := range order {
+		fmt.Fprintf(w, "[%d] %s  %s\n", i+1, c.ChunkID, excerpt(c.Text, 90))
+	}
+	fmt.Fprintf(w, "\nstats: drafted %d, corrected %d, dropped %d, llm calls %d\n",
+		p.Stats["drafted"], p.Stats["corrected"], p.Stats["dropped"], p.Stats["llm_calls"])
+	return nil
+}
+
+// excerpt shortens s to n characters on one line.
+func excerpt(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
