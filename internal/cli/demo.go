@@ -113,8 +113,18 @@ func printBiographies(ctx context.Context, w io.Writer, a *app.App, tenant strin
 		if err != nil {
 			return err
 		}
-		if e.EntryChunk == "" || e.FirstChunk != e.EntryChunk {
-			continue // a relative or a person mentioned in passing
+		facts := 0
+		for _, ed := range e.Edges {
+			if ed.Relation != schemas.RelMention {
+				facts++
+			}
+		}
+		// A person with an entry of their own, or an article about them
+		// (English sources have no entries); not a relative inside another's
+		// entry, nor someone mentioned in passing.
+		own := e.EntryChunk != "" && e.FirstChunk == e.EntryChunk
+		if !own && (e.EntryChunk != "" || facts < 3) {
+			continue
 		}
 		reqs = append(reqs, schemas.Request{Kind: schemas.KindBiography, Subject: e.Name})
 	}
