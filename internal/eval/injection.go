@@ -396,16 +396,18 @@ type book struct {
 // score fills the report from the checked cases.
 func score(rep *InjectionReport, cases []injectionCase, books []book, examples int) {
 	flaggedInjected, flaggedUntouched := 0, 0
-	kept := map[string]int{}
+	kept, shown := map[string]int{}, map[string]bool{}
 	example := func(kind string, c injectionCase) {
 		key := kind + "/"
 		if c.inj != nil {
 			key += c.inj.Type
 		}
-		if kept[key] >= examples {
+		// A sentence drawn twice is shown once.
+		if kept[key] >= examples || shown[kind+"\x00"+c.sentence] {
 			return
 		}
 		kept[key]++
+		shown[kind+"\x00"+c.sentence] = true
 		typ := ""
 		if c.inj != nil {
 			typ = c.inj.Type

@@ -1,0 +1,101 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/internal/app"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// AppInjection is the injection evaluation's system on a running app: the
+// subjects are the persons of the knowledge graph with a biography entry
+// of their own, biographies come from the app's retriever and the writer's
+// offline drafter, and sentences are checked by App.CheckSentence — the
+// verifier, router and solvers the pipeline runs.
+type AppInjection struct {
+	App    *app.App
+	Tenant string
+	// Drafter writes the biographies (default the offline drafter).
+	Drafter writer.Drafter
+	// MaxSentences bounds a biography (default writer.DefaultMaxSentences).
+	MaxSentences int
+}
+
+var _ InjectionSystem = (*AppInjection)(nil)
+
+// Subjects lists the persons anchored to an entry that begins with them,
+// whose name denotes no one else, by name.
+func (s *AppInjection) Subjects(ctx context.Context) ([]string, error) {
+	ids, err := s.App.KG.Nodes(ctx, s.Tenant, schemas.EntityPerson)
+	if err != nil {
+		return nil, fmt.Errorf("list persons: %w", err)
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, id := range ids {
+		e, err := s.App.KG.Entity(ctx, s.Tenant, id)
+		if err != nil {
+			return nil, fmt.Errorf("read person %s: %w", id, err)
+		}
+		if e.EntryChunk == "" || !strings.Contains(id, "@") || e.FirstChunk != e.EntryChunk ||
+			len(e.Homonyms) > 0 || seen[e.Name] {
+			continue
+		}
+		seen[e.Name] = true
+		names = append(names, e.Name)
+	}
+	return names, nil
+}
+
+// Biography drafts the subject's page sentence by sentence, each drafted
+// after the ones before it as if they had been accepted.
+func (s *AppInjection) Biography(ctx context.Context, subject string) (*schemas.ReferenceSet, []string, error) {
+	r, err := s.App.Retriever()
+	if err != nil {
+		return nil, nil, err
+	}
+	refs, err := r.Retrieve(ctx, s.Tenant, subject)
+	if err != nil {
+		return nil, nil, fmt.Errorf("retrieve %s: %w", subject, err)
+	}
+	d := s.Drafter
+	if d == nil {
+		d = writer.NewOffline(writer.OfflineConfig{})
+	}
+	limit := s.MaxSentences
+	if limit <= 0 {
+		limit = writer.DefaultMaxSentences
+	}
+	var accepted []schemas.PageSentence
+	var sents []string
+	for k := range limit {
+		dr, done, err := d.Draft(ctx, refs, accepted, k)
+		if err != nil {
+			return nil, nil, fmt.Errorf("draft sentence %d of %s: %w", k, subject, err)
+		}
+		if done {
+			break
+		}
+		cites := make([]schemas.Citation, len(dr.Citations))
+		for i, c := range dr.Citations {
+			cites[i] = schemas.Citation{ChunkID: c}
+		}
+		accepted = append(accepted, schemas.PageSentence{Text: dr.Text, Status: schemas.StatusSupported,
+			Citations: cites, Facts: dr.Facts})
+		sents = append(sents, dr.Text)
+	}
+	return refs, sents, nil
+}
+
+// Check runs App.CheckSentence.
+func (s *AppInjection) Check(ctx context.Context, refs *schemas.ReferenceSet, sentence string, correct bool) (SentenceOutcome, error) {
+	c, err := s.App.CheckSentence(ctx, refs, sentence, correct)
+	if err != nil {
+		return SentenceOutcome{}, err
+	}
+	return SentenceOutcome{Verdict: c.Verdict, Solvers: c.Solvers, Corrected: c.Corrected,
+		Dropped: c.Dropped, Reason: c.Reason}, nil
+}
