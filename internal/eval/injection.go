@@ -184,10 +184,12 @@ type UntouchedScore struct {
 // DraftScore is how the writer's drafts fared with the verifier.
 type DraftScore struct {
 	Subjects int `json:"subjects"`
-	// Failed counts subjects whose biography could not be written.
-	Failed    int `json:"failed"`
-	Sentences int `json:"sentences"`
-	Supported int `json:"supported"`
+	// Failed counts subjects whose biography could not be written;
+	// Errors says why for a few of them.
+	Failed    int      `json:"failed"`
+	Errors    []string `json:"errors,omitempty"`
+	Sentences int      `json:"sentences"`
+	Supported int      `json:"supported"`
 	// SupportedRate is Supported/Sentences: the precision of the drafter
 	// as the verifier sees it.
 	SupportedRate float64 `json:"supported_rate"`
@@ -308,6 +310,9 @@ func Injection(ctx context.Context, sys InjectionSystem, cfg InjectionConfig) (I
 	for i, b := range books {
 		if b.refs == nil {
 			rep.Drafts.Failed++
+			if len(rep.Drafts.Errors) < cfg.Examples {
+				rep.Drafts.Errors = append(rep.Drafts.Errors, b.name+": "+b.err.Error())
+			}
 			continue
 		}
 		pools[i] = pool.For(b.refs)

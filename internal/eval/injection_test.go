@@ -126,7 +126,7 @@ func TestInjectionMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := rep.Drafts
-	if d.Subjects != 4 || d.Failed != 1 || d.Sentences != 11 || d.Supported != 10 || len(d.NotSupported) != 1 ||
+	if d.Subjects != 4 || d.Failed != 1 || len(d.Errors) != 1 || !strings.HasPrefix(d.Errors[0], "无名氏: ") || d.Sentences != 11 || d.Supported != 10 || len(d.NotSupported) != 1 ||
 		d.NotSupported[0].Sentence != rejectedDraft {
 		t.Errorf("drafts %+v", d)
 	}
