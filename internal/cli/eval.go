@@ -11,6 +11,15 @@ import (
 )
 
 func cmdEval(ctx context.Context, io IO, args []string) error {
+	// Suites that run the pipeline take the service flags: hand them the
+	// command line without the suite's name.
+	for i, a := range args {
+		suite := map[string]func(context.Context, IO, []string) error{
+			"retrieval": evalRetrieval, "injection": evalInjection}[a]
+		if suite != nil {
+			return suite(ctx, io, append(append([]string{}, args[:i]...), args[i+1:]...))
+		}
+	}
 	fs := newFlagSet("eval", io.Stderr)
 	var c common
 	c.register(fs)
@@ -21,7 +30,7 @@ func cmdEval(ctx context.Context, io IO, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("%w: want a suite: segmentation", errUsage)
+		return fmt.Errorf("%w: want a suite: segmentation, retrieval or injection", errUsage)
 	}
 	log, err := c.logger(io.Stderr)
 	if err != nil {
