@@ -115,11 +115,14 @@ func align(a, b []rune) alignment {
 			row[j] = d
 		}
 	}
-	// The best end in b: the highest score on the last row.
+	// The best end in b: the highest score on the last row; on a tie the
+	// later end, so that a sentence's last value aligns as a substitution
+	// of the passage's (举人 for 进士) rather than as text the passage
+	// lacks.
 	bj := 0
 	last := dp[n*w : (n+1)*w]
 	for j := 1; j <= m; j++ {
-		if last[j] > last[bj] {
+		if last[j] >= last[bj] {
 			bj = j
 		}
 	}

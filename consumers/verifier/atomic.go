@@ -246,8 +246,9 @@ var (
 // notPlace are characters that make a clause ending in 人 something other
 // than a native place: grammatical words, counts, degrees (举人) and
 // offices (舍人). Place names use few of them; words such as 乡 or 国 do
-// occur in places (宁乡, 宁国) and are refused only alone (乡人, 国人).
-const notPlace = "为以授其之有无诸者所余数举舍被年"
+// occur in places (宁乡, 宁国) and are refused only alone (乡人, 国人), and
+// 余 only at the end (百余人, but 余姚人).
+const notPlace = "为以授其之有无诸者所数举舍被年而不也于与乃曰"
 
 // notPlaceAlone are one-character values of "X人" that are words, not
 // places.
@@ -257,7 +258,7 @@ const notPlaceAlone = "夫门主乡国宗家世时能善得使官中他古今贤
 func nativeClause(c string) (string, bool) {
 	m := reNative.FindStringSubmatch(c)
 	if m == nil || countNumerals(m[1]) >= 2 || strings.ContainsAny(m[1], notPlace) ||
-		runeLen(m[1]) == 1 && strings.Contains(notPlaceAlone, m[1]) {
+		strings.HasSuffix(m[1], "余") || runeLen(m[1]) == 1 && strings.Contains(notPlaceAlone, m[1]) {
 		return "", false
 	}
 	return m[1], true
@@ -272,10 +273,13 @@ func recogniseClause(c string, ci int, cls []clause, rs []rune, identity bool, p
 	_, nextNative := nativeClause(next)
 	switch {
 	case ci == 0 && reNameClause.MatchString(c) && !strings.ContainsAny(c, "字号") &&
-		(strings.HasPrefix(next, "字") || strings.HasPrefix(next, "号") || nextNative && runeLen(c) >= 2):
+		(strings.HasPrefix(next, "字") || strings.HasPrefix(next, "号") || courtesyPrefix(next) > 0 ||
+			otherNamePrefix(next) > 0 || artPrefix(next) > 0 || nextNative && runeLen(c) >= 2):
 		return schemas.RelAlias, c
-	case strings.HasPrefix(c, "小字") && runeLen(c) <= 6:
-		return schemas.RelCourtesyName, string([]rune(c)[2:])
+	case otherNamePrefix(c) > 0 && ci > 0 && runeLen(c) <= otherNamePrefix(c)+4:
+		return schemas.RelAlias, string([]rune(c)[otherNamePrefix(c):])
+	case courtesyPrefix(c) > 0 && runeLen(c) <= courtesyPrefix(c)+4:
+		return schemas.RelCourtesyName, string([]rune(c)[courtesyPrefix(c):])
 	case strings.HasPrefix(c, "字") && runeLen(c) >= 2 && runeLen(c) <= 5:
 		return schemas.RelCourtesyName, string([]rune(c)[1:])
 	case artPrefix(c) > 0 && runeLen(c) <= 8:
@@ -318,6 +322,28 @@ func countNumerals(s string) int {
 	return n
 }
 
+// courtesyPrefix is the length of the 字 that opens a courtesy-name
+// clause (字, 一字, 又字, 表字, 小字), or 0.
+func courtesyPrefix(c string) int {
+	for _, p := range []string{"一字", "又字", "表字", "小字"} {
+		if strings.HasPrefix(c, p) && runeLen(c) > runeLen(p) {
+			return runeLen(p)
+		}
+	}
+	return 0
+}
+
+// otherNamePrefix is the length of the words that open a clause giving
+// another name of the person (初名X, 更名X), or 0.
+func otherNamePrefix(c string) int {
+	for _, p := range []string{"初名", "原名", "本名", "更名", "小名", "改名"} {
+		if strings.HasPrefix(c, p) && runeLen(c) > runeLen(p) {
+			return runeLen(p)
+		}
+	}
+	return 0
+}
+
 func artPrefix(c string) int {
 	for _, p := range []string{"又号", "别号", "自号", "号"} {
 		if strings.HasPrefix(c, p) && runeLen(c) > runeLen(p) {
@@ -354,6 +380,10 @@ func officeOf(c string) (string, bool) {
 	return "", false
 }
 
+// notDeathBefore are characters that make the 卒 after them a soldier or
+// a servant (士卒, 哨卒, 隶卒) or "hurried" (仓卒), not a death.
+const notDeathBefore = "仓士兵戍狱哨步骑走隶健甲边营役正材亡从"
+
 // isDeath reports whether 卒 (or 薨, 殁) in c means the person died rather
 // than "finally" or "soldier".
 func isDeath(c string) bool {
@@ -362,7 +392,7 @@ func isDeath(c string) bool {
 		if r != '卒' && r != '薨' && r != '殁' {
 			continue
 		}
-		if i > 0 && (rs[i-1] == '仓' || rs[i-1] == '士' || rs[i-1] == '兵' || rs[i-1] == '戍' || rs[i-1] == '狱') {
+		if i > 0 && strings.ContainsRune(notDeathBefore, rs[i-1]) {
 			continue
 		}
 		if i+1 == len(rs) {

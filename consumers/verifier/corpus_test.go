@@ -2,6 +2,7 @@ package verifier_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/annalist-dev/annalist/consumers/writer"
 	"github.com/annalist-dev/annalist/internal/dataset"
 	"github.com/annalist-dev/annalist/internal/era"
+	"github.com/annalist-dev/annalist/internal/inject"
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -343,7 +345,7 @@ func writerBiography(t testing.TB, p *corpusPerson) []string {
 // must stay supported: precision) and with each error type injected (it
 // must be detected, and routed by its error type).
 func TestCorpusInjection(t *testing.T) {
-	vols := corpusVolumes(t, 12)
+	vols := corpusVolumes(t, *corpusVolumeCount)
 	if testing.Short() {
 		vols = vols[:3]
 	}
@@ -355,12 +357,43 @@ func TestCorpusInjection(t *testing.T) {
 	t.Run("writer", func(t *testing.T) {
 		measureInjection(t, tab, people, func(p *corpusPerson) []string { return writerBiography(t, p) })
 	})
+	// The evaluation's own injector (internal/inject) on the writer's
+	// pages: a second, independent set of mutations.
+	t.Run("writer+inject", func(t *testing.T) {
+		measureWith(t, people, func(p *corpusPerson) []string { return writerBiography(t, p) }, injectMutator(tab, people))
+	})
+}
+
+// corpusVolumeCount is how many volumes TestCorpusInjection reads.
+var corpusVolumeCount = flag.Int("verifier.volumes", 12, "mingshi-liezhuan volumes the corpus injection test reads")
+
+// mutator puts an error of a type into a sentence of a person's page.
+type mutator func(p *corpusPerson, s, typ string, rng *rand.Rand) (string, bool)
+
+// injectMutator is internal/inject with a pool of every person's native
+// places and courtesy names, without the subject's own.
+func injectMutator(tab *era.Table, people []*corpusPerson) mutator {
+	var pool inject.Pool
+	for _, p := range people {
+		pool.Add(p.refs)
+	}
+	x := inject.New(tab)
+	return func(p *corpusPerson, s, typ string, rng *rand.Rand) (string, bool) {
+		in, ok := x.Inject(s, typ, pool.For(p.refs), rng)
+		return in.Mutated, ok
+	}
 }
 
 // measureInjection checks every sentence of every page untouched and
 // with each error type injected, logs the rates and the misses, and fails
 // below the targets.
 func measureInjection(t *testing.T, tab *era.Table, people []*corpusPerson, pages func(*corpusPerson) []string) {
+	measureWith(t, people, pages, ownMutator(tab, people))
+}
+
+// ownMutator is mutate with the native places and courtesy names of every
+// person, without the subject's own.
+func ownMutator(tab *era.Table, people []*corpusPerson) mutator {
 	var places, courtesy []string
 	for _, p := range people {
 		for _, f := range p.refs.Facts {
@@ -372,8 +405,22 @@ func measureInjection(t *testing.T, tab *era.Table, people []*corpusPerson, page
 			}
 		}
 	}
+	return func(p *corpusPerson, s, typ string, rng *rand.Rand) (string, bool) {
+		own := slices.Clone(p.refs.Aliases)
+		for _, f := range p.refs.FactsOf(schemas.RelNativePlace) {
+			own = append(own, f.Value)
+		}
+		pl := slices.DeleteFunc(slices.Clone(places), func(v string) bool { return slices.Contains(own, v) })
+		ct := slices.DeleteFunc(slices.Clone(courtesy), func(v string) bool { return slices.Contains(own, v) })
+		return mutate(tab, s, typ, pl, ct, rng)
+	}
+}
+
+// measureWith checks every sentence of every page untouched and with each
+// error type put in by mut.
+func measureWith(t *testing.T, people []*corpusPerson, pages func(*corpusPerson) []string, mut mutator) {
 	ctx := context.Background()
-	chk := verifier.NewOffline(verifier.Config{Era: tab})
+	chk := verifier.NewOffline(verifier.Config{})
 	rng := rand.New(rand.NewPCG(1, 2))
 	type tally struct{ n, detected, routed int }
 	per := map[string]*tally{}
@@ -392,14 +439,8 @@ func measureInjection(t *testing.T, tab *era.Table, people []*corpusPerson, page
 			} else {
 				misses = append(misses, fmt.Sprintf("FALSE ALARM %s: %s → %s/%s %s", p.name, s, v.Status, v.ErrorType, firstMessage(v)))
 			}
-			own := slices.Clone(p.refs.Aliases)
-			for _, f := range p.refs.FactsOf(schemas.RelNativePlace) {
-				own = append(own, f.Value)
-			}
 			for _, it := range injectTypes {
-				pl := slices.DeleteFunc(slices.Clone(places), func(v string) bool { return slices.Contains(own, v) })
-				ct := slices.DeleteFunc(slices.Clone(courtesy), func(v string) bool { return slices.Contains(own, v) })
-				m, ok := mutate(tab, s, it.name, pl, ct, rng)
+				m, ok := mut(p, s, it.name, rng)
 				if !ok || m == s {
 					continue
 				}

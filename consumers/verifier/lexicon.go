@@ -101,7 +101,7 @@ func examPhrases(s string) []string {
 // 与进士韩如璜结乡兵), where the degree qualifies something else.
 func examPassed(clause string) string {
 	rs := []rune(strings.TrimSpace(clause))
-	for _, tail := range []string{"出身", "及第"} {
+	for _, tail := range []string{"出身", "及第", "第"} {
 		tr := []rune(tail)
 		if len(rs) > len(tr) && hasRunesAt(rs, len(rs)-len(tr), tr) && examTermAt(rs, len(rs)-len(tr)-2) > 0 {
 			rs = rs[:len(rs)-len(tr)]
@@ -112,11 +112,29 @@ func examPassed(clause string) string {
 		if n == 0 {
 			continue
 		}
-		if examRank(rs, i+n) == len(rs) {
+		if examRank(rs, i+n) != len(rs) {
+			continue
+		}
+		// Passing needs a verb or a year before the degree (举进士,
+		// 中举人, 登…进士, 万历十一年进士); a bare degree (而举人) is a
+		// category of men, not an event.
+		if i > 0 && (strings.ContainsRune("举中登成年", rs[i-1]) || examTermAt(rs, i-1) > 0) {
 			return string(rs[i:])
 		}
+		return ""
 	}
 	return ""
+}
+
+// provincial reports whether an examination phrase is of the provincial
+// level (举人, 乡试, 解元), below the metropolitan 进士.
+func provincial(p string) bool {
+	for _, t := range []string{"举人", "乡试", "解元", "举于乡", "乡举", "贡生", "监生", "生员", "秀才"} {
+		if strings.Contains(p, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // examTermRunes is examTerms as runes, made once.

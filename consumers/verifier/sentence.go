@@ -181,7 +181,20 @@ func (s *sentenceCheck) detectOther() {
 		}
 		return
 	}
-	if first.date != nil || first.fact.Relation == schemas.RelAlias || runeLen(first.fact.Text) > 5 {
+	for _, a := range s.atoms {
+		// A succession (子庄王翊镇嗣): what follows is the heir's.
+		if a.date == nil && strings.HasSuffix(a.fact.Text, "嗣") {
+			s.other = true
+			return
+		}
+		// Another man passed (明衡登正德十二年进士, 鼎举弘治十八年进士).
+		if a.fact.Relation == schemas.RelJinshi && s.otherActor(a.fact.Text) {
+			s.other = true
+			return
+		}
+	}
+	if first.date != nil || first.fact.Relation == schemas.RelAlias || runeLen(first.fact.Text) > 12 ||
+		s.startsWithName(first.fact.Text) {
 		return
 	}
 	for _, k := range kinWords {
@@ -190,6 +203,82 @@ func (s *sentenceCheck) detectOther() {
 			return
 		}
 	}
+}
+
+// passVerbs say that the clause's person passed an examination.
+var passVerbs = []rune("举登成中")
+
+// clauseAdverbs may open an examination clause without naming anyone.
+var clauseAdverbs = []string{"亦", "又", "遂", "乃", "寻", "复", "后", "初", "时", "再", "始", "少", "年", "皆", "并", "俱", "同", "既", "已", "竟", "卒", "终", "果", "旋", "即"}
+
+// otherActor reports whether an examination clause opens with the name of
+// someone who is not the subject before its verb of passing.
+func (s *sentenceCheck) otherActor(c string) bool {
+	rs := []rune(c)
+	for i := 1; i <= 3 && i < len(rs); i++ {
+		if !slices.Contains(passVerbs, rs[i]) || examTermAt(rs, i+1) == 0 && !exactYearAt(rs, i+1) {
+			continue
+		}
+		prefix := string(rs[:i])
+		if !allHan(rs[:i]) || slices.Contains(clauseAdverbs, prefix) || strings.ContainsFunc(prefix, isNumeral) {
+			return false
+		}
+		for _, a := range clauseAdverbs {
+			if strings.HasPrefix(prefix, a) {
+				return false
+			}
+		}
+		return !s.isSubjectName(prefix)
+	}
+	return false
+}
+
+// exactYearAt reports whether an era or numeral year starts at rs[i]
+// (登正德十二年进士).
+func exactYearAt(rs []rune, i int) bool {
+	for j := i; j < len(rs) && j < i+8; j++ {
+		if rs[j] == '年' {
+			return j > i
+		}
+	}
+	return false
+}
+
+func allHan(rs []rune) bool {
+	for _, r := range rs {
+		if !text.IsHan(r) {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
+// isSubjectName reports whether n is a name of the subject or the given
+// name the biography calls him by (向高 for 叶向高).
+func (s *sentenceCheck) isSubjectName(n string) bool {
+	k := normValue(n)
+	if s.names[k] {
+		return true
+	}
+	for name := range s.names {
+		rs := []rune(name)
+		if len(rs) >= 3 && (string(rs[1:]) == k || len(rs) >= 4 && string(rs[2:]) == k) {
+			return true
+		}
+	}
+	return false
+}
+
+// startsWithName reports whether c opens with a name of the subject (a
+// surname such as 孙 is also a kin word).
+func (s *sentenceCheck) startsWithName(c string) bool {
+	k := normValue(c)
+	for name := range s.names {
+		if len([]rune(name)) >= 2 && strings.HasPrefix(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // passageAllowed reports whether passage p may support or contradict the
@@ -437,8 +526,8 @@ func sameValue(rel, a, b string) bool {
 	switch rel {
 	case schemas.RelNativePlace:
 		x, y = strings.TrimSuffix(x, "人"), strings.TrimSuffix(y, "人")
-		// 福建福清 and 福清 name one place.
-		return len([]rune(x)) >= 2 && len([]rune(y)) >= 2 && (strings.HasSuffix(x, y) || strings.HasSuffix(y, x))
+		// 福建福清 and 福清 name one place; so do 先世曹 and 曹.
+		return x != "" && y != "" && (strings.HasSuffix(x, y) || strings.HasSuffix(y, x))
 	case schemas.RelOffice, schemas.RelDeath, schemas.RelBirth:
 		return len([]rune(y)) >= 2 && strings.Contains(x, y) || len([]rune(x)) >= 2 && strings.Contains(y, x)
 	}
@@ -522,6 +611,14 @@ func (s *sentenceCheck) bySlot(a atom) (schemas.FactVerdict, bool) {
 		}
 		return schemas.FactVerdict{}, false
 	}
+	if rel == schemas.RelAlias && a.start > 0 {
+		// Another name (初名X) the KG may not know: the text decides.
+		if s.names[normValue(val)] {
+			return verdictOf(a.fact, schemas.StatusSupported, "", fmt.Sprintf("%s is a name of %s", val, s.subjectName()),
+				s.nameEvidence(val)...), true
+		}
+		return schemas.FactVerdict{}, false
+	}
 	switch rel {
 	case schemas.RelAlias:
 		if s.names[normValue(val)] {
@@ -560,11 +657,6 @@ func (s *sentenceCheck) bySlot(a atom) (schemas.FactVerdict, bool) {
 				return verdictOf(a.fact, schemas.StatusSupported, "", "stated in chunk "+ev.ChunkID, ev), true
 			}
 		}
-		if len(s.decisions[rel]) == 0 {
-			if x, y, ok := conflicting(rel, fs, same); ok {
-				return s.refConflict(a, rel, x, y), true
-			}
-		}
 		etype := schemas.ErrorAlias
 		if rel == schemas.RelNativePlace {
 			etype = schemas.ErrorOther
@@ -576,8 +668,15 @@ func (s *sentenceCheck) bySlot(a atom) (schemas.FactVerdict, bool) {
 		// Only a clause that says its person passed (the degree ends it)
 		// can contradict the subject's examination.
 		fs := s.kg(rel)
-		if len(fs) == 0 || val == "" || examPassed(a.fact.Text) == "" || !s.sameExamEvent(a, fs) {
+		if len(fs) == 0 || val == "" || !s.passed(a) || !s.sameExamEvent(a, fs) {
 			return schemas.FactVerdict{}, false
+		}
+		// A dated clause the references write word for word is theirs
+		// (万历十四年进士第二 of a man the KG confuses with another).
+		if c := s.clauseDates(a); len(c) > 0 {
+			if ev, ok := s.findVerbatim(a, s.keptDocs(a)); ok {
+				return verdictOf(a.fact, schemas.StatusSupported, "", "stated in chunk "+ev.ChunkID, ev), true
+			}
 		}
 		var stated []string
 		for _, f := range fs {
@@ -585,19 +684,22 @@ func (s *sentenceCheck) bySlot(a atom) (schemas.FactVerdict, bool) {
 			if r := f.Qualifiers["rank"]; r != "" && len(ps) > 0 && !strings.Contains(ps[0], r) {
 				ps = append(ps, ps[0]+r)
 			}
-			for _, p := range ps {
-				if p == val || strings.HasPrefix(p, val) && val == "进士" {
-					return verdictOf(a.fact, schemas.StatusSupported, "",
-						fmt.Sprintf("examination %s is stated in chunk %s", p, f.ChunkID), s.kgEvidence(f)), true
-				}
-			}
 			stated = append(stated, ps...)
 		}
 		if len(stated) == 0 {
 			return schemas.FactVerdict{}, false
 		}
-		return verdictOf(a.fact, schemas.StatusNotSupported, schemas.ErrorKnowledge,
-			fmt.Sprintf("examination %s contradicts %s in chunk %s", val, stated[0], fs[0].ChunkID), s.kgEvidence(fs[0])), true
+		// Every degree and rank the clause gives must be one the KG's
+		// evidence gives; 进士 itself is what the relation says.
+		for _, p := range examPhrases(a.fact.Text) {
+			if p == "进士" || containsPhrase(stated, p) {
+				continue
+			}
+			return verdictOf(a.fact, schemas.StatusNotSupported, schemas.ErrorKnowledge,
+				fmt.Sprintf("examination %s contradicts %s in chunk %s", p, stated[0], fs[0].ChunkID), s.kgEvidence(fs[0])), true
+		}
+		return verdictOf(a.fact, schemas.StatusSupported, "",
+			fmt.Sprintf("examination %s is stated in chunk %s", val, fs[0].ChunkID), s.kgEvidence(fs[0])), true
 	case RelText:
 		// A title the lexicon does not know, after an appointment verb.
 		for _, f := range s.kg(schemas.RelOffice) {
@@ -627,6 +729,45 @@ func (s *sentenceCheck) bySlot(a atom) (schemas.FactVerdict, bool) {
 // of the same era counts: 天顺末 for 天顺八年). An examination of another
 // date (天启中举人 beside a 崇祯十六年 进士) is another event.
 func (s *sentenceCheck) sameExamEvent(c atom, fs []schemas.KGFact) bool {
+	ds := s.clauseDates(c)
+	if len(ds) == 0 {
+		// Undated: the same examination only if the clause names one of
+		// the metropolitan level, as the KG's 进士 is; a provincial
+		// degree (举乡试第一) comes before it and contradicts nothing.
+		return !provincial(s.passedPhrase(c))
+	}
+	for _, d := range ds {
+		for _, f := range fs {
+			for _, kd := range findDates(s.cfg.Era, f.Value) {
+				if sameDate(d, kd) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// passed reports whether an examination clause says its person passed:
+// the degree ends it after a verb or a year (examPassed), or the clause
+// is the degree alone after a clause of dates (洪武十八年，会试第一).
+func (s *sentenceCheck) passed(c atom) bool { return s.passedPhrase(c) != "" }
+
+// passedPhrase is the degree a clause says its person passed, or "".
+func (s *sentenceCheck) passedPhrase(c atom) string {
+	if p := examPassed(c.fact.Text); p != "" {
+		return p
+	}
+	ps := examPhrases(c.fact.Text)
+	if len(ps) > 0 && strings.Join(ps, "") == normValue(c.fact.Text) && len(s.clauseDates(c)) > 0 {
+		return ps[len(ps)-1]
+	}
+	return ""
+}
+
+// clauseDates are the dates (Gregorian years aside) written in a clause or
+// in the clause of dates right before it.
+func (s *sentenceCheck) clauseDates(c atom) []dateSpan {
 	var ds []dateSpan
 	for _, b := range s.atoms {
 		if b.date == nil || b.date.kind == dateGregorian {
@@ -636,16 +777,16 @@ func (s *sentenceCheck) sameExamEvent(c atom, fs []schemas.KGFact) bool {
 			ds = append(ds, *b.date)
 		}
 	}
-	if len(ds) == 0 {
-		return true
-	}
-	for _, d := range ds {
-		for _, f := range fs {
-			for _, kd := range findDates(s.cfg.Era, f.Value) {
-				if sameDate(d, kd) {
-					return true
-				}
-			}
+	return ds
+}
+
+// containsPhrase reports whether an examination phrase is among ps, a
+// closing 人 aside (进士第三 and 进士第三人 are one rank).
+func containsPhrase(ps []string, p string) bool {
+	p = strings.TrimSuffix(p, "人")
+	for _, q := range ps {
+		if strings.TrimSuffix(q, "人") == p {
+			return true
 		}
 	}
 	return false
@@ -782,7 +923,7 @@ func (s *sentenceCheck) eventDateByKG(a atom) (schemas.FactVerdict, bool) {
 	// a clause that names another degree (the degree is then the error),
 	// but contradicts only a 进士 clause.
 	if ok && fv.Status == schemas.StatusNotSupported && rel == schemas.RelJinshi &&
-		!strings.Contains(examPassed(ev.fact.Text), "进士") {
+		!strings.Contains(s.passedPhrase(ev), "进士") {
 		return schemas.FactVerdict{}, false
 	}
 	return fv, ok
@@ -816,10 +957,11 @@ func (s *sentenceCheck) dateRegion(a atom) (int, int, string) {
 	return 0, 0, ""
 }
 
-// dateAnchor is the passage that states the event a date dates: of the
-// passages most like the event's clause, the one whose alignment with the
-// sentence matches most of that clause (at least half of it).
-func (s *sentenceCheck) dateAnchor(a atom) (int, alignment, bool) {
+// dateAnchor returns the passages that state the event a date dates: of
+// the passages most like the event's clause, those whose alignment with
+// the sentence matches most of that clause (at least half of it; ties
+// all), best first.
+func (s *sentenceCheck) dateAnchor(a atom) []int {
 	lo, hi, event := s.dateRegion(a)
 	n := 0
 	for k := lo; k < hi; k++ {
@@ -828,14 +970,16 @@ func (s *sentenceCheck) dateAnchor(a atom) (int, alignment, bool) {
 		}
 	}
 	if n == 0 {
-		return -1, alignment{}, false
+		return nil
 	}
 	et := text.NewTokenSet(event)
 	score := make([]float64, len(s.idx.passages))
 	for p, ps := range s.idx.passages {
 		score[p] = max(s.jS[p], et.Jaccard(ps.toks))
 	}
-	best, bestScore := -1, 0
+	type cand struct{ p, m int }
+	var cands []cand
+	best := 0
 	for _, p := range s.topPassages(score, nil) {
 		al := s.alignment(p)
 		m := 0
@@ -844,14 +988,20 @@ func (s *sentenceCheck) dateAnchor(a atom) (int, alignment, bool) {
 				m++
 			}
 		}
-		if m > bestScore {
-			best, bestScore = p, m
+		cands = append(cands, cand{p, m})
+		best = max(best, m)
+	}
+	if 2*best < n || best < min(2, n) {
+		return nil
+	}
+	sort.SliceStable(cands, func(x, y int) bool { return cands[x].m > cands[y].m })
+	var out []int
+	for _, c := range cands {
+		if c.m == best {
+			out = append(out, c.p)
 		}
 	}
-	if best < 0 || 2*bestScore < n || bestScore < min(2, n) {
-		return -1, alignment{}, false
-	}
-	return best, s.alignment(best), true
+	return out
 }
 
 type kgDate struct {
@@ -875,20 +1025,30 @@ func (s *sentenceCheck) dateByKG(a atom, rel string) (schemas.FactVerdict, bool)
 				fmt.Sprintf("%s date %s is stated in chunk %s", relName(rel), kd.d.text, kd.f.ChunkID), s.kgEvidence(kd.f)), true
 		}
 	}
-	if len(s.decisions[rel]) == 0 {
-		for i := range ds {
-			for j := i + 1; j < len(ds); j++ {
-				if ds[i].f.ChunkID != ds[j].f.ChunkID && !sameDate(ds[i].d, ds[j].d) {
-					return s.refConflict(a, rel, ds[i].f, ds[j].f), true
-				}
-			}
+	// Only dates that name their era and year can disagree: 二十四年 or
+	// 明年 may be any year, 万历中 any year of its era.
+	if !exactDate(*a.date) {
+		return schemas.FactVerdict{}, false
+	}
+	var exact []kgDate
+	for _, kd := range ds {
+		if exactDate(kd.d) {
+			exact = append(exact, kd)
 		}
 	}
-	kd := ds[0]
+	if len(exact) == 0 {
+		return schemas.FactVerdict{}, false
+	}
+	// A date none of the references gives is wrong, whether or not they
+	// agree among themselves.
+	kd := exact[0]
 	return verdictOf(a.fact, schemas.StatusNotSupported, schemas.ErrorEra,
 		fmt.Sprintf("%s %s contradicts %s (%s) in chunk %s", dateKind(*a.date), a.date.text, kd.d.text, relName(rel), kd.f.ChunkID),
 		s.kgEvidence(kd.f)), true
 }
+
+// exactDate reports whether a date names its era and its year.
+func exactDate(d dateSpan) bool { return d.kind == dateEra && d.year > 0 }
 
 func dateKind(d dateSpan) string {
 	switch d.kind {
@@ -913,16 +1073,45 @@ func (s *sentenceCheck) passageDates(p int) []dateSpan {
 }
 
 func (s *sentenceCheck) dateByAnchor(a atom) schemas.FactVerdict {
-	anchor, al, ok := s.dateAnchor(a)
-	if !ok {
+	anchors := s.dateAnchor(a)
+	if len(anchors) == 0 {
 		return verdictOf(a.fact, schemas.StatusNotIncluded, "",
 			fmt.Sprintf("no reference states the event dated %s", a.date.text))
 	}
-	ps := s.idx.passages[anchor]
+	// Any passage that states the event with this date supports it.
+	for _, p := range anchors {
+		if pd, ok := s.anchorDate(a, p, true); ok {
+			doc := &s.idx.docs[s.idx.passages[p].doc]
+			return verdictOf(a.fact, schemas.StatusSupported, "",
+				fmt.Sprintf("date %s is stated with the event in chunk %s", pd.text, doc.ref.ChunkID),
+				s.idx.evidence(s.idx.passages[p].doc, pd.start, pd.end))
+		}
+	}
+	// The best one contradicts it when it dates the event otherwise, at
+	// the place the sentence has its date, and states the event nearly
+	// word for word (two thirds of it).
+	p := anchors[0]
+	ps := s.idx.passages[p]
+	doc := &s.idx.docs[ps.doc]
+	if pd, ok := s.anchorDate(a, p, false); ok && s.eventCovered(a, p) {
+		return verdictOf(a.fact, schemas.StatusNotSupported, schemas.ErrorEra,
+			fmt.Sprintf("%s %s contradicts %s in chunk %s", dateKind(*a.date), a.date.text, pd.text, doc.ref.ChunkID),
+			s.idx.evidence(ps.doc, pd.start, pd.end), s.idx.passageEvidence(p))
+	}
+	return verdictOf(a.fact, schemas.StatusNotIncluded, "",
+		fmt.Sprintf("the passage that states the event (chunk %s) gives no date %s", doc.ref.ChunkID, a.date.text),
+		s.idx.passageEvidence(p))
+}
+
+// anchorDate looks in passage p for the date that stands for the
+// sentence's date a: with same, a date equal to a (aligned with it or
+// anywhere in the passage); without, a comparable date aligned with a.
+func (s *sentenceCheck) anchorDate(a atom, p int, same bool) (dateSpan, bool) {
+	ps := s.idx.passages[p]
 	doc := &s.idx.docs[ps.doc]
 	lo, hi := s.atomRange(a)
-	pds := s.passageDates(anchor)
-	// The passage's date at the place the sentence's date aligns with.
+	pds := s.passageDates(p)
+	al := s.alignment(p)
 	for _, o := range al.ops {
 		if o.i < lo || o.i >= hi || o.j < 0 {
 			continue
@@ -930,33 +1119,52 @@ func (s *sentenceCheck) dateByAnchor(a atom) schemas.FactVerdict {
 		at := doc.norm.pos[ps.ns+o.j]
 		for _, pd := range pds {
 			if pd.start <= at && at < pd.end {
-				ev := s.idx.evidence(ps.doc, pd.start, pd.end)
-				if sameDate(*a.date, pd) {
-					return verdictOf(a.fact, schemas.StatusSupported, "",
-						fmt.Sprintf("date %s is stated with the event in chunk %s", pd.text, doc.ref.ChunkID), ev)
+				if same == sameDate(*a.date, pd) && (same || comparableDates(*a.date, pd)) {
+					return pd, true
 				}
-				return verdictOf(a.fact, schemas.StatusNotSupported, schemas.ErrorEra,
-					fmt.Sprintf("%s %s contradicts %s in chunk %s", dateKind(*a.date), a.date.text, pd.text, doc.ref.ChunkID),
-					ev, s.idx.passageEvidence(anchor))
 			}
 		}
 	}
-	for _, pd := range pds {
-		if sameDate(*a.date, pd) {
-			return verdictOf(a.fact, schemas.StatusSupported, "",
-				fmt.Sprintf("date %s is stated with the event in chunk %s", pd.text, doc.ref.ChunkID),
-				s.idx.evidence(ps.doc, pd.start, pd.end))
+	if same {
+		for _, pd := range pds {
+			if sameDate(*a.date, pd) {
+				return pd, true
+			}
 		}
 	}
-	if len(pds) > 0 {
-		pd := pds[0]
-		return verdictOf(a.fact, schemas.StatusNotSupported, schemas.ErrorEra,
-			fmt.Sprintf("%s %s contradicts %s in chunk %s", dateKind(*a.date), a.date.text, pd.text, doc.ref.ChunkID),
-			s.idx.evidence(ps.doc, pd.start, pd.end), s.idx.passageEvidence(anchor))
+	return dateSpan{}, false
+}
+
+// eventCovered reports whether passage p matches two thirds of the
+// non-date text of the event a date dates.
+func (s *sentenceCheck) eventCovered(a atom, p int) bool {
+	lo, hi, _ := s.dateRegion(a)
+	n, m := 0, 0
+	for k := lo; k < hi; k++ {
+		if !s.dateAt[k] {
+			n++
+		}
 	}
-	return verdictOf(a.fact, schemas.StatusNotIncluded, "",
-		fmt.Sprintf("the passage that states the event (chunk %s) gives no date %s", doc.ref.ChunkID, a.date.text),
-		s.idx.passageEvidence(anchor))
+	for _, o := range s.alignment(p).ops {
+		if o.kind == opMatch && o.i >= lo && o.i < hi && !s.dateAt[o.i] {
+			m++
+		}
+	}
+	return n > 0 && 3*m >= 2*n
+}
+
+// comparableDates reports whether two dates that differ contradict each
+// other: both give a year (an era date and a bare year may share their
+// era), or both give only a month. An approximate date (弘治初) or a word
+// (明年) contradicts nothing.
+func comparableDates(a, b dateSpan) bool {
+	if a.kind == dateGregorian || b.kind == dateGregorian {
+		return a.kind == b.kind
+	}
+	if a.year > 0 && b.year > 0 {
+		return a.era == "" || b.era == "" || a.era == b.era || a.kind == dateEra && b.kind == dateEra
+	}
+	return a.year == 0 && b.year == 0 && a.month != "" && b.month != "" && a.era == "" && b.era == ""
 }
 
 // checkGregorian decides a Gregorian year: it must be what the era table
@@ -1075,7 +1283,7 @@ func (s *sentenceCheck) contradiction(a atom, kept map[int]bool) (schemas.FactVe
 		seen[p] = true
 		al := s.alignment(p)
 		matched := al.matchedIn(lo, hi)
-		for _, r := range al.runs() {
+		for _, r := range withMerged(al.runs()) {
 			inside := r.a0 >= lo && r.a1 <= hi && (r.a0 < r.a1 || r.a0 > lo && r.a0 < hi)
 			if !inside || r.left+r.right < s.cfg.MinContext {
 				continue
@@ -1097,8 +1305,12 @@ func (s *sentenceCheck) contradiction(a atom, kept map[int]bool) (schemas.FactVe
 				continue
 			}
 			// Two values of one slot have comparable lengths (十一 and 十四,
-			// 季晦 and 进卿); one rune against five is other text.
-			if la > 0 && lb > 0 && (la > 2*lb+2 || lb > 2*la+2) {
+			// 季晦 and 进卿); one rune against four is other text, and in a
+			// fact that mostly does not align only a short value counts.
+			if la > 0 && lb > 0 && (la > 2*lb+1 || lb > 2*la+1) {
+				continue
+			}
+			if 2*matched < hi-lo && (la > 3 || lb > 3) && !slotRelation(a.fact.Relation) {
 				continue
 			}
 			c := s.classify(a, p, r)
@@ -1112,10 +1324,16 @@ func (s *sentenceCheck) contradiction(a atom, kept map[int]bool) (schemas.FactVe
 			if 2*matched < hi-lo && !slotRelation(a.fact.Relation) && !c.ownTyped {
 				continue
 			}
+			// Text only one side has is a different value only inside a
+			// date (十一年 for 十年); elsewhere it is text the passage
+			// lacks or the sentence left out.
+			if (la == 0 || lb == 0) && (c.etype != schemas.ErrorEra || max(la, lb) > 2) {
+				continue
+			}
 			if !c.typed {
-				// An untyped difference must be a substitution in a fact
-				// that otherwise aligns well.
-				if r.a1 == r.a0 || r.b1 == r.b0 || r.left < 2 || 2*matched < hi-lo {
+				// An untyped difference must be a short substitution in a
+				// fact that otherwise aligns well.
+				if r.left < 2 || 3*matched < 2*(hi-lo) || la > 3 || lb > 3 {
 					continue
 				}
 			}
@@ -1180,6 +1398,20 @@ func (s *sentenceCheck) slotBesideName(a atom, ev schemas.Evidence) bool {
 	return false
 }
 
+// withMerged adds to runs each pair of neighbouring runs joined across the
+// one rune that separates them: 中举人 against 举进士 aligns 举 with 举, and
+// only the joined run shows one degree standing for another.
+func withMerged(runs []diffRun) []diffRun {
+	out := runs
+	for i := 0; i+1 < len(runs); i++ {
+		a, b := runs[i], runs[i+1]
+		if a.right == 1 && b.left == 1 {
+			out = append(out, diffRun{a0: a.a0, a1: b.a1, b0: a.b0, b1: b.b1, left: a.left, right: b.right})
+		}
+	}
+	return out
+}
+
 // slotRelation reports whether a relation is a slot of an identity
 // sentence (name, 字, 号, X人): its clause is the value and little else.
 func slotRelation(rel string) bool {
@@ -1227,29 +1459,33 @@ func (s *sentenceCheck) classify(a atom, p int, r diffRun) classification {
 			break
 		}
 	}
+	// A value stands for a value of its kind: a date for a date, a
+	// degree for a degree, a title for a title. A segment of one kind
+	// against other text is not a contradiction of that kind.
 	if wd != nil || rd != nil {
-		c.etype, c.kind, c.typed, c.ownTyped = schemas.ErrorEra, "date", true, wd != nil
+		c.etype, c.kind = schemas.ErrorEra, "date"
 		if wd != nil {
 			c.wrong, c.kind = wd.text, dateKind(*wd)
 		}
 		if rd != nil {
 			c.right, c.rightStart, c.rightEnd = rd.text, rd.start, rd.end
 		}
+		c.typed = wd != nil && rd != nil
+		c.ownTyped = c.typed
 		return c
 	}
-	// Examination terms.
-	if w, ok := examAround(s.rs, as, ae); ok {
-		c.wrong, c.etype, c.kind, c.typed, c.ownTyped = w, schemas.ErrorKnowledge, "examination", true, true
-		if rr, ok := examAround(doc.rs, bs, be); ok {
+	w, wok := examAround(s.rs, as, ae)
+	rr, rok := examAround(doc.rs, bs, be)
+	if wok || rok {
+		c.etype, c.kind = schemas.ErrorKnowledge, "examination"
+		if wok {
+			c.wrong = w
+		}
+		if rok {
 			c.right = rr
 		}
-		return c
-	}
-	if rr, ok := examAround(doc.rs, bs, be); ok {
-		c.right, c.etype, c.kind, c.typed = rr, schemas.ErrorKnowledge, "examination", true
-		// The sentence's segment sits where the passage has a degree:
-		// the degree was replaced when the segment is short.
-		c.ownTyped = ae-as <= 3
+		c.typed = wok && rok
+		c.ownTyped = c.typed
 		return c
 	}
 	// Names: the fact's slot, a name marker before the segment, or a
@@ -1259,18 +1495,20 @@ func (s *sentenceCheck) classify(a atom, p int, r diffRun) classification {
 		c.etype, c.kind, c.typed, c.ownTyped = schemas.ErrorAlias, "name", true, true
 		return c
 	case schemas.RelOffice:
-		c.etype, c.kind, c.typed, c.ownTyped = schemas.ErrorKnowledge, "office", true, true
+		c.etype, c.kind = schemas.ErrorKnowledge, "office"
+		c.typed = inOffice(doc.rs, bs, be)
+		c.ownTyped = c.typed
 		return c
 	case schemas.RelNativePlace:
 		c.etype, c.kind, c.typed, c.ownTyped = schemas.ErrorOther, "native place", true, true
 		return c
 	}
-	if own := markerBefore(s.rs, as) || s.names[normValue(c.wrong)]; own || markerBefore(doc.rs, bs) || s.names[normValue(c.right)] {
-		c.etype, c.kind, c.typed, c.ownTyped = schemas.ErrorAlias, "name", true, own
+	if markerBefore(s.rs, as) && markerBefore(doc.rs, bs) || s.names[normValue(c.right)] && ae > as {
+		c.etype, c.kind, c.typed, c.ownTyped = schemas.ErrorAlias, "name", true, true
 		return c
 	}
-	if own := inOffice(s.rs, as, ae); own || inOffice(doc.rs, bs, be) {
-		c.etype, c.kind, c.typed, c.ownTyped = schemas.ErrorKnowledge, "office", true, own
+	if inOffice(s.rs, as, ae) && inOffice(doc.rs, bs, be) {
+		c.etype, c.kind, c.typed, c.ownTyped = schemas.ErrorKnowledge, "office", true, true
 		return c
 	}
 	c.etype, c.kind = schemas.ErrorOther, "value"
