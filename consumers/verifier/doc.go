@@ -22,19 +22,52 @@
 // else not_included. Every decision carries evidence (chunk id, rune span
 // and text) and a message that names the wrong and the right value.
 //
-// Two checkers implement Checker. Offline is deterministic and lexical:
-// references are filtered by token Jaccard (internal/text, CJK-aware: Han
-// characters and bigrams) against the fact and the sentence, facts are
-// looked up verbatim, matched against the subject's KG facts and expert
-// decisions, and otherwise aligned character by character with the
-// best-matching reference passage, whose differing segment is classified.
-// Dates are anchored: a date is supported only by the passage that states
-// the sentence's event (or by the KG fact of the event), never by the same
-// date written elsewhere, so a changed year cannot hide behind another
-// event of that year. Judge asks a chat model (eino) with a versioned
-// prompt and validates its strict JSON answer; a malformed answer is
-// retried once, then the draft falls back to the offline checker.
+// Two checkers implement Checker. Offline is deterministic and lexical;
+// Judge asks a chat model (eino) with a versioned prompt and validates its
+// strict JSON answer; a malformed answer is retried once, then the draft
+// goes to the offline checker. Handler wires a Checker into the pipeline:
+// drafts in, one verdict out per draft, the reference set read from agent
+// memory (RefSource).
 //
-// Handler wires a Checker into the pipeline: drafts in, one verdict out
-// per draft, reading the reference set from agent memory (RefSource).
+// # How the offline checker decides
+//
+// References are filtered per fact by token Jaccard (internal/text,
+// CJK-aware: Han characters and bigrams) of their sentences with the fact
+// and with the whole sentence; the best few are kept. Then, in order:
+//
+//  1. A sentence found whole in a reference (the extractive drafter's
+//     copies) is supported, except for what the subject's KG or the
+//     experts say otherwise about the same slot: a disputed value, a
+//     ruled-out value, an examination or death date the KG gives as
+//     another year.
+//  2. Slots of the subject are checked against its KG facts: the name an
+//     identity sentence opens with, 字, 号, X人, the degree and rank of the
+//     examination the clause says he passed. A value the KG does not give
+//     is not supported (alias for names, other for places, knowledge_lack
+//     for degrees); a value the references give two ways is ref_conflict;
+//     expert decisions settle both.
+//  3. Dates are anchored. A date is supported by the KG date of the event
+//     its clause states (an examination, a death), or by the passage that
+//     states that event with that date — never by the same date written
+//     elsewhere, so a changed year cannot hide behind another event of the
+//     year. The passage that states the event with another comparable date
+//     (both give a year) at the same place contradicts it: era.
+//  4. Gregorian years follow the era table: a year that is not the table's
+//     year of the era date it glosses is era, even when the era date is
+//     right; otherwise it is as supported as that date.
+//  5. Any other fact is supported when a kept reference writes it.
+//     Otherwise the sentence is aligned character by character with the
+//     passages most like it, and a segment of the fact that differs from
+//     the passage, with aligned text around it, is a contradiction when
+//     both sides are values of one kind — two dates (era), two degrees or
+//     two office titles (knowledge_lack), two names after 字 or 号 (alias),
+//     or, for a fact that aligns well, a short other value (other). Text
+//     the passage lacks, or a fact that hardly aligns, is not_included.
+//
+// A sentence of the subject's page that names no one else is read as
+// being about the subject; one that opens with a kinsman (父允中，…), a
+// succession (子X嗣), another man's identity or another man passing an
+// examination (鼎举弘治十八年进士) is about someone else, and the subject's
+// KG facts are then not applied to it. No rule knows which value an
+// error put in: every check compares the sentence with the references.
 package verifier
