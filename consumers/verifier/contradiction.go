@@ -45,12 +45,6 @@ func (s *sentenceCheck) contradiction(a atom, kept map[int]bool) (schemas.FactVe
 			if (r.left < 1 || r.right < 1) && (!atEdge || r.left+r.right < s.cfg.MinContext) {
 				continue
 			}
-			// The fact must otherwise align with the passage, or the
-			// segment must sit between aligned text on both sides — or
-			// fill a name or place slot whose sentence aligns around it.
-			if 2*matched < hi-lo && (r.left < 2 || r.right < 2) && !(slotRelation(a.fact.Relation) && r.left >= 2) {
-				continue
-			}
 			la, lb := r.a1-r.a0, r.b1-r.b0
 			if la > s.cfg.MaxValueRunes || lb > s.cfg.MaxValueRunes {
 				continue
@@ -66,6 +60,15 @@ func (s *sentenceCheck) contradiction(a atom, kept map[int]bool) (schemas.FactVe
 			}
 			c := s.classify(a, p, r)
 			if atEdge && !c.typed {
+				continue
+			}
+			// The fact must otherwise align with the passage, or the
+			// segment must sit between aligned text on both sides, or be a
+			// value set against a value of its kind that makes most of a
+			// short fact (元举人 for 元进士), or fill a name or place slot
+			// whose sentence aligns around it.
+			valueFills := c.typed && hi-lo <= 2*max(la, lb)+2
+			if 2*matched < hi-lo && (r.left < 2 || r.right < 2) && !valueFills && !(slotRelation(a.fact.Relation) && r.left >= 2) {
 				continue
 			}
 			// A fact that mostly does not align is a different value only
@@ -195,8 +198,8 @@ func (s *sentenceCheck) classify(a atom, p int, r diffRun) classification {
 		c.ownTyped = c.typed
 		return c
 	}
-	// Names: the fact's slot, a name marker before the segment, or a
-	// name of the subject on either side.
+	// The fact's slot types it; otherwise names follow a marker (字, 号,
+	// 谥) on both sides, and titles are titles on both sides.
 	switch a.fact.Relation {
 	case schemas.RelAlias, schemas.RelCourtesyName, schemas.RelArtName:
 		c.etype, c.kind, c.typed, c.ownTyped = schemas.ErrorAlias, "name", true, true
@@ -210,7 +213,7 @@ func (s *sentenceCheck) classify(a atom, p int, r diffRun) classification {
 		c.etype, c.kind, c.typed, c.ownTyped = schemas.ErrorOther, "native place", true, true
 		return c
 	}
-	if markerBefore(s.rs, as) && markerBefore(doc.rs, bs) || s.names[normValue(c.right)] && ae > as {
+	if markerBefore(s.rs, as) && markerBefore(doc.rs, bs) {
 		c.etype, c.kind, c.typed, c.ownTyped = schemas.ErrorAlias, "name", true, true
 		return c
 	}

@@ -364,8 +364,12 @@ func TestCorpusInjection(t *testing.T) {
 	})
 }
 
-// corpusVolumeCount is how many volumes TestCorpusInjection reads.
-var corpusVolumeCount = flag.Int("verifier.volumes", 12, "mingshi-liezhuan volumes the corpus injection test reads")
+// Flags of TestCorpusInjection: how many volumes it reads, how many
+// misses it logs.
+var (
+	corpusVolumeCount = flag.Int("verifier.volumes", 12, "mingshi-liezhuan volumes the corpus injection test reads")
+	corpusMisses      = flag.Int("verifier.misses", 60, "misses the corpus injection test logs per sentence source")
+)
 
 // mutator puts an error of a type into a sentence of a person's page.
 type mutator func(p *corpusPerson, s, typ string, rng *rand.Rand) (string, bool)
@@ -488,7 +492,7 @@ func measureWith(t *testing.T, people []*corpusPerson, pages func(*corpusPerson)
 	t.Log("\n" + b.String())
 	sort.Strings(misses)
 	for i, m := range misses {
-		if i >= 60 {
+		if i >= *corpusMisses {
 			t.Logf("… %d more", len(misses)-i)
 			break
 		}

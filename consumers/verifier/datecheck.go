@@ -284,8 +284,11 @@ func (s *sentenceCheck) anchorDate(a atom, p int, same bool) (dateSpan, bool) {
 		}
 	}
 	if same {
+		// Elsewhere in the passage only the date as written, or an era
+		// date of the same era and year: a bare 十三年 there does not
+		// stand for 正统十三年 here.
 		for _, pd := range pds {
-			if sameDate(*a.date, pd) {
+			if pd.text == a.date.text || a.date.era != "" && pd.era != "" && sameDate(*a.date, pd) {
 				return pd, true
 			}
 		}

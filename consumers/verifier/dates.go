@@ -2,6 +2,7 @@ package verifier
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/annalist-dev/annalist/internal/era"
 )
@@ -28,6 +29,10 @@ type dateSpan struct {
 
 // relativeWords are year words that stand for a date without numbers.
 var relativeWords = []string{"明年", "是年", "其年", "次年", "翌年", "逾年", "踰年", "越年", "是岁", "明岁", "其岁", "是冬", "是秋", "是春", "是夏", "明日", "是日", "其冬"}
+
+// durationBefore are characters that make the years after them a length
+// of time (居三年, 凡五年, 历十年, 积二十年) rather than a date.
+const durationBefore = "凡居历积阅垂计几踰逾越"
 
 // findDates returns the date expressions of s in order, without overlap:
 // era dates found by the era table (with the month and day that follow),
@@ -87,6 +92,11 @@ func findDates(tab *era.Table, s string) []dateSpan {
 			j = i + 1
 		}
 		if j < len(rs) && rs[j] == '年' {
+			if i > 0 && strings.ContainsRune(durationBefore, rs[i-1]) {
+				// 居三年, 凡五年: a length of time, not a date.
+				i = j
+				continue
+			}
 			year, _ := era.ParseNumeral(string(rs[i:j]))
 			end, month := monthDayAfter(rs, j+1)
 			add(dateSpan{start: i, end: end, kind: dateRelative, year: year, month: month})

@@ -238,7 +238,7 @@ func (s *sentenceCheck) decide(a atom) schemas.FactVerdict {
 		return fv
 	}
 	kept := s.keptDocs(a)
-	if ev, ok := s.findVerbatim(a, kept); ok && s.slotBesideName(a, ev) {
+	if ev, ok := s.findVerbatim(a, kept); ok && s.slotBesideName(a, ev) && s.examInOwnChunk(a, ev) {
 		return verdictOf(a.fact, schemas.StatusSupported, "", "stated in chunk "+ev.ChunkID, ev)
 	}
 	if fv, ok := s.contradiction(a, kept); ok {

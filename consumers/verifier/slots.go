@@ -551,6 +551,23 @@ func (s *sentenceCheck) slotBesideName(a atom, ev schemas.Evidence) bool {
 	return false
 }
 
+// examInOwnChunk reports whether evidence for an examination the subject
+// passed comes from one of the subject's own chunks (a chunk the KG takes
+// a fact of the subject from): 崇祯十三年进士 written of another man does
+// not say the subject passed in that year. Other facts, and sentences
+// about someone else, take evidence from any chunk.
+func (s *sentenceCheck) examInOwnChunk(a atom, ev schemas.Evidence) bool {
+	if s.other || a.fact.Relation != schemas.RelJinshi || !s.passed(a) {
+		return true
+	}
+	for _, f := range s.refs.Facts {
+		if f.ChunkID == ev.ChunkID {
+			return true
+		}
+	}
+	return false
+}
+
 // slotRelation reports whether a relation is a slot of an identity
 // sentence (name, 字, 号, X人): its clause is the value and little else.
 func slotRelation(rel string) bool {
