@@ -18,11 +18,12 @@ type sentenceCheck struct {
 	rs   []rune
 
 	atoms []atom
-	// content is the sentence without its Gregorian years (never in the
-	// sources); event is the sentence without any date, which finds the
-	// passage that states the sentence's event whatever date it gives.
+	// content is the sentence as alignment compares it, without its
+	// Gregorian years (never in Chinese sources); dateAt marks its runes
+	// inside a date, which the passage that states the sentence's event
+	// is found without, whatever date the sentence gives.
 	content normText
-	dateAt  []bool // per content rune: inside a date
+	dateAt  []bool
 	jS      []float64
 	cited   map[int]bool
 
@@ -76,6 +77,8 @@ func newSentenceCheck(cfg Config, idx *refIndex, refs *schemas.ReferenceSet, d s
 func (s *sentenceCheck) prepare() {
 	s.atoms = atomize(s.cfg.Era, s.d.Text)
 	s.detectOther()
+	// Chinese sources never write Gregorian years; English ones do.
+	english := text.Lang(s.d.Text) == "en"
 	skipGreg := make([]bool, len(s.rs))
 	skipDate := make([]bool, len(s.rs))
 	for _, a := range s.atoms {
@@ -84,7 +87,7 @@ func (s *sentenceCheck) prepare() {
 		}
 		for i := a.start; i < a.end && i < len(s.rs); i++ {
 			skipDate[i] = true
-			if a.date.kind == dateGregorian && text.Lang(s.d.Text) != "en" {
+			if a.date.kind == dateGregorian && !english {
 				skipGreg[i] = true
 			}
 		}
