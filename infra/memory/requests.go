@@ -11,8 +11,10 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/consumers/writer"
 	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/internal/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -197,15 +199,17 @@ func (m *Requests) PutReferences(ctx context.Context, tenant, id string, refs *s
 }
 
 // ErrNoReferences reports a request whose reference set memory does not
-// hold (never stored, or expired).
-var ErrNoReferences = errors.New("no reference set in memory")
+// hold (never stored, or expired). It is the verifier's sentinel, so the
+// stages that read reference sets all recognise it.
+var ErrNoReferences = verifier.ErrNoReferences
 
 // References returns the reference set of a request; a missing one fails
-// with an error wrapping ErrNoReferences.
+// with a permanent error (no retry brings it back) wrapping
+// ErrNoReferences.
 func (m *Requests) References(ctx context.Context, tenant, id string) (*schemas.ReferenceSet, error) {
 	b, err := m.c.Get(ctx, reqKey(tenant, id)+":refs").Bytes()
 	if errors.Is(err, goredis.Nil) {
-		return nil, fmt.Errorf("references of request %s: %w", id, ErrNoReferences)
+		return nil, pipeline.Permanent(fmt.Errorf("references of request %s: %w", id, ErrNoReferences))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("references of request %s: %w", id, err)
