@@ -512,6 +512,9 @@ type Page struct {
 	Dropped     []DroppedSentence `json:"dropped,omitempty"`
 	Stats       map[string]int64  `json:"stats,omitempty"`
 	GeneratedAt string            `json:"generated_at,omitempty"`
+	// TraceID is the trace id of the request that made the page (the
+	// request id when it came from the API or `annalist generate`).
+	TraceID string `json:"trace_id,omitempty"`
 }
 
 func (Page) MessageType() string    { return TypePage }

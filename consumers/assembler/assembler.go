@@ -73,7 +73,7 @@ func (a *Assembler) Handler() pipeline.Handler {
 		if !d.Final {
 			return nil, nil
 		}
-		p, err := a.Assemble(ctx, in.Tenant(), d)
+		p, err := a.assemble(ctx, in.Tenant(), in.Meta.TraceID, d)
 		if err != nil || p == nil {
 			return nil, err
 		}
@@ -85,6 +85,11 @@ func (a *Assembler) Handler() pipeline.Handler {
 // Assemble publishes the page a Final draft ends, or records the request's
 // failure (then the page is nil).
 func (a *Assembler) Assemble(ctx context.Context, tenant string, d schemas.Draft) (*schemas.Page, error) {
+	return a.assemble(ctx, tenant, "", d)
+}
+
+// assemble is Assemble with the trace id the page carries.
+func (a *Assembler) assemble(ctx context.Context, tenant, traceID string, d schemas.Draft) (*schemas.Page, error) {
 	st, ok, err := a.mem.State(ctx, tenant, d.RequestID)
 	if err != nil {
 		return nil, err
@@ -114,7 +119,7 @@ func (a *Assembler) Assemble(ctx context.Context, tenant string, d schemas.Draft
 	now := a.now()
 	p := schemas.Page{Subject: refs.Name, Kind: st.Kind, RequestID: d.RequestID, Version: 1,
 		GeneratedAt: now.UTC().Format(time.RFC3339Nano), Sentences: []schemas.PageSentence{},
-		Stats: map[string]int64{}}
+		Stats: map[string]int64{}, TraceID: traceID}
 	if p.Subject == "" {
 		p.Subject = st.Subject
 	}

@@ -46,7 +46,7 @@ func TestAssemblePublishesOncePerRequest(t *testing.T) {
 	}
 	h := assembler.New(mem, store, nil).Handler()
 	final := schemas.Draft{RequestID: "r1", Kind: schemas.KindBiography, Subject: "进卿", Index: 3, Final: true}
-	in := pipeline.Input{Meta: schemas.Meta{Tenant: "t", EventID: "e"}, Msg: final}
+	in := pipeline.Input{Meta: schemas.Meta{Tenant: "t", EventID: "e", TraceID: "r1"}, Msg: final}
 	var pub []pipeline.Output
 	for i := 0; i < 2; i++ {
 		outs, err := h(ctx, in)
@@ -71,6 +71,9 @@ func TestAssemblePublishesOncePerRequest(t *testing.T) {
 	}
 	if p.Stats["drafted"] != 2 || p.Stats["sentences"] != 2 || p.Stats["dropped"] != 1 {
 		t.Fatalf("stats = %v", p.Stats)
+	}
+	if p.TraceID != "r1" {
+		t.Fatalf("page trace id = %q; want the final draft's trace id r1", p.TraceID)
 	}
 	st, err := store.Request(ctx, "t", "r1")
 	if err != nil || st.State != pages.RequestPublished || st.Page != "叶向高" || st.Version != 1 {

@@ -132,7 +132,8 @@ func (p PartitionLag) Lag() int64 {
 }
 
 // Lag reports group's position on every partition of topics, sorted by
-// topic and partition.
+// topic and partition. An empty group reads the log offsets alone
+// (Committed is then -1): what a dead-letter topic holds, for instance.
 func Lag(ctx context.Context, cfg Config, group string, topics []string) ([]PartitionLag, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("lag of %s: %w", group, err)
@@ -167,11 +168,14 @@ func lag(ctx context.Context, c *kafkago.Client, group string, topics []string) 
 	if err != nil {
 		return nil, fmt.Errorf("lag of %s: %w", group, err)
 	}
-	of, err := c.OffsetFetch(ctx, &kafkago.OffsetFetchRequest{GroupID: group, Topics: parts})
-	if err != nil {
-		return nil, fmt.Errorf("lag of %s: fetch committed offsets: %w", group, err)
-	}
 	committed := map[tp]int64{}
+	of := &kafkago.OffsetFetchResponse{}
+	if group != "" {
+		of, err = c.OffsetFetch(ctx, &kafkago.OffsetFetchRequest{GroupID: group, Topics: parts})
+		if err != nil {
+			return nil, fmt.Errorf("lag of %s: fetch committed offsets: %w", group, err)
+		}
+	}
 	switch {
 	case errors.Is(of.Error, kafkago.GroupIdNotFound):
 		// A group that never committed: some brokers say so instead of

@@ -516,8 +516,15 @@ func (r *runner) call(ctx context.Context, b *batch, ins []pipeline.Input) (outs
 	log := r.log
 	if len(ins) == 1 {
 		in := ins[0]
-		log = log.With().Str(logging.FieldTopic, in.Topic).Int(logging.FieldPartition, in.Partition).
-			Int64(logging.FieldOffset, in.Offset).Str(logging.FieldEventID, in.Meta.EventID).Logger()
+		lc := log.With().Str(logging.FieldTopic, in.Topic).Int(logging.FieldPartition, in.Partition).
+			Int64(logging.FieldOffset, in.Offset).Str(logging.FieldEventID, in.Meta.EventID)
+		if in.Meta.TraceID != "" {
+			lc = lc.Str(logging.FieldTraceID, in.Meta.TraceID)
+		}
+		if id := requestID(in.Msg); id != "" {
+			lc = lc.Str(logging.FieldRequestID, id)
+		}
+		log = lc.Logger()
 	}
 	ctx = log.WithContext(ctx)
 	t := time.Now()
@@ -538,6 +545,38 @@ func (r *runner) call(ctx context.Context, b *batch, ins []pipeline.Input) (outs
 		b.stats.Failed++
 	}
 	return outs, err
+}
+
+// requestID is the generation request a message belongs to, "" for the
+// messages of ingestion.
+func requestID(m schemas.Message) string {
+	switch v := m.(type) {
+	case schemas.Request:
+		return v.RequestID
+	case *schemas.Request:
+		return v.RequestID
+	case schemas.Draft:
+		return v.RequestID
+	case *schemas.Draft:
+		return v.RequestID
+	case schemas.Verdict:
+		return v.RequestID
+	case *schemas.Verdict:
+		return v.RequestID
+	case schemas.Repair:
+		return v.RequestID
+	case *schemas.Repair:
+		return v.RequestID
+	case schemas.Correction:
+		return v.RequestID
+	case *schemas.Correction:
+		return v.RequestID
+	case schemas.Page:
+		return v.RequestID
+	case *schemas.Page:
+		return v.RequestID
+	}
+	return ""
 }
 
 // retry handles item i alone until it succeeds, fails permanently or runs
@@ -626,6 +665,8 @@ func (r *runner) kill(b *batch, it *item, err error, permanent bool, attempts in
 		Int(logging.FieldPartition, it.msg.Partition).
 		Int64(logging.FieldOffset, it.msg.Offset).
 		Str(logging.FieldEventID, it.in.Meta.EventID).
+		Str(logging.FieldTraceID, it.in.Meta.TraceID).
+		Str(logging.FieldRequestID, requestID(it.in.Msg)).
 		Bool("permanent", permanent).
 		Int("attempts", attempts).
 		Msg("dead-lettered")

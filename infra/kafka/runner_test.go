@@ -366,6 +366,21 @@ func TestLagAndWaitIdle(t *testing.T) {
 			t.Errorf("partition %d after idle: committed %d end %d", l.Partition, l.Committed, l.End)
 		}
 	}
+	// No group: the offsets alone, as for a dead-letter topic.
+	offs, err := kafka.Lag(ctx, e.cfg, "", testStage.Reads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held int64
+	for _, l := range offs {
+		held += l.End - l.Start
+		if l.Committed != -1 {
+			t.Errorf("partition %d without a group: committed %d, want -1", l.Partition, l.Committed)
+		}
+	}
+	if held != 7 {
+		t.Errorf("offsets without a group hold %d records, want 7", held)
+	}
 }
 
 func TestRunRejectsBadConfig(t *testing.T) {
