@@ -1,47 +1,186 @@
-// Package api is annalist's HTTP interface: JSON under /v1, plus /healthz:
-// documents in; entities; generation requests, pages and their versions;
-// the review queue.
+// Package api is annalist's HTTP interface: JSON under /v1 (documents in
+// and their progress through the stages; entity search, entities and their
+// KG neighbourhood; generation requests with a Server-Sent Events stream of
+// their sentences, pages, their versions and diffs; the review queue; the
+// pipeline's numbers), plus /healthz, /readyz, /metrics, /openapi.json and
+// the web UI. The OpenAPI 3 document (openapi.json, embedded) describes
+// every route.
+//
 // It holds no state of its own: documents go to the producer sink, reads go
-// to the knowledge graph and chunk store it is given.
+// to the stores it is given. Every read and write is scoped to the tenant of
+// the request (the X-Annalist-Tenant header, or the tenant query parameter
+// for clients such as EventSource that cannot set headers): another
+// tenant's entities, pages, requests, documents and chunks are 404.
+//
+// # Auth
+//
+// With Deps.Auth.APIToken set, the write endpoints (POST documents,
+// requests, review decisions) need "Authorization: Bearer <APIToken>": no
+// token is 401, a wrong one 403. With Deps.Auth.ReadToken set, the /v1 read
+// endpoints need the read token or the API token; without it they are open.
+// With only a read token set, writes need it too (a server that hides its
+// data does not take anonymous writes). GET requests may pass the token as
+// the access_token query parameter instead of the header, for EventSource.
+// /healthz, /readyz, /metrics, /openapi.json and the UI are always open.
 package api
 
 import (
+	"context"
+	"embed"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 
+	"github.com/annalist-dev/annalist/consumers/writer"
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/internal/kgview"
 	"github.com/annalist-dev/annalist/producers"
-	"github.com/annalist-dev/annalist/schemas"
 )
 
-// Deps are what the handlers use.
+// Deps are what the handlers use. Endpoints whose dependencies are missing
+// are not routed (404).
 type Deps struct {
-	Sink   producers.Sink
-	Graph  kgview.Reader
+	Sink producers.Sink
+	// Graph serves GET /v1/entities/{name}; when it also implements
+	// EntitySearcher (as *kg.Store does) GET /v1/entities?q= is routed,
+	// and when it implements NeighbourhoodReader the neighbourhood is.
+	Graph kgview.Reader
+	// Chunks gives citations their text; when it also implements
+	// DocumentReader (as *redis.Chunks does) GET /v1/documents/{id} is
+	// routed.
 	Chunks kgview.ChunkReader
-	// MaxBody bounds request bodies (0: the producers' default).
+	// MaxBody bounds POST /v1/documents bodies (0: the producers'
+	// default).
 	MaxBody int64
 	// Pages and Requester serve the generation endpoints (requests,
 	// pages, reviews); without them those endpoints are not routed.
 	Pages     *pages.Store
 	Requester Requester
+	// Memory is the generation loop's request memory
+	// (*infra/memory.Requests): the SSE stream of a request reads the
+	// sentences accepted so far from it.
+	Memory Memory
+	// UI, when set, is mounted at / and /ui/.
+	UI http.Handler
+	// Metrics, when set, is mounted at GET /metrics.
+	Metrics http.Handler
+	// Ready reports whether the services the process needs (broker, Redis,
+	// vector store) are reachable: GET /readyz is 200 when it returns nil,
+	// else 503 with the error. Nil: always ready.
+	Ready func(ctx context.Context) error
+	// Pipeline returns the per-stage numbers GET /v1/pipeline serves
+	// ({"stages":[…]}); nil: not routed.
+	Pipeline func(ctx context.Context) (any, error)
+	// Auth holds the bearer tokens; empty tokens leave endpoints open.
+	Auth AuthConfig
+}
+
+// Memory reads the final sentences of a request from the generation loop's
+// memory, in index order.
+type Memory interface {
+	Sentences(ctx context.Context, tenant, requestID string) ([]writer.Final, error)
 }
 
 const tenantHeader = producers.TenantHeader
 
+// readyTimeout bounds one readiness check.
+const readyTimeout = 5 * time.Second
+
+//go:embed openapi.json
+var openapiFS embed.FS
+
+// access is who may call a route.
+type access int
+
+const (
+	accessOpen  access = iota // anyone
+	accessRead                // the read token when set
+	accessWrite               // the API token when set
+)
+
+// route is one pattern of the mux ("METHOD /path/{var}") with its access
+// and handler.
+type route struct {
+	pattern string
+	access  access
+	handler http.HandlerFunc
+}
+
 // New returns the API's handler.
 func New(d Deps) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("POST /v1/documents", producers.DocumentsHandler(d.Sink, d.MaxBody))
-	mux.HandleFunc("GET /v1/entities/{name}", func(w http.ResponseWriter, r *http.Request) {
-		tenant := r.Header.Get(producers.TenantHeader)
-		if tenant == "" {
-			tenant = schemas.DefaultTenant
-		}
-		if !schemas.ValidTenant(tenant) {
-			writeError(w, http.StatusBadRequest, "invalid tenant")
+	guard := d.Auth.guard()
+	for _, rt := range routes(d) {
+		mux.Handle(rt.pattern, guard(rt.access, rt.handler))
+	}
+	if d.UI != nil {
+		mux.Handle("GET /{$}", d.UI)
+		mux.Handle("/ui/", d.UI)
+	}
+	return mux
+}
+
+// routes lists every API route New mounts for d (the UI aside).
+func routes(d Deps) []route {
+	var rs []route
+	if d.Sink != nil {
+		rs = append(rs, route{"POST /v1/documents", accessWrite, documentsPost(d)})
+	}
+	if d.Graph != nil {
+		rs = append(rs, route{"GET /v1/entities/{name}", accessRead, entityShow(d)})
+	}
+	if _, ok := d.Graph.(EntitySearcher); ok {
+		rs = append(rs, route{"GET /v1/entities", accessRead, entitySearch(d)})
+	}
+	if _, ok := d.Graph.(NeighbourhoodReader); ok {
+		rs = append(rs, route{"GET /v1/entities/{name}/neighbourhood", accessRead, entityNeighbourhood(d)})
+	}
+	if _, ok := d.Chunks.(DocumentReader); ok {
+		rs = append(rs, route{"GET /v1/documents/{id}", accessRead, documentGet(d)})
+	}
+	rs = append(rs, generationRoutes(d)...)
+	if d.Pipeline != nil {
+		rs = append(rs, route{"GET /v1/pipeline", accessRead, func(w http.ResponseWriter, r *http.Request) {
+			v, err := d.Pipeline(r.Context())
+			if err != nil {
+				writeError(w, http.StatusServiceUnavailable, err.Error())
+				return
+			}
+			writeJSON(w, http.StatusOK, v)
+		}})
+	}
+	rs = append(rs,
+		route{"GET /healthz", accessOpen, func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		}},
+		route{"GET /readyz", accessOpen, func(w http.ResponseWriter, r *http.Request) {
+			if d.Ready != nil {
+				ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+				defer cancel()
+				if err := d.Ready(ctx); err != nil {
+					writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": err.Error()})
+					return
+				}
+			}
+			writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		}},
+		route{"GET /openapi.json", accessOpen, func(w http.ResponseWriter, r *http.Request) {
+			b, _ := openapiFS.ReadFile("openapi.json")
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(b)
+		}},
+	)
+	if d.Metrics != nil {
+		rs = append(rs, route{"GET /metrics", accessOpen, d.Metrics.ServeHTTP})
+	}
+	return rs
+}
+
+func entityShow(d Deps) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		tenant, ok := tenantOf(w, r)
+		if !ok {
 			return
 		}
 		v, err := kgview.Show(r.Context(), d.Graph, d.Chunks, tenant, r.PathValue("name"), r.URL.Query().Get("text") == "1")
@@ -53,12 +192,7 @@ func New(d Deps) http.Handler {
 		default:
 			writeJSON(w, http.StatusOK, v)
 		}
-	})
-	routeGeneration(mux, d)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
-	return mux
+	}
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {

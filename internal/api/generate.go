@@ -22,12 +22,16 @@ type Requester interface {
 // maxRequestBody bounds the JSON bodies of requests and review decisions.
 const maxRequestBody = 64 << 10
 
-// routeGeneration adds the request, page and review endpoints.
-func routeGeneration(mux *http.ServeMux, d Deps) {
+// generationRoutes are the request, page and review endpoints.
+func generationRoutes(d Deps) []route {
 	if d.Pages == nil || d.Requester == nil {
-		return
+		return nil
 	}
-	mux.HandleFunc("POST /v1/requests", func(w http.ResponseWriter, r *http.Request) {
+	var rs []route
+	handle := func(pattern string, a access, h http.HandlerFunc) {
+		rs = append(rs, route{pattern, a, h})
+	}
+	handle("POST /v1/requests", accessWrite, func(w http.ResponseWriter, r *http.Request) {
 		tenant, ok := tenantOf(w, r)
 		if !ok {
 			return
@@ -79,7 +83,7 @@ func routeGeneration(mux *http.ServeMux, d Deps) {
 		writeJSON(w, http.StatusAccepted, pages.RequestStatus{RequestID: req.RequestID, Kind: req.Kind,
 			Subject: req.Subject, State: pages.RequestQueued, RequestedAt: req.RequestedAt})
 	})
-	mux.HandleFunc("GET /v1/requests/{id}", func(w http.ResponseWriter, r *http.Request) {
+	handle("GET /v1/requests/{id}", accessRead, func(w http.ResponseWriter, r *http.Request) {
 		tenant, ok := tenantOf(w, r)
 		if !ok {
 			return
@@ -87,7 +91,8 @@ func routeGeneration(mux *http.ServeMux, d Deps) {
 		st, err := d.Pages.Request(r.Context(), tenant, r.PathValue("id"))
 		respond(w, st, err)
 	})
-	mux.HandleFunc("GET /v1/pages/{subject}", func(w http.ResponseWriter, r *http.Request) {
+	handle("GET /v1/requests/{id}/events", accessRead, requestEvents(d))
+	handle("GET /v1/pages/{subject}", accessRead, func(w http.ResponseWriter, r *http.Request) {
 		tenant, ok := tenantOf(w, r)
 		if !ok {
 			return
@@ -114,7 +119,7 @@ func routeGeneration(mux *http.ServeMux, d Deps) {
 			Versions []pages.VersionInfo `json:"versions"`
 		}{p, vs}, err)
 	})
-	mux.HandleFunc("GET /v1/pages/{subject}/versions", func(w http.ResponseWriter, r *http.Request) {
+	handle("GET /v1/pages/{subject}/versions", accessRead, func(w http.ResponseWriter, r *http.Request) {
 		tenant, ok := tenantOf(w, r)
 		if !ok {
 			return
@@ -126,7 +131,8 @@ func routeGeneration(mux *http.ServeMux, d Deps) {
 		}
 		respond(w, vs, err)
 	})
-	mux.HandleFunc("GET /v1/reviews", func(w http.ResponseWriter, r *http.Request) {
+	handle("GET /v1/pages/{subject}/diff", accessRead, pageDiff(d))
+	handle("GET /v1/reviews", accessRead, func(w http.ResponseWriter, r *http.Request) {
 		tenant, ok := tenantOf(w, r)
 		if !ok {
 			return
@@ -146,7 +152,7 @@ func routeGeneration(mux *http.ServeMux, d Deps) {
 		rs, err := d.Pages.Reviews(r.Context(), tenant, status)
 		respond(w, rs, err)
 	})
-	mux.HandleFunc("POST /v1/reviews/{id}", func(w http.ResponseWriter, r *http.Request) {
+	handle("POST /v1/reviews/{id}", accessWrite, func(w http.ResponseWriter, r *http.Request) {
 		tenant, ok := tenantOf(w, r)
 		if !ok {
 			return
@@ -164,6 +170,45 @@ func routeGeneration(mux *http.ServeMux, d Deps) {
 		rv, err := d.Pages.Decide(r.Context(), tenant, r.PathValue("id"), body.Decision)
 		respond(w, rv, err)
 	})
+	return rs
+}
+
+// pageDiff serves GET /v1/pages/{subject}/diff?from=A&to=B: to defaults
+// to the current version, from to the one before to.
+func pageDiff(d Deps) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		tenant, ok := tenantOf(w, r)
+		if !ok {
+			return
+		}
+		subject := pageSubject(r.Context(), d, tenant, r.PathValue("subject"))
+		const maxVersion = 1 << 30
+		to, ok := intParam(w, r, "to", 0, 1, maxVersion)
+		if !ok {
+			return
+		}
+		if to == 0 {
+			cur, err := d.Pages.Current(r.Context(), tenant, subject)
+			if err != nil {
+				respond(w, nil, err)
+				return
+			}
+			to = cur.Version
+		}
+		from, ok := intParam(w, r, "from", to-1, 1, maxVersion)
+		if !ok {
+			return
+		}
+		if from < 1 {
+			writeError(w, http.StatusBadRequest, "the page has one version: nothing to compare it with")
+			return
+		}
+		diff, err := d.Pages.Diff(r.Context(), tenant, subject, from, to)
+		if err == nil && diff.Sentences == nil {
+			diff.Sentences = []pages.SentenceDiff{}
+		}
+		respond(w, diff, err)
+	}
 }
 
 // pageSubject maps a name or alias to the canonical name pages are stored
@@ -183,8 +228,14 @@ func pageSubject(ctx context.Context, d Deps, tenant, name string) string {
 	return e.Name
 }
 
+// tenantOf returns the request's tenant: the tenant header, else the
+// tenant query parameter (EventSource cannot set headers), else the
+// default tenant. An invalid one is answered with 400.
 func tenantOf(w http.ResponseWriter, r *http.Request) (string, bool) {
 	tenant := r.Header.Get(tenantHeader)
+	if tenant == "" {
+		tenant = r.URL.Query().Get("tenant")
+	}
 	if tenant == "" {
 		tenant = schemas.DefaultTenant
 	}

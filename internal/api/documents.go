@@ -1,0 +1,108 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/producers"
+	"github.com/annalist-dev/annalist/topology"
+)
+
+// DocumentReader reads a document's metadata and the stages that finished
+// with it; *redis.Chunks implements it.
+type DocumentReader interface {
+	Document(ctx context.Context, tenant, docID string) (redis.DocInfo, bool, error)
+}
+
+// documentsPost serves POST /v1/documents through the producers' handler
+// and adds the accepted documents' ids as "doc_ids", the list a client
+// polls GET /v1/documents/{id} with.
+func documentsPost(d Deps) http.HandlerFunc {
+	h := producers.DocumentsHandler(d.Sink, d.MaxBody)
+	return func(w http.ResponseWriter, r *http.Request) {
+		rec := &recorder{header: http.Header{}, status: http.StatusOK}
+		h.ServeHTTP(rec, r)
+		if rec.status != http.StatusAccepted {
+			for k, v := range rec.header {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(rec.status)
+			_, _ = w.Write(rec.body.Bytes())
+			return
+		}
+		var resp struct {
+			producers.HTTPResponse
+			DocIDs []string `json:"doc_ids"`
+		}
+		if err := json.Unmarshal(rec.body.Bytes(), &resp.HTTPResponse); err != nil {
+			writeError(w, http.StatusInternalServerError, "read the producer's answer: "+err.Error())
+			return
+		}
+		resp.DocIDs = make([]string, 0, len(resp.Accepted))
+		for _, a := range resp.Accepted {
+			resp.DocIDs = append(resp.DocIDs, a.DocID)
+		}
+		writeJSON(w, http.StatusAccepted, resp)
+	}
+}
+
+// recorder keeps a handler's answer so it can be amended.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header         { return r.header }
+func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }
+func (r *recorder) WriteHeader(status int)      { r.status = status }
+
+// documentStatus is the answer of GET /v1/documents/{id}.
+type documentStatus struct {
+	DocID      string `json:"doc_id"`
+	Title      string `json:"title"`
+	Source     string `json:"source,omitempty"`
+	Collection string `json:"collection,omitempty"`
+	Chars      int    `json:"chars"`
+	Chunks     int    `json:"chunks"`
+	Stages     struct {
+		Chunked   bool `json:"chunked"`
+		Extracted bool `json:"extracted"`
+		Indexed   bool `json:"indexed"`
+	} `json:"stages"`
+	// Marked holds when each stage marked the document (RFC 3339), by
+	// stage name.
+	Marked map[string]string `json:"marked,omitempty"`
+}
+
+// documentGet serves GET /v1/documents/{id}: chunked when the chunker
+// stored its chunks, extracted and indexed when the extractor and the
+// embedder marked it done.
+func documentGet(d Deps) http.HandlerFunc {
+	docs := d.Chunks.(DocumentReader)
+	return func(w http.ResponseWriter, r *http.Request) {
+		tenant, ok := tenantOf(w, r)
+		if !ok {
+			return
+		}
+		id := r.PathValue("id")
+		info, found, err := docs.Document(r.Context(), tenant, id)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		if !found {
+			writeError(w, http.StatusNotFound, "document "+id+" not found")
+			return
+		}
+		st := documentStatus{DocID: info.DocID, Title: info.Title, Source: info.Source,
+			Collection: info.Collection, Chars: info.Chars, Chunks: info.Chunks, Marked: info.Stages}
+		st.Stages.Chunked = info.Stages[topology.StageChunker] != ""
+		st.Stages.Extracted = info.Stages[topology.StageExtractor] != ""
+		st.Stages.Indexed = info.Stages[topology.StageEmbedder] != ""
+		writeJSON(w, http.StatusOK, st)
+	}
+}

@@ -1,0 +1,74 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/annalist-dev/annalist/infra/kg"
+	"github.com/annalist-dev/annalist/infra/pages"
+	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/producers"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+type nopRequester struct{}
+
+func (nopRequester) Request(_ context.Context, _ string, r schemas.Request) (schemas.Request, error) {
+	return r, nil
+}
+
+// TestOpenAPIListsEveryRoute checks that every route New mounts with all
+// its dependencies present is documented, with its method, and that the
+// document names no path the server does not route.
+func TestOpenAPIListsEveryRoute(t *testing.T) {
+	b, err := openapiFS.ReadFile("openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		OpenAPI string                               `json:"openapi"`
+		Paths   map[string]map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("openapi.json is not JSON: %v", err)
+	}
+	if !strings.HasPrefix(doc.OpenAPI, "3.0") {
+		t.Fatalf("openapi = %q; want 3.0.x", doc.OpenAPI)
+	}
+	// Typed nils are enough: routes only looks at which interfaces the
+	// dependencies implement.
+	d := Deps{Sink: nopSink{}, Graph: (*kg.Store)(nil), Chunks: (*redis.Chunks)(nil), Pages: &pages.Store{},
+		Requester: nopRequester{}, Metrics: http.NotFoundHandler(),
+		Pipeline: func(context.Context) (any, error) { return nil, nil }}
+	routed := map[string]bool{}
+	for _, rt := range routes(d) {
+		method, path, ok := strings.Cut(rt.pattern, " ")
+		if !ok {
+			t.Fatalf("route %q has no method", rt.pattern)
+		}
+		routed[path] = true
+		op, ok := doc.Paths[path][strings.ToLower(method)]
+		if !ok {
+			t.Errorf("%s %s is routed but not in openapi.json", method, path)
+			continue
+		}
+		if _, ok := op["responses"]; !ok {
+			t.Errorf("%s %s: no responses documented", method, path)
+		}
+	}
+	if len(routed) < 18 {
+		t.Errorf("only %d paths routed with every dependency present", len(routed))
+	}
+	for path := range doc.Paths {
+		if !routed[path] {
+			t.Errorf("openapi.json documents %s, which is not routed", path)
+		}
+	}
+}
+
+type nopSink struct{}
+
+func (nopSink) Send(context.Context, string, []producers.Item) error { return nil }
