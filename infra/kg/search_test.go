@@ -78,3 +78,27 @@ func TestSearch(t *testing.T) {
 		t.Fatal("an invalid tenant must be refused")
 	}
 }
+
+// BenchmarkSearch measures a search over the surfaces of 6,000 entries
+// (≈17,700 surface forms, about the full History of Ming's): the SSCAN
+// walk dominates, whatever the query.
+func BenchmarkSearch(b *testing.B) {
+	s, _ := newStore(b, kg.Config{})
+	ctx := context.Background()
+	ts := corpus(6000)
+	for lo := 0; lo < len(ts); lo += 1000 {
+		if _, err := s.Apply(ctx, tenant, ts[lo:min(lo+1000, len(ts))], nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, q := range []string{"人12", "字5999", "无此人"} {
+		b.Run(q, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.Search(ctx, tenant, q, 20); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
