@@ -1,6 +1,6 @@
 // Package api is annalist's HTTP interface: JSON under /v1 (documents in
 // and their progress through the stages; entity search, entities and their
-// KG neighbourhood; generation requests with a Server-Sent Events stream of
+// KG neighbourhood; chunks; generation requests with a Server-Sent Events stream of
 // their sentences, pages, their versions and diffs; the review queue; the
 // pipeline's numbers), plus /healthz, /readyz, /metrics, /openapi.json and
 // the web UI. The OpenAPI 3 document (openapi.json, embedded) describes
@@ -135,6 +135,9 @@ func routes(d Deps) []route {
 	}
 	if _, ok := d.Graph.(NeighbourhoodReader); ok {
 		rs = append(rs, route{"GET /v1/entities/{name}/neighbourhood", accessRead, entityNeighbourhood(d)})
+	}
+	if d.Chunks != nil {
+		rs = append(rs, route{"GET /v1/chunks/{id}", accessRead, chunkGet(d)})
 	}
 	if _, ok := d.Chunks.(DocumentReader); ok {
 		rs = append(rs, route{"GET /v1/documents/{id}", accessRead, documentGet(d)})

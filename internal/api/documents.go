@@ -106,3 +106,25 @@ func documentGet(d Deps) http.HandlerFunc {
 		writeJSON(w, http.StatusOK, st)
 	}
 }
+
+// chunkGet serves GET /v1/chunks/{id}: one stored chunk with its text
+// (what a citation or an edge points at).
+func chunkGet(d Deps) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		tenant, ok := tenantOf(w, r)
+		if !ok {
+			return
+		}
+		id := r.PathValue("id")
+		cs, err := d.Chunks.Get(r.Context(), tenant, []string{id})
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		if len(cs) == 0 {
+			writeError(w, http.StatusNotFound, "chunk "+id+" not found")
+			return
+		}
+		writeJSON(w, http.StatusOK, cs[0])
+	}
+}

@@ -640,3 +640,68 @@ func TestEventsOfAnExpiredMemoryStreamThePage(t *testing.T) {
 		t.Fatalf("events = %d %v; want the page's sentence, then done", code, got)
 	}
 }
+
+// TestTenantIsolation reads everything tenant A has as tenant A (200) and
+// as tenant B (404).
+func TestTenantIsolation(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	req := schemas.Request{RequestID: "r-iso", Kind: schemas.KindBiography, Subject: "叶向高"}
+	p, _, err := f.pages.Publish(ctx, tenantA, schemas.Page{Subject: "叶向高", Kind: schemas.KindBiography, RequestID: req.RequestID,
+		Sentences: []schemas.PageSentence{{Text: "叶向高，字进卿。", Status: "supported"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.pages.Finish(ctx, tenantA, req, &p, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.pages.OpenReview(ctx, tenantA, schemas.Review{ReviewID: "rv-iso", Subject: "叶向高", Relation: "native_place",
+		Question: "native place?", Options: []schemas.ReviewOption{{Value: "福清", ChunkID: "d-0000"}, {Value: "侯官", ChunkID: "d-0000"}}}); err != nil {
+		t.Fatal(err)
+	}
+	reads := []string{
+		"/v1/entities/" + esc("进卿"),
+		"/v1/entities/" + esc("进卿") + "?text=1",
+		"/v1/entities/" + esc("进卿") + "/neighbourhood",
+		"/v1/chunks/d-0000",
+		"/v1/documents/d",
+		"/v1/pages/" + esc("进卿"),
+		"/v1/pages/" + esc("进卿") + "?version=1",
+		"/v1/pages/" + esc("进卿") + "/versions",
+		"/v1/pages/" + esc("进卿") + "/diff?from=1&to=1",
+		"/v1/requests/r-iso",
+		"/v1/requests/r-iso/events",
+	}
+	for _, path := range reads {
+		if code, body := f.do(t, http.MethodGet, path, ""); code != 200 {
+			t.Errorf("tenant A: GET %s = %d %.200s; want 200", path, code, body)
+		}
+		for _, hdr := range [][]string{{"X-Annalist-Tenant", tenantB}} {
+			if code, body := f.do(t, http.MethodGet, path, "", hdr...); code != 404 {
+				t.Errorf("tenant B: GET %s = %d %.200s; want 404", path, code, body)
+			}
+		}
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		if code, _ := f.do(t, http.MethodGet, path+sep+"tenant="+tenantB, ""); code != 404 {
+			t.Errorf("tenant B by query parameter: GET %s = %d; want 404", path, code)
+		}
+	}
+	if code, body := f.do(t, http.MethodGet, "/v1/reviews", "", "X-Annalist-Tenant", tenantB); code != 200 || strings.Contains(body, "rv-iso") {
+		t.Errorf("tenant B's review queue = %d %s; want A's review absent", code, body)
+	}
+	if code, _ := f.do(t, http.MethodPost, "/v1/reviews/rv-iso", `{"decision":"福清"}`, "X-Annalist-Tenant", tenantB); code != 404 {
+		t.Errorf("tenant B deciding A's review = %d; want 404", code)
+	}
+	if code, _ := f.do(t, http.MethodPost, "/v1/requests", `{"subject":"进卿"}`, "X-Annalist-Tenant", tenantB); code != 404 {
+		t.Errorf("tenant B requesting a page of A's subject = %d; want 404", code)
+	}
+	if code, _ := f.do(t, http.MethodGet, "/v1/chunks/nope", ""); code != 404 {
+		t.Errorf("unknown chunk: %d; want 404", code)
+	}
+	if code, _ := f.do(t, http.MethodGet, "/v1/entities?q="+strings.Repeat("叶", 201), ""); code != 400 {
+		t.Errorf("overlong search query: %d; want 400", code)
+	}
+}

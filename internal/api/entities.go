@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/internal/kgview"
@@ -26,6 +27,9 @@ type NeighbourhoodReader interface {
 // person already reach every person of the same place or year.
 const maxHops = 2
 
+// maxQuery bounds a search query: no name or alias is longer.
+const maxQuery = 200
+
 // entitySearch serves GET /v1/entities?q=TEXT&limit=N.
 func entitySearch(d Deps) http.HandlerFunc {
 	s := d.Graph.(EntitySearcher)
@@ -37,6 +41,10 @@ func entitySearch(d Deps) http.HandlerFunc {
 		q := r.URL.Query().Get("q")
 		if kg.Surface(q) == "" {
 			writeError(w, http.StatusBadRequest, "q is required: a name, alias or part of one")
+			return
+		}
+		if utf8.RuneCountInString(q) > maxQuery {
+			writeError(w, http.StatusBadRequest, "q is longer than "+strconv.Itoa(maxQuery)+" characters")
 			return
 		}
 		limit, ok := intParam(w, r, "limit", kg.DefaultSearchLimit, 1, kg.MaxSearchLimit)
