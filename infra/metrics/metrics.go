@@ -118,7 +118,18 @@ type StageTotals struct {
 }
 
 // Observer returns the kafka.Observer that records every finished batch.
-func (r *Registry) Observer() kafka.Observer { return kafka.ObserverFunc(r.observe) }
+func (r *Registry) Observer() kafka.Observer { return observer{r} }
+
+// Owns reports whether obs is this registry's Observer, so that a caller
+// combining observers does not count a batch twice.
+func (r *Registry) Owns(obs kafka.Observer) bool {
+	o, ok := obs.(observer)
+	return ok && o.r == r
+}
+
+type observer struct{ r *Registry }
+
+func (o observer) ObserveBatch(b kafka.BatchStats) { o.r.observe(b) }
 
 func (r *Registry) observe(b kafka.BatchStats) {
 	s := b.Stage

@@ -92,6 +92,9 @@ func TestObserverCountsPerStage(t *testing.T) {
 
 func TestRegistriesAreIndependent(t *testing.T) {
 	a, b := metrics.New(), metrics.New()
+	if !a.Owns(a.Observer()) || a.Owns(b.Observer()) || a.Owns(kafka.ObserverFunc(func(kafka.BatchStats) {})) {
+		t.Error("Owns does not tell the registry's own observer from others")
+	}
 	a.Observer().ObserveBatch(kafka.BatchStats{Stage: "router", Fetched: 1})
 	if strings.Contains(scrape(t, b), `stage="router"`) {
 		t.Error("a batch observed by one registry shows in another")

@@ -1,0 +1,182 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/infra/kafka"
+	"github.com/annalist-dev/annalist/infra/llm"
+	"github.com/annalist-dev/annalist/infra/metrics"
+	"github.com/annalist-dev/annalist/topology"
+)
+
+// registries holds the metrics registry of each App that asked for one.
+// An entry lives until the App is closed.
+var registries sync.Map // *App → *metrics.Registry
+
+var registryMu sync.Mutex
+
+// Metrics returns the process's metrics registry, created and wired on the
+// first call: a hook on the Redis client, a timing wrapper around the
+// vector store, the LLM engine's accounting. Call it after Open and before
+// building handlers or running stages, so the stages use the wrapped
+// store. Stages report to it through StageObserver, and their consumer lag
+// is read from the broker on every scrape.
+func (a *App) Metrics() *metrics.Registry {
+	if r, ok := registries.Load(a); ok {
+		return r.(*metrics.Registry)
+	}
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if r, ok := registries.Load(a); ok {
+		return r.(*metrics.Registry)
+	}
+	r := metrics.New()
+	if a.Redis != nil {
+		a.Redis.AddHook(r.RedisHook())
+	}
+	if a.Vectors != nil {
+		a.Vectors = timedStore{inner: a.Vectors, reg: r}
+	}
+	// The offline engine reports zeros: a dashboard then shows that no
+	// LLM is being paid for.
+	if err := r.WatchLLM("chat", func() llm.Usage {
+		if a.Chat == nil {
+			return llm.Usage{}
+		}
+		return a.Chat.Usage()
+	}); err != nil {
+		a.Log.Warn().Err(err).Msg("LLM metrics")
+	}
+	registries.Store(a, r)
+	a.closers = append(a.closers, func() error {
+		registries.Delete(a)
+		return nil
+	})
+	return r
+}
+
+// StageObserver returns the observer a stage's runtime reports to: the
+// metrics registry, and obs as well when it is another observer (the
+// registry's own is not counted twice). It also makes
+// every scrape read the stage's consumer lag. RunStages passes it for each
+// stage it runs.
+func (a *App) StageObserver(stage string, obs kafka.Observer) kafka.Observer {
+	r := a.Metrics()
+	if st, err := topology.LookupStage(stage); err == nil {
+		r.WatchLag(a.readLag, st)
+	}
+	if obs == nil || r.Owns(obs) {
+		return r.Observer()
+	}
+	mo := r.Observer()
+	return kafka.ObserverFunc(func(b kafka.BatchStats) {
+		mo.ObserveBatch(b)
+		obs.ObserveBatch(b)
+	})
+}
+
+// readLag reads a group's position from the app's broker.
+func (a *App) readLag(ctx context.Context, group string, topics []string) ([]kafka.PartitionLag, error) {
+	if len(a.Config.Kafka.Brokers) == 0 {
+		return nil, errors.New("no broker")
+	}
+	return kafka.Lag(ctx, a.Config.Kafka, group, topics)
+}
+
+// PipelineStage is one stage's line of the pipeline dashboard.
+type PipelineStage struct {
+	Name  string `json:"name"`
+	Group string `json:"group"`
+	// Fetched, Handled, Produced, Failed and DeadLettered are counted by
+	// the stages of this process since it started.
+	Fetched      int64 `json:"fetched"`
+	Handled      int64 `json:"handled"`
+	Produced     int64 `json:"produced"`
+	Failed       int64 `json:"failed"`
+	DeadLettered int64 `json:"dead_lettered"`
+	// Lag is the records on the stage's input topics its consumer group
+	// has not finished, read from the broker (all processes); -1 when the
+	// broker could not be read.
+	Lag int64 `json:"lag"`
+}
+
+// PipelineStatus is the JSON of GET /v1/pipeline.
+type PipelineStatus struct {
+	Stages []PipelineStage `json:"stages"`
+	// LLM is the LLM engine's accounting in this process; absent when the
+	// offline engine runs.
+	LLM *llm.Usage `json:"llm,omitempty"`
+	// Error says why some lag could not be read.
+	Error string `json:"error,omitempty"`
+}
+
+// Pipeline returns the pipeline dashboard's numbers: every stage's counts
+// in this process and its consumer lag on the broker. A broker that cannot
+// be read leaves the lag at -1 and says why in Error; it is not an error
+// of the call.
+func (a *App) Pipeline(ctx context.Context) (any, error) {
+	r := a.Metrics()
+	out := PipelineStatus{Stages: []PipelineStage{}}
+	var lagErr error
+	for _, name := range AllStages() {
+		st, err := topology.LookupStage(name)
+		if err != nil {
+			return nil, err
+		}
+		t := r.Totals(name)
+		ps := PipelineStage{Name: name, Group: st.Group(), Fetched: t.Fetched, Handled: t.Handled,
+			Produced: t.Produced, Failed: t.Failed, DeadLettered: t.DeadLettered, Lag: -1}
+		if lagErr == nil {
+			ls, err := a.readLag(ctx, st.Group(), st.Reads)
+			if err != nil {
+				lagErr = fmt.Errorf("lag of %s: %w", name, err)
+			} else {
+				ps.Lag = 0
+				for _, l := range ls {
+					ps.Lag += l.Lag()
+				}
+			}
+		}
+		out.Stages = append(out.Stages, ps)
+	}
+	if lagErr != nil {
+		out.Error = lagErr.Error()
+	}
+	if a.Chat != nil {
+		u := a.Chat.Usage()
+		out.LLM = &u
+	}
+	return out, nil
+}
+
+// timedStore times every vector-store operation.
+type timedStore struct {
+	inner embedder.Store
+	reg   *metrics.Registry
+}
+
+func (s timedStore) Upsert(ctx context.Context, tenant string, items []embedder.Item) error {
+	start := time.Now()
+	err := s.inner.Upsert(ctx, tenant, items)
+	s.reg.ObserveVector("upsert", start, err)
+	return err
+}
+
+func (s timedStore) Search(ctx context.Context, tenant string, vec []float32, k int) ([]embedder.Hit, error) {
+	start := time.Now()
+	hits, err := s.inner.Search(ctx, tenant, vec, k)
+	s.reg.ObserveVector("search", start, err)
+	return hits, err
+}
+
+func (s timedStore) Count(ctx context.Context, tenant string) (int, error) {
+	start := time.Now()
+	n, err := s.inner.Count(ctx, tenant)
+	s.reg.ObserveVector("count", start, err)
+	return n, err
+}
