@@ -21,6 +21,9 @@ const (
 	EnvMaxRetries  = "ANNALIST_LLM_MAX_RETRIES"
 	EnvConcurrency = "ANNALIST_LLM_CONCURRENCY"
 	EnvTemperature = "ANNALIST_LLM_TEMPERATURE"
+	// EnvPromptCost and EnvCompletionCost are prices per 1000 tokens.
+	EnvPromptCost     = "ANNALIST_LLM_PROMPT_COST_PER_1K"
+	EnvCompletionCost = "ANNALIST_LLM_COMPLETION_COST_PER_1K"
 )
 
 // Defaults.
@@ -75,6 +78,27 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxRetries, "llm-max-retries", c.MaxRetries, "retries on 429/5xx/timeouts; 0 means 3, negative none (env "+EnvMaxRetries+")")
 	fs.IntVar(&c.Concurrency, "llm-concurrency", c.Concurrency, "calls in flight; 0 means 4 (env "+EnvConcurrency+")")
 	fs.Float64Var(&c.Temperature, "llm-temperature", c.Temperature, "sampling temperature; negative leaves the server default (env "+EnvTemperature+")")
+	fs.Var(per1k{&c.PromptPrice}, "llm-prompt-cost-per-1k", "price of 1000 prompt tokens for the cost estimate; default 0 (env "+EnvPromptCost+")")
+	fs.Var(per1k{&c.CompletionPrice}, "llm-completion-cost-per-1k", "price of 1000 completion tokens for the cost estimate; default 0 (env "+EnvCompletionCost+")")
+}
+
+// per1k is a flag in price per 1000 tokens over a price per million.
+type per1k struct{ perMillion *float64 }
+
+func (p per1k) String() string {
+	if p.perMillion == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(*p.perMillion/1000, 'g', -1, 64)
+}
+
+func (p per1k) Set(s string) error {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return err
+	}
+	*p.perMillion = f * 1000
+	return nil
 }
 
 // FromEnv returns the defaults overridden by the ANNALIST_LLM_* variables
@@ -101,6 +125,13 @@ func FromEnv() (Config, error) {
 				return c, fmt.Errorf("%s=%q: %w", k, v, err)
 			}
 			*p = n
+		}
+	}
+	for k, p := range map[string]*float64{EnvPromptCost: &c.PromptPrice, EnvCompletionCost: &c.CompletionPrice} {
+		if v, ok := os.LookupEnv(k); ok {
+			if err := (per1k{p}).Set(v); err != nil {
+				return c, fmt.Errorf("%s=%q: %w", k, v, err)
+			}
 		}
 	}
 	if v, ok := os.LookupEnv(EnvTemperature); ok {
