@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/annalist-dev/annalist/infra/pages"
+	"github.com/annalist-dev/annalist/internal/demo"
 	"github.com/annalist-dev/annalist/schemas"
+	"github.com/annalist-dev/annalist/topology"
 )
 
 // TestGenerateBiographiesEndToEnd runs both halves of the pipeline embedded
@@ -21,6 +23,21 @@ func TestGenerateBiographiesEndToEnd(t *testing.T) {
 	a := open(t, t.TempDir())
 	defer a.Close()
 	ingestDemo(t, a)
+	items, err := demo.Documents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		info, ok, err := a.Chunks.Document(ctx, "default", it.Doc.DocID)
+		if err != nil || !ok {
+			t.Fatalf("document %s: ok=%v err=%v", it.Doc.DocID, ok, err)
+		}
+		for _, st := range []string{topology.StageChunker, topology.StageExtractor, topology.StageEmbedder} {
+			if info.Stages[st] == "" {
+				t.Errorf("document %s is not marked done by %s: %v", it.Doc.DocID, st, info.Stages)
+			}
+		}
+	}
 	reqs := []schemas.Request{
 		{Kind: schemas.KindBiography, Subject: "陆文渊"},
 		{Kind: schemas.KindBiography, Subject: "鸣远"}, // 严鹤龄's courtesy name

@@ -56,9 +56,9 @@ func (a *App) Handler(stage string) (pipeline.BatchHandler, error) {
 		if a.Chunks == nil {
 			return nil, errors.New("chunker needs redis")
 		}
-		return pipeline.Batch(a.chunker().Handler(a.Chunks)), nil
+		return a.marking(stage, pipeline.Batch(a.chunker().Handler(a.Chunks))), nil
 	case topology.StageExtractor:
-		return pipeline.Batch(a.extractor().Handler()), nil
+		return a.marking(stage, pipeline.Batch(a.extractor().Handler())), nil
 	case topology.StageKGWriter:
 		if a.KG == nil {
 			return nil, errors.New("kg-writer needs redis")
@@ -76,7 +76,7 @@ func (a *App) Handler(stage string) (pipeline.BatchHandler, error) {
 		if err != nil {
 			return nil, err
 		}
-		return st.Handler(), nil
+		return a.marking(stage, st.Handler()), nil
 	}
 	if _, err := topology.LookupStage(stage); err != nil {
 		return nil, err
@@ -229,3 +229,35 @@ func schemasMeta(eventID, tenant string) schemas.Meta {
 
 // Agents returns the stage objects built so far.
 func (a *App) Agents() Agents { return a.agents }
+
+// marking wraps an ingestion stage so that it records, in the document's
+// hash, when it has finished a document: the chunker once it stored the
+// document's chunks, the chunk stages once they handled its last chunk
+// (a document's chunks share a partition and arrive in order, so the last
+// one handled means all were). Users see the progress through the API.
+func (a *App) marking(stage string, h pipeline.BatchHandler) pipeline.BatchHandler {
+	if a.Chunks == nil {
+		return h
+	}
+	return func(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
+		outs, err := h(ctx, ins)
+		if err != nil {
+			return outs, err
+		}
+		for _, in := range ins {
+			doc := ""
+			if d, ok := pipeline.As[schemas.Document](in.Msg); ok {
+				doc = d.DocID
+			} else if c, ok := pipeline.As[schemas.Chunk](in.Msg); ok && c.Seq == c.Total-1 {
+				doc = c.DocID
+			}
+			if doc == "" {
+				continue
+			}
+			if err := a.Chunks.MarkStage(ctx, in.Tenant(), doc, stage); err != nil {
+				return nil, err
+			}
+		}
+		return outs, nil
+	}
+}
