@@ -23,6 +23,9 @@ func TestGenerateBiographiesEndToEnd(t *testing.T) {
 	a := open(t, t.TempDir())
 	defer a.Close()
 	ingestDemo(t, a)
+	if err := a.Ready(ctx); err != nil {
+		t.Fatalf("ready: %v", err)
+	}
 	items, err := demo.Documents()
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -57,8 +58,11 @@ func serveHTTP(ctx context.Context, addr string, a *app.App, log zerolog.Logger,
 		return fmt.Errorf("listen %s: %w (choose another with --addr)", addr, err)
 	}
 	srv := &http.Server{
-		Handler:           api.New(api.Deps{Sink: a, Graph: a.KG, Chunks: a.Chunks, Pages: a.Pages, Requester: a}),
+		Handler:           api.New(apiDeps(a)),
 		ReadHeaderTimeout: 10 * time.Second,
+		// Requests (event streams included) see ctx end, so a shutdown
+		// does not wait on open streams.
+		BaseContext: func(net.Listener) context.Context { return ctx },
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
@@ -81,4 +85,12 @@ func serveHTTP(ctx context.Context, addr string, a *app.App, log zerolog.Logger,
 		return err
 	}
 	return nil
+}
+
+// apiDeps are the API's dependencies on the app's services. Tokens come
+// from ANNALIST_API_TOKEN (writes) and ANNALIST_READ_TOKEN (reads).
+func apiDeps(a *app.App) api.Deps {
+	return api.Deps{Sink: a, Graph: a.KG, Chunks: a.Chunks, Pages: a.Pages, Requester: a,
+		Memory: a.Requests, Ready: a.Ready,
+		Auth: api.AuthConfig{APIToken: os.Getenv("ANNALIST_API_TOKEN"), ReadToken: os.Getenv("ANNALIST_READ_TOKEN")}}
 }
