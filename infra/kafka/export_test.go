@@ -12,3 +12,6 @@ func WithCrash(o Options, f func(point string) error) Options {
 	o.crash = f
 	return o
 }
+
+// RequestID is the request id the runtime logs for a message.
+var RequestID = requestID
