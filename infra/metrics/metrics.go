@@ -50,6 +50,9 @@ type Registry struct {
 	mu     sync.Mutex
 	totals map[string]*StageTotals
 	lag    *lagCollector
+
+	httpRequests *prometheus.CounterVec
+	httpSeconds  *prometheus.HistogramVec
 }
 
 // New returns a registry with the runtime, Redis and vector-store metrics

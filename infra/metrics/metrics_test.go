@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -236,4 +237,36 @@ func grepAnnalist(text string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+func TestInstrumentHTTP(t *testing.T) {
+	r := metrics.New()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/pages/{subject}", func(w http.ResponseWriter, req *http.Request) {
+		if req.PathValue("subject") == "nobody" {
+			http.NotFound(w, req)
+			return
+		}
+		_, _ = w.Write([]byte("{}"))
+	})
+	mux.HandleFunc("GET /v1/events", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte(": hello\n\n"))
+		if err := http.NewResponseController(w).Flush(); err != nil {
+			t.Errorf("flush through the instrumented writer: %v", err)
+		}
+	})
+	h := r.InstrumentHTTP(mux)
+	if r.InstrumentHTTP(mux) == nil {
+		t.Fatal("a second instrumented handler")
+	}
+	for _, path := range []string{"/v1/pages/a", "/v1/pages/b", "/v1/pages/nobody", "/v1/events", "/nothing"} {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", path, nil))
+	}
+	text := scrape(t, r)
+	hasLine(t, text, `annalist_http_requests_total{code="200",route="GET /v1/pages/{subject}"} 2`)
+	hasLine(t, text, `annalist_http_requests_total{code="404",route="GET /v1/pages/{subject}"} 1`)
+	hasLine(t, text, `annalist_http_requests_total{code="200",route="GET /v1/events"} 1`)
+	hasLine(t, text, `annalist_http_requests_total{code="404",route="unmatched"} 1`)
+	hasLine(t, text, `annalist_http_request_seconds_count{route="GET /v1/pages/{subject}"} 3`)
 }
