@@ -3,7 +3,8 @@
 // Observer), consumer lag per topic and partition read from the broker on
 // scrape, Redis command latency (a go-redis hook), vector-store latency,
 // and the LLM engine's calls, tokens, retries and cost estimate (read from
-// its accounting on scrape), next to the Go runtime and process metrics.
+// its accounting on scrape), HTTP requests by route (InstrumentHTTP), next
+// to the Go runtime and process metrics.
 //
 // There is no global state: each process makes one Registry with New,
 // passes it where metrics are recorded, and serves Handler at /metrics.
