@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/annalist-dev/annalist/consumers/embedder"
 	"github.com/annalist-dev/annalist/infra/kafka"
@@ -14,25 +16,28 @@ import (
 	"github.com/annalist-dev/annalist/topology"
 )
 
-// registries holds the metrics registry of each App that asked for one.
-// An entry lives until the App is closed.
-var registries sync.Map // *App → *metrics.Registry
+// registries holds the metrics registry of each App that asked for one,
+// keyed weakly: an entry goes when its App is garbage, and nothing in a
+// registry refers to its App, so Metrics needs no field of App and adds
+// nothing to Close.
+var registries sync.Map // weak.Pointer[App] → *metrics.Registry
 
 var registryMu sync.Mutex
 
 // Metrics returns the process's metrics registry, created and wired on the
 // first call: a hook on the Redis client, a timing wrapper around the
-// vector store, the LLM engine's accounting. Call it after Open and before
-// building handlers or running stages, so the stages use the wrapped
-// store. Stages report to it through StageObserver, and their consumer lag
-// is read from the broker on every scrape.
+// vector store, the LLM engine's accounting. Call it once right after Open,
+// before building handlers or running stages, so the stages use the
+// wrapped store. Stages report to it through StageObserver, and their
+// consumer lag is read from the broker on every scrape.
 func (a *App) Metrics() *metrics.Registry {
-	if r, ok := registries.Load(a); ok {
+	key := weak.Make(a)
+	if r, ok := registries.Load(key); ok {
 		return r.(*metrics.Registry)
 	}
 	registryMu.Lock()
 	defer registryMu.Unlock()
-	if r, ok := registries.Load(a); ok {
+	if r, ok := registries.Load(key); ok {
 		return r.(*metrics.Registry)
 	}
 	r := metrics.New()
@@ -45,18 +50,15 @@ func (a *App) Metrics() *metrics.Registry {
 	// The offline engine reports zeros: a dashboard then shows that no
 	// LLM is being paid for.
 	if err := r.WatchLLM("chat", func() llm.Usage {
-		if a.Chat == nil {
-			return llm.Usage{}
+		if app := key.Value(); app != nil && app.Chat != nil {
+			return app.Chat.Usage()
 		}
-		return a.Chat.Usage()
+		return llm.Usage{}
 	}); err != nil {
 		a.Log.Warn().Err(err).Msg("LLM metrics")
 	}
-	registries.Store(a, r)
-	a.closers = append(a.closers, func() error {
-		registries.Delete(a)
-		return nil
-	})
+	registries.Store(key, r)
+	runtime.AddCleanup(a, func(k weak.Pointer[App]) { registries.Delete(k) }, key)
 	return r
 }
 
@@ -68,7 +70,7 @@ func (a *App) Metrics() *metrics.Registry {
 func (a *App) StageObserver(stage string, obs kafka.Observer) kafka.Observer {
 	r := a.Metrics()
 	if st, err := topology.LookupStage(stage); err == nil {
-		r.WatchLag(a.readLag, st)
+		r.WatchLag(lagReader(a.Config.Kafka), st)
 	}
 	if obs == nil || r.Owns(obs) {
 		return r.Observer()
@@ -80,12 +82,14 @@ func (a *App) StageObserver(stage string, obs kafka.Observer) kafka.Observer {
 	})
 }
 
-// readLag reads a group's position from the app's broker.
-func (a *App) readLag(ctx context.Context, group string, topics []string) ([]kafka.PartitionLag, error) {
-	if len(a.Config.Kafka.Brokers) == 0 {
-		return nil, errors.New("no broker")
+// lagReader reads a group's position from the broker of cfg.
+func lagReader(cfg kafka.Config) metrics.LagReader {
+	return func(ctx context.Context, group string, topics []string) ([]kafka.PartitionLag, error) {
+		if len(cfg.Brokers) == 0 {
+			return nil, errors.New("no broker")
+		}
+		return kafka.Lag(ctx, cfg, group, topics)
 	}
-	return kafka.Lag(ctx, a.Config.Kafka, group, topics)
 }
 
 // PipelineStage is one stage's line of the pipeline dashboard.
@@ -123,6 +127,7 @@ func (a *App) Pipeline(ctx context.Context) (any, error) {
 	r := a.Metrics()
 	out := PipelineStatus{Stages: []PipelineStage{}}
 	var lagErr error
+	readLag := lagReader(a.Config.Kafka)
 	for _, name := range AllStages() {
 		st, err := topology.LookupStage(name)
 		if err != nil {
@@ -132,7 +137,7 @@ func (a *App) Pipeline(ctx context.Context) (any, error) {
 		ps := PipelineStage{Name: name, Group: st.Group(), Fetched: t.Fetched, Handled: t.Handled,
 			Produced: t.Produced, Failed: t.Failed, DeadLettered: t.DeadLettered, Lag: -1}
 		if lagErr == nil {
-			ls, err := a.readLag(ctx, st.Group(), st.Reads)
+			ls, err := readLag(ctx, st.Group(), st.Reads)
 			if err != nil {
 				lagErr = fmt.Errorf("lag of %s: %w", name, err)
 			} else {
