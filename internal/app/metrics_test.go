@@ -121,7 +121,9 @@ func TestMetricsAfterASmallRun(t *testing.T) {
 		}
 	})
 
+	began := time.Now()
 	text := scrapeMetrics(t, a)
+	t.Logf("scrape: %d bytes in %v", len(text), time.Since(began))
 	for _, s := range app.AllStages() {
 		for _, m := range []string{"stage_messages_in_total", "stage_messages_handled_total", "stage_batches_total"} {
 			if v := metricValue(t, text, `annalist_`+m+`{stage="`+s+`"}`); v <= 0 {
