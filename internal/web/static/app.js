@@ -1,0 +1,740 @@
+// annalist UI: a hash-routed single page over the JSON API under /v1.
+// No framework and no build step; every element is built with the DOM API
+// so no server text is ever parsed as HTML.
+
+const main = document.getElementById('main');
+const pop = document.getElementById('citepop');
+
+// ---- settings and API access -------------------------------------------
+
+function settings() {
+  return {
+    tenant: localStorage.getItem('annalist.tenant') || '',
+    token: localStorage.getItem('annalist.token') || '',
+  };
+}
+
+function headers(extra) {
+  const s = settings();
+  const h = Object.assign({ Accept: 'application/json' }, extra || {});
+  if (s.tenant) h['X-Annalist-Tenant'] = s.tenant;
+  if (s.token) h.Authorization = 'Bearer ' + s.token;
+  return h;
+}
+
+class APIError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+async function api(path, opts) {
+  opts = opts || {};
+  const init = { method: opts.method || 'GET', headers: headers(opts.headers) };
+  if (opts.json !== undefined) {
+    init.body = JSON.stringify(opts.json);
+    init.headers['Content-Type'] = 'application/json';
+  } else if (opts.body !== undefined) {
+    init.body = opts.body;
+  }
+  const res = await fetch(path, init);
+  const text = await res.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch (e) { data = null; }
+  if (!res.ok) {
+    const msg = (data && data.error) || text || res.statusText;
+    throw new APIError(res.status, res.status + ': ' + msg.trim());
+  }
+  return data;
+}
+
+const enc = encodeURIComponent;
+
+// ---- DOM helpers ----------------------------------------------------------
+
+// h builds an element: h('a', {href: '#'}, 'text', child, …). Attributes
+// starting with "on" are listeners; class is className.
+function h(tag, attrs, ...kids) {
+  const el = tag === 'svg' || (attrs && attrs.svg)
+    ? document.createElementNS('http://www.w3.org/2000/svg', tag)
+    : document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === 'svg' || v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (k === 'class') el.setAttribute('class', v);
+    else if (v === true) el.setAttribute(k, '');
+    else el.setAttribute(k, String(v));
+  }
+  for (const kid of kids.flat()) {
+    if (kid === null || kid === undefined || kid === false) continue;
+    el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  }
+  return el;
+}
+
+function s(tag, attrs, ...kids) {
+  return h(tag, Object.assign({ svg: true }, attrs), ...kids);
+}
+
+// put replaces el's children, skipping null and false (replaceChildren
+// would show them as text).
+function put(el, ...kids) {
+  el.replaceChildren(...kids.flat().filter((k) => k !== null && k !== undefined && k !== false));
+}
+
+function errorBox(err) {
+  return h('p', { class: 'error', role: 'alert' }, String(err.message || err));
+}
+
+function setPage(title, ...kids) {
+  hidePop();
+  put(main, h('h1', null, title), ...kids);
+  document.title = title + ' — annalist';
+}
+
+// ---- routing --------------------------------------------------------------
+
+// Every route may return a cleanup function (timers, streams) that runs
+// when the route changes.
+let cleanup = null;
+
+const routes = [
+  [/^#\/entity\/(.+)$/, (m) => entityPage(decodeURIComponent(m[1]))],
+  [/^#\/ingest$/, () => ingestPage()],
+  [/^#\/reviews$/, () => reviewsPage()],
+  [/^#\/pipeline$/, () => pipelinePage()],
+  [/^(#\/?)?$/, () => searchPage()],
+];
+
+function route() {
+  if (cleanup) { cleanup(); cleanup = null; }
+  const hash = location.hash;
+  for (const a of document.querySelectorAll('[data-nav]')) {
+    const nav = a.getAttribute('data-nav');
+    const active = nav === 'search' ? (hash === '' || hash === '#/' || hash.startsWith('#/entity/'))
+      : hash === '#/' + nav;
+    if (active) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+  }
+  for (const [re, fn] of routes) {
+    const m = hash.match(re);
+    if (m) {
+      const c = fn(m);
+      if (typeof c === 'function') cleanup = c;
+      return;
+    }
+  }
+  setPage('Not found', h('p', null, 'No such page. ', h('a', { href: '#/' }, 'Search')));
+}
+
+// ---- search ---------------------------------------------------------------
+
+// searchEntities asks the name and alias search; an API without it falls
+// back to resolving the exact name.
+async function searchEntities(q, limit) {
+  try {
+    const data = await api('/v1/entities?q=' + enc(q) + '&limit=' + (limit || 20));
+    return (data && data.entities) || [];
+  } catch (err) {
+    if (err.status !== 404 && err.status !== 405) throw err;
+  }
+  try {
+    const v = await api('/v1/entities/' + enc(q));
+    return [{ id: v.id, name: v.name, type: v.type, aliases: v.aliases || [], matched: v.matched }];
+  } catch (err) {
+    if (err.status === 404) return [];
+    throw err;
+  }
+}
+
+function searchPage() {
+  const input = h('input', { id: 'q', type: 'search', name: 'q', autocomplete: 'off',
+    placeholder: '陆文渊, 静之, Ann Lee …', 'aria-describedby': 'q-help' });
+  const results = h('ul', { id: 'results', class: 'results', 'aria-live': 'polite' });
+  const status = h('p', { class: 'muted', id: 'search-status' });
+  let timer = null;
+  let seq = 0;
+  let found = [];
+  const run = async () => {
+    const q = input.value.trim();
+    const my = ++seq;
+    if (!q) { put(results); status.textContent = ''; found = []; return; }
+    try {
+      const list = await searchEntities(q);
+      if (my !== seq) return;
+      found = list;
+      status.textContent = list.length ? list.length + ' found' : 'No entity named ' + q;
+      put(results, ...list.map((e) => h('li', null,
+        h('a', { href: '#/entity/' + enc(e.name), class: 'result' },
+          h('span', { class: 'name' }, e.name),
+          h('span', { class: 'type' }, e.type || ''),
+          (e.aliases || []).filter((a) => a !== e.name).length
+            ? h('span', { class: 'aliases' }, 'also ' + e.aliases.filter((a) => a !== e.name).join(', '))
+            : null,
+          e.matched && e.matched !== e.name ? h('span', { class: 'matched' }, 'matched ' + e.matched) : null))));
+    } catch (err) {
+      if (my === seq) put(status, errorBox(err));
+    }
+  };
+  input.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(run, 200); });
+  const form = h('form', { role: 'search', class: 'search', onsubmit: async (ev) => {
+    ev.preventDefault();
+    clearTimeout(timer);
+    await run();
+    if (found.length) location.hash = '#/entity/' + enc(found[0].name);
+  } },
+  h('label', { for: 'q' }, 'Find a person, place or office by name or alias'),
+  h('div', { class: 'row' }, input, h('button', { type: 'submit' }, 'Search')),
+  h('p', { id: 'q-help', class: 'muted' }, 'Courtesy names and other aliases work too.'));
+  setPage('Search', form, status, results);
+  input.focus();
+  return () => clearTimeout(timer);
+}
+
+// ---- entity page ----------------------------------------------------------
+
+const statusLabel = {
+  supported: 'supported',
+  corrected: 'corrected',
+  conflict: 'conflict',
+};
+
+// chunkMap turns the entity view's chunks (ids, or objects with text) into
+// id → text.
+function chunkMap(view) {
+  const m = new Map();
+  for (const c of (view && view.chunks) || []) {
+    if (typeof c === 'string') continue;
+    const id = c.chunk_id || c.ChunkID;
+    const text = c.text || c.Text;
+    if (id && text) m.set(id, text);
+  }
+  return m;
+}
+
+// highlightRanges finds, in rune offsets, where the sentence's fact values
+// (and the citation's span, when it has one) occur in the chunk text.
+function highlightRanges(chars, needles, span) {
+  const ranges = [];
+  const text = chars.join('');
+  for (const n of needles) {
+    if (!n) continue;
+    let from = 0;
+    for (;;) {
+      const at = text.indexOf(n, from);
+      if (at < 0) break;
+      const start = Array.from(text.slice(0, at)).length;
+      ranges.push([start, start + Array.from(n).length]);
+      from = at + n.length;
+    }
+  }
+  if (span && span.end > span.start && span.end <= chars.length && !ranges.length) {
+    ranges.push([span.start, span.end]);
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  const merged = [];
+  for (const r of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+    else merged.push(r.slice());
+  }
+  return merged;
+}
+
+function markedText(text, needles, span) {
+  const chars = Array.from(text);
+  const ranges = highlightRanges(chars, needles, span);
+  const out = [];
+  let at = 0;
+  for (const [a, b] of ranges) {
+    if (a > at) out.push(chars.slice(at, a).join(''));
+    out.push(h('mark', null, chars.slice(a, b).join('')));
+    at = b;
+  }
+  if (at < chars.length) out.push(chars.slice(at).join(''));
+  return out;
+}
+
+let popOwner = null;
+
+function showPop(marker, cite) {
+  popOwner = marker;
+  put(pop, 
+    h('div', { class: 'popid' }, cite.chunkId),
+    h('div', { class: 'poptext', lang: 'zh' }, cite.text
+      ? markedText(cite.text, cite.needles, cite.span)
+      : h('em', null, 'chunk text not available')));
+  pop.hidden = false;
+  const r = marker.getBoundingClientRect();
+  const width = Math.min(520, window.innerWidth - 24);
+  pop.style.width = width + 'px';
+  pop.style.left = Math.max(12, Math.min(r.left + window.scrollX, window.scrollX + window.innerWidth - width - 12)) + 'px';
+  pop.style.top = (r.bottom + window.scrollY + 6) + 'px';
+}
+
+function hidePop(marker) {
+  if (marker && popOwner !== marker) return;
+  popOwner = null;
+  pop.hidden = true;
+}
+
+document.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') hidePop(); });
+
+function citationMarker(n, cite) {
+  const b = h('button', { type: 'button', class: 'cite', 'aria-describedby': 'citepop',
+    'aria-label': 'citation ' + n + ': ' + cite.chunkId, 'data-chunk': cite.chunkId }, String(n));
+  b.addEventListener('mouseenter', () => showPop(b, cite));
+  b.addEventListener('focus', () => showPop(b, cite));
+  b.addEventListener('mouseleave', () => hidePop(b));
+  b.addEventListener('blur', () => hidePop(b));
+  b.addEventListener('click', () => (popOwner === b ? hidePop(b) : showPop(b, cite)));
+  return b;
+}
+
+// renderSentences draws a page's sentences with numbered citation markers;
+// numbers are per distinct chunk, in order of first citation.
+function renderSentences(sentences, chunks) {
+  const numbers = new Map();
+  const ol = h('ol', { class: 'bio' });
+  for (const [i, st] of sentences.entries()) ol.append(sentenceItem(st, i, numbers, chunks));
+  return ol;
+}
+
+function sentenceItem(st, i, numbers, chunks) {
+  const needles = [];
+  for (const f of st.facts || []) {
+    if (f.value) needles.push(f.value);
+  }
+  const marks = (st.citations || []).map((c) => {
+    if (!numbers.has(c.chunk_id)) numbers.set(c.chunk_id, numbers.size + 1);
+    const text = chunks.get(c.chunk_id) || c.text || '';
+    return citationMarker(numbers.get(c.chunk_id), { chunkId: c.chunk_id, text, needles, span: c.span });
+  });
+  const status = st.status || 'supported';
+  return h('li', { class: 'sentence s-' + status, 'data-index': st.index !== undefined ? st.index : i },
+    h('span', { class: 'stext' }, st.text),
+    h('span', { class: 'cites' }, marks),
+    h('span', { class: 'badge b-' + status, title: st.note || '' }, statusLabel[status] || status),
+    st.note ? h('span', { class: 'note' }, st.note) : null);
+}
+
+function entityPage(name) {
+  const head = h('section', { class: 'entity-head' }, h('p', { class: 'muted' }, 'Loading…'));
+  const bio = h('section', { class: 'bio-section', 'aria-labelledby': 'bio-h' });
+  const live = h('section', { class: 'live', 'aria-live': 'polite', hidden: true });
+  const hood = h('section', { class: 'hood', 'aria-labelledby': 'hood-h' });
+  const hist = h('section', { class: 'history', 'aria-labelledby': 'hist-h' });
+  const genBtn = h('button', { type: 'button', id: 'generate' }, 'Generate biography');
+  setPage(name, head, h('div', { class: 'actions' }, genBtn), live,
+    h('div', { class: 'cols' }, bio, h('div', null, hood, hist)));
+  let chunks = new Map();
+  let view = null;
+  let stopStream = null;
+
+  const loadPage = async () => {
+    put(bio, h('h2', { id: 'bio-h' }, 'Biography'), h('p', { class: 'muted' }, 'Loading…'));
+    let page;
+    try {
+      page = await api('/v1/pages/' + enc(name));
+    } catch (err) {
+      put(bio, h('h2', { id: 'bio-h' }, 'Biography'), err.status === 404
+        ? h('p', { class: 'muted', id: 'no-page' }, 'No biography yet. Generate one.')
+        : errorBox(err));
+      put(hist);
+      return;
+    }
+    const missing = new Set();
+    for (const st of page.sentences || []) {
+      for (const c of st.citations || []) if (!chunks.has(c.chunk_id) && !c.text) missing.add(c.chunk_id);
+    }
+    put(bio, 
+      h('h2', { id: 'bio-h' }, 'Biography ', h('span', { class: 'muted' }, 'version ' + page.version)),
+      renderSentences(page.sentences || [], chunks),
+      (page.dropped || []).length ? h('details', { class: 'dropped' },
+        h('summary', null, page.dropped.length + ' sentence(s) left out'),
+        h('ul', null, page.dropped.map((d) => h('li', null, '#' + d.index + ': ' + d.reason)))) : null,
+      page.generated_at ? h('p', { class: 'muted' }, 'Generated ' + page.generated_at) : null);
+    renderHistory(hist, name, page.versions || []);
+  };
+
+  const loadView = async () => {
+    try {
+      view = await api('/v1/entities/' + enc(name) + '?text=1');
+      chunks = chunkMap(view);
+      const aliases = (view.aliases || []).filter((a) => a !== view.name);
+      put(head, 
+        h('p', null, h('span', { class: 'type' }, view.type || ''),
+          view.name !== name ? h('span', null, ' ' + view.name) : null,
+          aliases.length ? h('span', { class: 'aliases' }, ' also ' + aliases.join(', ')) : null),
+        (view.candidates || []).length > 1 ? h('p', { class: 'muted' }, 'Also may denote: ',
+          view.candidates.slice(1).map((c) => h('a', { href: '#/entity/' + enc(c.name) }, c.name + ' '))) : null);
+    } catch (err) {
+      put(head, errorBox(err));
+    }
+  };
+
+  const loadHood = async () => {
+    put(hood, h('h2', { id: 'hood-h' }, 'Knowledge graph'), h('p', { class: 'muted' }, 'Loading…'));
+    let g = null;
+    try {
+      g = await api('/v1/entities/' + enc(name) + '/neighbourhood');
+    } catch (err) {
+      if (err.status !== 404 || !view) { hood.append(errorBox(err)); return; }
+      g = { root: view.id, nodes: [{ id: view.id, name: view.name, type: view.type }], edges: view.edges || [] };
+    }
+    renderHood(hood, g);
+  };
+
+  genBtn.addEventListener('click', async () => {
+    if (stopStream) stopStream();
+    genBtn.disabled = true;
+    live.hidden = false;
+    const list = h('ol', { class: 'bio streaming', id: 'stream' });
+    const state = h('p', { class: 'muted', id: 'stream-state' }, 'Requesting…');
+    put(live, h('h2', null, 'Writing'), state, list);
+    try {
+      const req = await api('/v1/requests', { method: 'POST', json: { kind: 'biography', subject: name } });
+      state.textContent = 'Request ' + req.request_id + ' queued; sentences appear as they are verified.';
+      const numbers = new Map();
+      stopStream = streamRequest(req.request_id, {
+        sentence: (d) => list.append(sentenceItem(d, d.index, numbers, chunks)),
+        dropped: (d) => list.append(h('li', { class: 'sentence s-dropped' },
+          h('span', { class: 'badge b-dropped' }, 'dropped'), ' ' + d.reason)),
+        done: async (st) => {
+          genBtn.disabled = false;
+          stopStream = null;
+          state.textContent = st.state === 'published'
+            ? 'Published version ' + st.version + '.'
+            : 'Request ' + st.state + (st.error ? ': ' + st.error : '') + '.';
+          state.setAttribute('data-state', st.state);
+          await loadPage();
+        },
+        error: (err) => {
+          genBtn.disabled = false;
+          put(state, errorBox(err));
+        },
+      });
+    } catch (err) {
+      genBtn.disabled = false;
+      put(state, errorBox(err));
+    }
+  });
+
+  (async () => {
+    await loadView();
+    await Promise.all([loadPage(), loadHood()]);
+  })();
+  return () => { if (stopStream) stopStream(); };
+}
+
+// streamRequest follows a request's events with EventSource. It cannot
+// set headers, so the tenant and token go as the query parameters the API
+// accepts for it. If the server has no event stream, the request status is
+// polled instead. It returns a function that stops.
+function streamRequest(id, on) {
+  const st = settings();
+  const q = new URLSearchParams();
+  if (st.tenant) q.set('tenant', st.tenant);
+  if (st.token) q.set('access_token', st.token);
+  const url = '/v1/requests/' + enc(id) + '/events' + (q.toString() ? '?' + q : '');
+  let stopped = false;
+  let got = false;
+  let poller = null;
+  let es = null;
+  const stop = () => {
+    if (es) { es.close(); es = null; }
+    if (poller) clearInterval(poller);
+  };
+  const finish = (status) => { if (!stopped) { stopped = true; stop(); on.done(status); } };
+  const poll = () => {
+    poller = setInterval(async () => {
+      try {
+        const status = await api('/v1/requests/' + enc(id));
+        if (status.state === 'published' || status.state === 'failed') finish(status);
+      } catch (err) {
+        if (!stopped) { stopped = true; stop(); on.error(err); }
+      }
+    }, 1000);
+  };
+  const dispatch = (type, data) => {
+    got = true;
+    let d;
+    try { d = JSON.parse(data); } catch (e) { return; }
+    if (type === 'sentence') on.sentence(d);
+    else if (type === 'dropped') on.dropped(d);
+    else if (type === 'done') finish(d);
+  };
+  if (window.EventSource) {
+    es = new EventSource(url);
+    for (const t of ['sentence', 'dropped', 'done']) es.addEventListener(t, (ev) => dispatch(t, ev.data));
+    es.onerror = (ev) => {
+      if (stopped) return;
+      if (ev.data) {
+        // The server's own error event: the request memory failed.
+        let msg = ev.data;
+        try { msg = JSON.parse(ev.data).error || msg; } catch (e) { /* keep the raw text */ }
+        stopped = true; stop(); on.error(new Error(msg));
+        return;
+      }
+      // Before any event: no stream here (or it failed); poll instead.
+      // After: the browser reconnects with Last-Event-ID by itself.
+      if (!got) { es.close(); es = null; poll(); }
+    };
+  } else {
+    poll();
+  }
+  return () => { stopped = true; stop(); };
+}
+
+function renderHood(el, g) {
+  const nodes = new Map((g.nodes || []).map((n) => [n.id, n]));
+  const edges = (g.edges || []).filter((e) => e.relation !== 'mention');
+  const items = edges.map((e) => {
+    const head = nodes.get(e.head_id);
+    const tail = e.tail_id && nodes.get(e.tail_id);
+    const tailName = (tail && tail.name) || e.tail || e.tail_id || '';
+    const fromRoot = e.head_id === g.root;
+    return h('li', null,
+      fromRoot ? null : h('a', { href: '#/entity/' + enc((head && head.name) || e.head || e.head_id) },
+        (head && head.name) || e.head || e.head_id), fromRoot ? null : ' ',
+      h('span', { class: 'rel' }, e.relation), ' ',
+      e.tail_id ? h('a', { href: '#/entity/' + enc(tailName) }, tailName) : h('span', null, tailName),
+      e.chunk_id ? h('span', { class: 'muted small' }, ' ' + e.chunk_id) : null);
+  });
+  put(el, h('h2', { id: 'hood-h' }, 'Knowledge graph'),
+    edges.length ? graphSVG(g, edges, nodes) : null,
+    edges.length ? h('ul', { class: 'edges' }, items) : h('p', { class: 'muted' }, 'No facts.'),
+    g.truncated ? h('p', { class: 'muted' }, 'Truncated at the store’s edge limit.') : null);
+}
+
+// graphSVG draws the root in the middle and its neighbours on a circle.
+function graphSVG(g, edges, nodes) {
+  const others = [];
+  const seen = new Set([g.root]);
+  for (const e of edges) {
+    for (const id of [e.head_id, e.tail_id || ('value:' + e.tail)]) {
+      if (!seen.has(id)) { seen.add(id); others.push(id); }
+    }
+  }
+  const shown = others.slice(0, 24);
+  const W = 420; const H = 300; const cx = W / 2; const cy = H / 2; const R = 115;
+  const pos = new Map([[g.root, [cx, cy]]]);
+  shown.forEach((id, i) => {
+    const a = (2 * Math.PI * i) / shown.length - Math.PI / 2;
+    pos.set(id, [cx + R * Math.cos(a) * 1.45, cy + R * Math.sin(a)]);
+  });
+  const label = (id) => {
+    const n = nodes.get(id);
+    if (n) return n.name;
+    return id.startsWith('value:') ? id.slice(6) : id.replace(/^[a-z]+:/, '').replace(/@.*$/, '');
+  };
+  const svg = s('svg', { viewBox: '0 0 ' + W + ' ' + H, class: 'graph', role: 'img',
+    'aria-label': 'Neighbourhood graph of ' + label(g.root) });
+  for (const e of edges) {
+    const a = pos.get(e.head_id);
+    const b = pos.get(e.tail_id || ('value:' + e.tail));
+    if (!a || !b) continue;
+    svg.append(s('line', { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: 'gedge' },
+      s('title', null, e.relation)));
+  }
+  for (const [id, [x, y]] of pos) {
+    const n = nodes.get(id);
+    svg.append(s('g', { class: 'gnode' + (id === g.root ? ' groot' : '') + (n ? ' t-' + n.type : '') },
+      s('circle', { cx: x, cy: y, r: id === g.root ? 9 : 5 }),
+      s('text', { x, y: y - 10, 'text-anchor': 'middle' }, label(id))));
+  }
+  return svg;
+}
+
+function renderHistory(el, name, versions) {
+  if (versions.length < 1) { put(el); return; }
+  const opts = (sel) => versions.map((v) => h('option', { value: v.version, selected: v.version === sel },
+    'v' + v.version + (v.generated_at ? ' — ' + v.generated_at : '') + ' (' + v.sentences + ')'));
+  const last = versions[versions.length - 1].version;
+  const from = h('select', { id: 'diff-from' }, opts(versions.length > 1 ? versions[versions.length - 2].version : last));
+  const to = h('select', { id: 'diff-to' }, opts(last));
+  const out = h('div', { class: 'diff', 'aria-live': 'polite' });
+  const form = h('form', { class: 'row', onsubmit: async (ev) => {
+    ev.preventDefault();
+    put(out, h('p', { class: 'muted' }, 'Loading…'));
+    try {
+      const d = await api('/v1/pages/' + enc(name) + '/diff?from=' + from.value + '&to=' + to.value);
+      put(out, h('ul', { class: 'difflist' }, (d.sentences || []).map((x) =>
+        h('li', { class: 'op-' + x.op }, h('span', { class: 'op', 'aria-label': x.op },
+          x.op === 'added' ? '+' : x.op === 'removed' ? '−' : ' '), x.text))));
+    } catch (err) {
+      put(out, errorBox(err));
+    }
+  } },
+  h('label', { for: 'diff-from' }, 'From'), from, h('label', { for: 'diff-to' }, 'to'), to,
+  h('button', { type: 'submit' }, 'Compare'));
+  put(el, h('h2', { id: 'hist-h' }, 'History'),
+    h('ul', { class: 'versions' }, versions.map((v) => h('li', null, 'v' + v.version + ' · ' +
+      v.sentences + ' sentences' + (v.generated_at ? ' · ' + v.generated_at : '')))),
+    versions.length > 1 ? form : null, out);
+}
+
+// ---- ingest ---------------------------------------------------------------
+
+function ingestPage() {
+  const title = h('input', { id: 'doc-title', name: 'title', autocomplete: 'off' });
+  const text = h('textarea', { id: 'doc-text', name: 'text', rows: 10 });
+  const file = h('input', { id: 'doc-file', type: 'file', accept: '.txt,.md,.json,.ndjson,text/plain' });
+  const out = h('div', { id: 'ingest-status', 'aria-live': 'polite' });
+  const timers = [];
+  file.addEventListener('change', async () => {
+    const f = file.files[0];
+    if (!f) return;
+    text.value = await f.text();
+    if (!title.value) title.value = f.name.replace(/\.[^.]+$/, '');
+  });
+  const form = h('form', { class: 'ingest', onsubmit: async (ev) => {
+    ev.preventDefault();
+    if (!text.value.trim()) { put(out, errorBox(new Error('The document is empty.'))); return; }
+    put(out, h('p', { class: 'muted' }, 'Sending…'));
+    try {
+      const body = { text: text.value };
+      if (title.value.trim()) body.title = title.value.trim();
+      const res = await api('/v1/documents', { method: 'POST', json: body });
+      const ids = (res && (res.doc_ids || (res.doc_id ? [res.doc_id] : []))) || [];
+      if (!ids.length) { put(out, h('p', null, 'Accepted.')); return; }
+      put(out, ...ids.map((id) => docStatus(id, timers)));
+    } catch (err) {
+      put(out, errorBox(err));
+    }
+  } },
+  h('label', { for: 'doc-title' }, 'Title (optional)'), title,
+  h('label', { for: 'doc-text' }, 'Document text'), text,
+  h('label', { for: 'doc-file' }, 'Or load a file'), file,
+  h('div', null, h('button', { type: 'submit' }, 'Ingest')));
+  setPage('Ingest a document', form, out);
+  return () => timers.forEach((t) => clearInterval(t));
+}
+
+// docStatus shows a document's stages, polling until all are done.
+function docStatus(id, timers) {
+  const stages = ['chunked', 'extracted', 'indexed'];
+  const cells = Object.fromEntries(stages.map((st) => [st, h('td', { 'data-stage': st }, '…')]));
+  const info = h('td', null, '');
+  const row = h('table', { class: 'docstatus' },
+    h('caption', null, id),
+    h('thead', null, h('tr', null, stages.map((st) => h('th', { scope: 'col' }, st)), h('th', { scope: 'col' }, 'chunks'))),
+    h('tbody', null, h('tr', null, stages.map((st) => cells[st]), info)));
+  let n = 0;
+  const tick = async () => {
+    n++;
+    try {
+      const d = await api('/v1/documents/' + enc(id));
+      let all = true;
+      for (const st of stages) {
+        const ok = !!(d.stages && d.stages[st]);
+        all = all && ok;
+        cells[st].textContent = ok ? '✓ done' : 'waiting';
+        cells[st].className = ok ? 'ok' : 'wait';
+      }
+      info.textContent = d.chunks !== undefined ? String(d.chunks) : '';
+      if (d.title) row.querySelector('caption').textContent = d.title + ' · ' + id;
+      if (all) clearInterval(t);
+    } catch (err) {
+      if (err.status !== 404 || n > 30) { clearInterval(t); info.textContent = err.message; }
+    }
+    if (n > 300) clearInterval(t);
+  };
+  const t = setInterval(tick, 1000);
+  timers.push(t);
+  tick();
+  return row;
+}
+
+// ---- reviews --------------------------------------------------------------
+
+function reviewsPage() {
+  const list = h('div', { id: 'reviews', 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Loading…'));
+  setPage('Review queue', h('p', { class: 'muted' },
+    'Sources disagree on these facts. Choose the value the evidence supports.'), list);
+  const load = async () => {
+    try {
+      const data = await api('/v1/reviews');
+      const rs = Array.isArray(data) ? data : (data && data.reviews) || [];
+      if (!rs.length) { put(list, h('p', { id: 'no-reviews' }, 'No open reviews.')); return; }
+      put(list, ...rs.map((r) => reviewCard(r, load)));
+    } catch (err) {
+      put(list, errorBox(err));
+    }
+  };
+  load();
+}
+
+function reviewCard(r, reload) {
+  const name = 'opt-' + r.review_id;
+  const msg = h('p', { class: 'muted', 'aria-live': 'polite' });
+  const options = (r.options || []).map((o, i) => {
+    const id = name + '-' + i;
+    return h('li', null,
+      h('input', { type: 'radio', name, id, value: o.value }),
+      h('label', { for: id }, h('strong', null, o.value), o.chunk_id ? h('span', { class: 'muted small' }, ' ' + o.chunk_id) : null),
+      o.text ? h('blockquote', { lang: 'zh' }, markedText(o.text, [o.value])) : null);
+  });
+  const form = h('form', { class: 'review', 'data-review': r.review_id, onsubmit: async (ev) => {
+    ev.preventDefault();
+    const chosen = form.querySelector('input[type=radio]:checked');
+    if (!chosen) { msg.textContent = 'Choose an option first.'; return; }
+    try {
+      await api('/v1/reviews/' + enc(r.review_id), { method: 'POST', json: { decision: chosen.value } });
+      msg.textContent = 'Decided: ' + chosen.value;
+      await reload();
+    } catch (err) {
+      put(msg, errorBox(err));
+    }
+  } },
+  h('fieldset', null,
+    h('legend', null, h('a', { href: '#/entity/' + enc(r.subject) }, r.subject), ' · ', r.question || r.relation),
+    h('ul', { class: 'options' }, options),
+    h('button', { type: 'submit' }, 'Decide')),
+  msg);
+  return form;
+}
+
+// ---- pipeline -------------------------------------------------------------
+
+function pipelinePage() {
+  const body = h('tbody');
+  const when = h('p', { class: 'muted', 'aria-live': 'off' });
+  const err = h('div', { 'aria-live': 'polite' });
+  const cols = ['handled', 'produced', 'failed', 'dead_lettered', 'lag'];
+  setPage('Pipeline', h('table', { class: 'pipeline', id: 'pipeline' },
+    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'stage'), h('th', { scope: 'col' }, 'group'),
+      cols.map((c) => h('th', { scope: 'col', class: 'num' }, c.replace('_', ' '))))),
+    body), when, err);
+  const load = async () => {
+    try {
+      const d = await api('/v1/pipeline');
+      put(body, ...((d && d.stages) || []).map((st) => h('tr', { class: st.failed || st.dead_lettered ? 'bad' : '' },
+        h('th', { scope: 'row' }, st.name), h('td', null, st.group || ''),
+        cols.map((c) => h('td', { class: 'num' + (c === 'lag' && st.lag > 0 ? ' lagging' : '') },
+          st[c] === undefined ? '' : String(st[c]))))));
+      when.textContent = 'Updated ' + new Date().toLocaleTimeString() + ' · every 2 s';
+      put(err);
+    } catch (e) {
+      put(err, errorBox(e));
+    }
+  };
+  load();
+  const t = setInterval(load, 2000);
+  return () => clearInterval(t);
+}
+
+// ---- start ----------------------------------------------------------------
+
+const settingsForm = document.getElementById('settings');
+settingsForm.tenant.value = settings().tenant;
+settingsForm.token.value = settings().token;
+settingsForm.addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  localStorage.setItem('annalist.tenant', settingsForm.tenant.value.trim());
+  localStorage.setItem('annalist.token', settingsForm.token.value.trim());
+  settingsForm.closest('details').open = false;
+  route();
+});
+window.addEventListener('hashchange', () => { route(); main.focus({ preventScroll: true }); });
+route();
