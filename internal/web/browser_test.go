@@ -154,7 +154,7 @@ func TestBrowser(t *testing.T) {
 	defer cancelAlloc()
 	bctx, cancelBrowser := chromedp.NewContext(actx)
 	defer cancelBrowser()
-	ctx, cancel := context.WithTimeout(bctx, 90*time.Second)
+	ctx, cancel := context.WithTimeout(bctx, 3*time.Minute)
 	defer cancel()
 
 	var shot []byte
@@ -193,6 +193,7 @@ func TestBrowser(t *testing.T) {
 
 	// Hover the first citation: the popup shows the cited chunk's text.
 	var chunkID, popText string
+	var marked []string
 	var popHidden bool
 	run("hover citation",
 		chromedp.AttributeValue(`.bio-section .cite`, "data-chunk", &chunkID, nil, chromedp.ByQuery),
@@ -206,6 +207,7 @@ func TestBrowser(t *testing.T) {
 		}),
 		chromedp.WaitVisible(`#citepop`, chromedp.ByID),
 		chromedp.Text(`#citepop .poptext`, &popText, chromedp.ByQuery),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('#citepop mark')).map((m) => m.textContent)`, &marked),
 		screenshot(t, out, "citation.png", &shot),
 	)
 	chunks, err := a.Chunks.Get(context.Background(), tenant, []string{chunkID})
@@ -215,7 +217,17 @@ func TestBrowser(t *testing.T) {
 	if head := []rune(strings.TrimSpace(popText)); len(head) == 0 || !strings.Contains(chunks[0].Text, string(head[:min(len(head), 20)])) {
 		t.Errorf("citation popup shows %q, want the text of chunk %s (%.60q…)", popText, chunkID, chunks[0].Text)
 	}
+	// The supporting span: the sentence's fact values, found in the chunk.
+	if len(marked) == 0 {
+		t.Errorf("citation popup highlights nothing in %q", popText)
+	}
+	for _, m := range marked {
+		if !strings.Contains(chunks[0].Text, m) {
+			t.Errorf("highlighted %q is not in chunk %s", m, chunkID)
+		}
+	}
 	if os.Getenv("ANNALIST_DOCS_SCREENSHOT") != "" {
+		// The README's picture: the biography with a citation open.
 		var png []byte
 		run("docs screenshot", chromedp.CaptureScreenshot(&png))
 		if err := os.WriteFile(filepath.Join("..", "..", "docs", "ui.png"), png, 0o644); err != nil {

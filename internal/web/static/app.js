@@ -636,7 +636,7 @@ function docStatus(id, timers) {
       if (d.title) row.querySelector('caption').textContent = d.title + ' · ' + id;
       if (all) clearInterval(t);
     } catch (err) {
-      if (err.status !== 404 || n > 30) { clearInterval(t); info.textContent = err.message; }
+      if (err.status !== 404 || n > 120) { clearInterval(t); info.textContent = err.message; }
     }
     if (n > 300) clearInterval(t);
   };
