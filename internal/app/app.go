@@ -255,6 +255,9 @@ func (a *App) open(ctx context.Context, need Needs) error {
 			return err
 		}
 	}
+	// Metrics before any stage or handler starts: the embedder then uses
+	// the timed vector store.
+	a.Metrics()
 	return nil
 }
 

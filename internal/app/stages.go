@@ -177,7 +177,7 @@ func (a *App) RunStages(ctx context.Context, names []string, obs kafka.Observer)
 			opts := kafka.Options{
 				Deduper:  a.Seen,
 				Logger:   a.Log.With().Str(logging.FieldStage, b.st.Name).Logger(),
-				Observer: obs,
+				Observer: a.StageObserver(b.st.Name, obs),
 			}
 			if err := kafka.Run(ctx, a.Config.Kafka, b.st, b.h, opts); err != nil {
 				errs[i] = fmt.Errorf("stage %s: %w", b.st.Name, err)

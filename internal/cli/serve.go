@@ -58,7 +58,7 @@ func serveHTTP(ctx context.Context, addr string, a *app.App, log zerolog.Logger,
 		return fmt.Errorf("listen %s: %w (choose another with --addr)", addr, err)
 	}
 	srv := &http.Server{
-		Handler:           api.New(apiDeps(a)),
+		Handler:           a.Metrics().InstrumentHTTP(api.New(apiDeps(a))),
 		ReadHeaderTimeout: 10 * time.Second,
 		// Requests (event streams included) see ctx end, so a shutdown
 		// does not wait on open streams.
@@ -91,6 +91,6 @@ func serveHTTP(ctx context.Context, addr string, a *app.App, log zerolog.Logger,
 // from ANNALIST_API_TOKEN (writes) and ANNALIST_READ_TOKEN (reads).
 func apiDeps(a *app.App) api.Deps {
 	return api.Deps{Sink: a, Graph: a.KG, Chunks: a.Chunks, Pages: a.Pages, Requester: a,
-		Memory: a.Requests, Ready: a.Ready,
+		Memory: a.Requests, Ready: a.Ready, Metrics: a.Metrics().Handler(), Pipeline: a.Pipeline,
 		Auth: api.AuthConfig{APIToken: os.Getenv("ANNALIST_API_TOKEN"), ReadToken: os.Getenv("ANNALIST_READ_TOKEN")}}
 }
