@@ -582,20 +582,34 @@ function ingestPage() {
   const file = h('input', { id: 'doc-file', type: 'file', accept: '.txt,.md,.json,.ndjson,text/plain' });
   const out = h('div', { id: 'ingest-status', 'aria-live': 'polite' });
   const timers = [];
+  // A .json or .ndjson file is sent as it is (one document, a
+  // {"documents":[…]} batch, or one document per line); any other file is
+  // the text of one document.
+  let raw = null;
   file.addEventListener('change', async () => {
     const f = file.files[0];
+    raw = null;
     if (!f) return;
-    text.value = await f.text();
-    if (!title.value) title.value = f.name.replace(/\.[^.]+$/, '');
+    const body = await f.text();
+    if (/\.(ndjson|jsonl)$/i.test(f.name)) raw = { body, type: 'application/x-ndjson' };
+    else if (/\.json$/i.test(f.name)) raw = { body, type: 'application/json' };
+    text.value = body;
+    if (!title.value && !raw) title.value = f.name.replace(/\.[^.]+$/, '');
   });
+  text.addEventListener('input', () => { raw = null; });
   const form = h('form', { class: 'ingest', onsubmit: async (ev) => {
     ev.preventDefault();
     if (!text.value.trim()) { put(out, errorBox(new Error('The document is empty.'))); return; }
     put(out, h('p', { class: 'muted' }, 'Sending…'));
     try {
-      const body = { text: text.value };
-      if (title.value.trim()) body.title = title.value.trim();
-      const res = await api('/v1/documents', { method: 'POST', json: body });
+      let res;
+      if (raw) {
+        res = await api('/v1/documents', { method: 'POST', body: raw.body, headers: { 'Content-Type': raw.type } });
+      } else {
+        const body = { text: text.value };
+        if (title.value.trim()) body.title = title.value.trim();
+        res = await api('/v1/documents', { method: 'POST', json: body });
+      }
       const ids = (res && (res.doc_ids || (res.doc_id ? [res.doc_id] : []))) || [];
       if (!ids.length) { put(out, h('p', null, 'Accepted.')); return; }
       put(out, ...ids.map((id) => docStatus(id, timers)));
@@ -712,9 +726,12 @@ function pipelinePage() {
       put(body, ...((d && d.stages) || []).map((st) => h('tr', { class: st.failed || st.dead_lettered ? 'bad' : '' },
         h('th', { scope: 'row' }, st.name), h('td', null, st.group || ''),
         cols.map((c) => h('td', { class: 'num' + (c === 'lag' && st.lag > 0 ? ' lagging' : '') },
-          st[c] === undefined ? '' : String(st[c]))))));
-      when.textContent = 'Updated ' + new Date().toLocaleTimeString() + ' · every 2 s';
-      put(err);
+          st[c] === undefined ? '' : c === 'lag' && st.lag < 0 ? 'unknown' : String(st[c]))))));
+      const llm = d && d.llm;
+      when.textContent = 'Updated ' + new Date().toLocaleTimeString() + ' · every 2 s' + (llm
+        ? ' · LLM: ' + llm.calls + ' calls, ' + llm.total_tokens + ' tokens, ' + llm.errors + ' errors'
+        : '');
+      put(err, d && d.error ? h('p', { class: 'muted' }, d.error) : null);
     } catch (e) {
       put(err, errorBox(e));
     }
