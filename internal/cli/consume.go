@@ -2,7 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/annalist-dev/annalist/infra/broker"
 	"github.com/annalist-dev/annalist/internal/app"
@@ -16,6 +22,7 @@ func cmdConsume(ctx context.Context, io IO, args []string) error {
 	fs := newFlagSet("consume", io.Stderr)
 	var s service
 	s.register(fs)
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics (/metrics) and /healthz, /readyz on host:port (default: off)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -45,6 +52,14 @@ func cmdConsume(ctx context.Context, io IO, args []string) error {
 	}
 	defer a.Close()
 	log.Info().Strs("stages", stages).Str("services", a.Describe()).Msg("consuming")
+	if *metricsAddr != "" {
+		srvErr := make(chan error, 1)
+		runCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		go func() { srvErr <- serveOps(runCtx, *metricsAddr, a, log) }()
+		defer func() { stop(); <-srvErr }()
+		ctx = runCtx
+	}
 	err = a.RunStages(ctx, stages, nil)
 	log.Info().Strs("stages", stages).Msg("stopped")
 	return err
@@ -67,4 +82,36 @@ func cmdBroker(ctx context.Context, io IO, args []string) error {
 	cfg.DataDir = c.dataDir + "/kafka"
 	cfg.Logger = log
 	return broker.Serve(ctx, cfg)
+}
+
+// serveOps serves /metrics, /healthz and /readyz of a stage process until
+// ctx ends.
+func serveOps(ctx context.Context, addr string, a *app.App, log zerolog.Logger) error {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", a.Metrics().Handler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if err := a.Ready(r.Context()); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Error().Err(err).Str("addr", addr).Msg("metrics listener")
+		return err
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shut)
+	}()
+	log.Info().Str("url", "http://"+l.Addr().String()+"/metrics").Msg("metrics listening")
+	if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }

@@ -3,6 +3,9 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -208,4 +211,55 @@ func duplicates(xs []string) string {
 		seen[x] = true
 	}
 	return ""
+}
+
+// TestConsumeServesMetrics: a stage process started with --metrics-addr
+// answers /metrics with the registry's series and /readyz with 200.
+func TestConsumeServesMetrics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("multi-process test")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	rs := redistest.Server(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	c := startChild(t, "consume", "router", "--brokers", b.Addrs()[0], "--redis-addr", rs.Addr(),
+		"--data-dir", t.TempDir(), "--metrics-addr", addr, "--log-level", "warn")
+	var body string
+	for {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err == nil {
+			data, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				body = string(data)
+				break
+			}
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no /metrics from the stage process: %v\n%s", err, c.stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(body, "annalist_") || !strings.Contains(body, "go_goroutines") {
+		t.Fatalf("/metrics lacks the registry's series:\n%.500s", body)
+	}
+	resp, err := http.Get("http://" + addr + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/readyz = %d", resp.StatusCode)
+	}
 }
