@@ -108,10 +108,16 @@ func startDemo(t *testing.T, subject string) (*app.App, string) {
 		t.Fatalf("no biography of %s: %+v", subject, res[0].Status)
 	}
 
+	return a, serve(t, a, api.AuthConfig{})
+}
+
+// serve serves the API with the UI for a on a loopback listener.
+func serve(t *testing.T, a *app.App, auth api.AuthConfig) string {
+	t.Helper()
 	srv := httptest.NewServer(api.New(api.Deps{Sink: a, Graph: a.KG, Chunks: a.Chunks, Pages: a.Pages,
-		Requester: a, Memory: a.Requests, UI: web.Handler(), Pipeline: a.Pipeline}))
+		Requester: a, Memory: a.Requests, UI: web.Handler(), Pipeline: a.Pipeline, Auth: auth}))
 	t.Cleanup(srv.Close)
-	return a, srv.URL
+	return srv.URL
 }
 
 func screenshot(t *testing.T, dir, name string, buf *[]byte) chromedp.Action {
@@ -319,5 +325,32 @@ func TestBrowser(t *testing.T) {
 		if !strings.Contains(table, stage) {
 			t.Errorf("pipeline table lacks stage %s: %q", stage, table)
 		}
+	}
+
+	// With tokens: the reads fail until the token is saved in the
+	// settings; then the page loads and generation streams (EventSource
+	// passes the token as access_token).
+	secured := serve(t, a, api.AuthConfig{APIToken: "ui-write-token", ReadToken: "ui-read-token"})
+	var denied, state2 string
+	run("without token",
+		chromedp.Navigate(secured+"/#/entity/"+person),
+		chromedp.WaitVisible(`.entity-head .error`, chromedp.ByQuery),
+		chromedp.Text(`.entity-head .error`, &denied, chromedp.ByQuery),
+	)
+	if !strings.Contains(denied, "401") {
+		t.Errorf("entity page without a token shows %q, want a 401", denied)
+	}
+	run("with token",
+		chromedp.Click(`.settings summary`, chromedp.ByQuery),
+		chromedp.SendKeys(`#set-token`, "ui-write-token", chromedp.ByID),
+		chromedp.Click(`#settings button[type=submit]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.bio-section .cite`, chromedp.ByQuery),
+		chromedp.Click(`#generate`, chromedp.ByID),
+		chromedp.WaitVisible(`#stream-state[data-state]`, chromedp.ByQuery),
+		chromedp.AttributeValue(`#stream-state`, "data-state", &state2, nil, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll('#stream li.sentence').length`, &streamed),
+	)
+	if state2 != pages.RequestPublished || streamed == 0 {
+		t.Errorf("generation with a token: state %q after %d streamed sentences, want %s after some", state2, streamed, pages.RequestPublished)
 	}
 }
