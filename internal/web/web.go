@@ -10,6 +10,7 @@ import (
 	"embed"
 	"io/fs"
 	"net/http"
+	"strings"
 )
 
 //go:embed static
@@ -54,7 +55,7 @@ func Handler() http.Handler {
 			_, _ = w.Write(index)
 			return
 		}
-		if len(r.URL.Path) > len("/ui/") && r.URL.Path[:len("/ui/")] == "/ui/" {
+		if strings.HasPrefix(r.URL.Path, "/ui/") {
 			assets.ServeHTTP(w, r)
 			return
 		}
