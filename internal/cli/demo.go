@@ -88,7 +88,8 @@ func cmdDemo(ctx context.Context, stdio IO, args []string) error {
 		return stop()
 	}
 	err = serveHTTP(ctx, *addr, a, log, func(url string) {
-		fmt.Fprintf(stdio.Stdout, "\nserving %s — try:\n", url)
+		fmt.Fprintf(stdio.Stdout, "\nweb UI: %s/  (search 静之, open the biography, hover a citation)\n", url)
+		fmt.Fprintf(stdio.Stdout, "API at %s/v1 — try:\n", url)
 		fmt.Fprintf(stdio.Stdout, "  curl %s/v1/entities/静之\n", url)
 		fmt.Fprintf(stdio.Stdout, "  curl %s/v1/pages/静之\n", url)
 		fmt.Fprintf(stdio.Stdout, "  curl -X POST %s/v1/requests -d '{\"kind\":\"biography\",\"subject\":\"严鹤龄\"}'\n", url)
