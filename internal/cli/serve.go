@@ -93,6 +93,6 @@ func serveHTTP(ctx context.Context, addr string, a *app.App, log zerolog.Logger,
 func apiDeps(a *app.App) api.Deps {
 	return api.Deps{Sink: a, Graph: a.KG, Chunks: a.Chunks, Pages: a.Pages, Requester: a,
 		Memory: a.Requests, Ready: a.Ready, Metrics: a.Metrics().Handler(), Pipeline: a.Pipeline,
-		UI: web.Handler(),
+		UI:   web.Handler(),
 		Auth: api.AuthConfig{APIToken: os.Getenv("ANNALIST_API_TOKEN"), ReadToken: os.Getenv("ANNALIST_READ_TOKEN")}}
 }
