@@ -62,7 +62,7 @@ func reqKey(tenant, id string) string { return "mem:{" + tenant + "}:req:" + id 
 //
 // KEYS: hash, sent, out, refs
 // ARGV: step key, mode (start|step), expected k, expected a, new k, new a,
-// done (0|1), record index (” for none), record JSON, outputs, ttl seconds,
+// done (0|1), record index (empty for none), record JSON, outputs, ttl seconds,
 // then field/value pairs: start fields for a start ("f:<name>"), counter
 // increments ("i:<name>").
 var stepScript = goredis.NewScript(`
