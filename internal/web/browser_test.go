@@ -1,9 +1,11 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -17,13 +19,11 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/rs/zerolog"
 
-	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/internal/api"
 	"github.com/annalist-dev/annalist/internal/app"
-	"github.com/annalist-dev/annalist/internal/demo"
+	"github.com/annalist-dev/annalist/internal/cli"
 	"github.com/annalist-dev/annalist/internal/web"
-	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -54,61 +54,86 @@ func artifacts(t *testing.T) string {
 	return t.TempDir()
 }
 
-// startDemo runs what `annalist demo` runs: the embedded services and every
-// stage, the demo corpus ingested, a biography of subject generated, and
-// the API with the UI served on a loopback listener.
+// startDemo starts `annalist demo` (in-process, through cli.Run) on a free
+// loopback port and a fresh data directory, and waits until it serves: by
+// then it has ingested the demo corpus and written its biographies. It
+// returns an app that joins the demo's services (the data directory is
+// the demo's), for the test's own look into the stores, and the UI's URL.
 func startDemo(t *testing.T, subject string) (*app.App, string) {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Fatalf("redis-server is not on PATH: %v", err)
 	}
-	cfg := app.Config{DataDir: t.TempDir(), Kafka: kafka.Config{SessionTimeout: 6 * time.Second, RebalanceTimeout: 6 * time.Second}}
-	a, err := app.Open(context.Background(), cfg, zerolog.Nop(), app.NeedsFor(app.AllStages()))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// As serve and demo do: the metrics registry before the stages, so
-	// the pipeline dashboard has their numbers.
-	a.Metrics()
-	stageCtx, stopStages := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	var stageErr error
-	wg.Add(1)
+	addr := l.Addr().String()
+	l.Close()
+	dir := t.TempDir()
+	ctx, stop := context.WithCancel(context.Background())
+	var stdout, stderr bytes.Buffer
+	done := make(chan int, 1)
 	go func() {
-		defer wg.Done()
-		stageErr = a.RunStages(stageCtx, app.AllStages(), nil)
+		done <- cli.Run(ctx, []string{"annalist", "demo", "--addr", addr, "--data-dir", dir, "--log-level", "warn"},
+			strings.NewReader(""), &syncWriter{w: &stdout}, &syncWriter{w: &stderr})
 	}()
-	t.Cleanup(func() {
-		stopStages()
-		wg.Wait()
-		if stageErr != nil && !errors.Is(stageErr, context.Canceled) {
-			t.Errorf("stages: %v", stageErr)
+	base := "http://" + addr
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		resp, err := http.Get(base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
 		}
+		select {
+		case code := <-done:
+			stop()
+			t.Fatalf("annalist demo exited with %d before serving:\n%s", code, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			stop()
+			t.Fatalf("annalist demo did not serve within 3 minutes:\n%s", stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	a, err := app.Open(context.Background(), app.Config{DataDir: dir}, zerolog.Nop(), app.Needs{Broker: true, Redis: true})
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
 		if err := a.Close(); err != nil {
-			t.Errorf("close app: %v", err)
+			t.Errorf("close joined app: %v", err)
+		}
+		stop()
+		if code := <-done; code != 0 {
+			t.Errorf("annalist demo exited with %d after Ctrl-C:\n%s", code, stderr.String())
 		}
 	})
+	if !a.Joined {
+		t.Fatal("the test's app did not join the demo's services")
+	}
+	p, err := a.Pages.Current(context.Background(), tenant, subject)
+	if err != nil || len(p.Sentences) == 0 {
+		t.Fatalf("the demo wrote no biography of %s: %+v, %v\n%s", subject, p, err, stdout.String())
+	}
+	return a, base
+}
 
-	items, err := demo.Documents()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	if _, err := a.Ingest(ctx, tenant, false, true, func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
-		return producers.Summary{Documents: len(items)}, sink.Send(ctx, tenant, items)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := a.Generate(ctx, tenant, false, true, []schemas.Request{{Kind: schemas.KindBiography, Subject: subject}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res[0].Page == nil || len(res[0].Page.Sentences) == 0 {
-		t.Fatalf("no biography of %s: %+v", subject, res[0].Status)
-	}
+// syncWriter serialises writes of the demo's goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
 
-	return a, serve(t, a, api.AuthConfig{})
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
 }
 
 // serve serves the API with the UI for a on a loopback listener.
