@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/annalist-dev/annalist/infra/pages"
+	"github.com/annalist-dev/annalist/internal/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -69,7 +70,12 @@ func generationRoutes(d Deps) []route {
 				return
 			}
 		}
-		req, err := d.Requester.Request(r.Context(), tenant, schemas.Request{Kind: body.Kind,
+		ctx := r.Context()
+		if t := traceOf(r); t != "" {
+			ctx = pipeline.WithTraceID(ctx, t)
+			w.Header().Set("X-Trace-Id", t)
+		}
+		req, err := d.Requester.Request(ctx, tenant, schemas.Request{Kind: body.Kind,
 			Subject: body.Subject, Params: body.Params, Priority: body.Priority})
 		if errors.Is(err, schemas.ErrInvalid) {
 			writeError(w, http.StatusBadRequest, err.Error())
@@ -280,4 +286,34 @@ func respond(w http.ResponseWriter, v any, err error) {
 	default:
 		writeJSON(w, http.StatusOK, v)
 	}
+}
+
+// traceOf is the caller's trace id: the trace-id field of a W3C
+// traceparent header, else an X-Request-ID of up to 128 printable ASCII
+// characters; "" when neither is usable.
+func traceOf(r *http.Request) string {
+	if tp := strings.Split(r.Header.Get("Traceparent"), "-"); len(tp) == 4 && len(tp[1]) == 32 && isHex(tp[1]) &&
+		strings.Trim(tp[1], "0") != "" {
+		return tp[1]
+	}
+	id := r.Header.Get("X-Request-Id")
+	if id == "" || len(id) > 128 {
+		return ""
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] <= ' ' || id[i] > '~' {
+			return ""
+		}
+	}
+	return id
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

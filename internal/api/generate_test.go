@@ -15,17 +15,22 @@ import (
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/internal/api"
+	"github.com/annalist-dev/annalist/internal/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
 // requester records the requests it is asked to publish.
-type requester struct{ got []schemas.Request }
+type requester struct {
+	got    []schemas.Request
+	traces []string
+}
 
-func (q *requester) Request(_ context.Context, _ string, r schemas.Request) (schemas.Request, error) {
+func (q *requester) Request(ctx context.Context, _ string, r schemas.Request) (schemas.Request, error) {
 	if r.RequestID == "" {
 		r.RequestID = "r-test"
 	}
 	q.got = append(q.got, r)
+	q.traces = append(q.traces, pipeline.TraceID(ctx))
 	return r, r.Validate()
 }
 
@@ -82,6 +87,22 @@ func TestGenerationEndpoints(t *testing.T) {
 	if len(q.got) != 1 || q.got[0].Subject != "进卿" || q.got[0].Kind != schemas.KindBiography {
 		t.Fatalf("published requests = %+v; want only the valid one", q.got)
 	}
+	// A caller's trace id follows the request: traceparent first, then
+	// X-Request-ID; anything else is ignored.
+	for _, tc := range []struct{ hdr, val, want string }{
+		{"Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "4bf92f3577b34da6a3ce929d0e0e4736"},
+		{"X-Request-ID", "req-42", "req-42"},
+		{"X-Request-ID", "bad id", ""},
+		{"Traceparent", "00-00000000000000000000000000000000-00f067aa0ba902b7-01", ""},
+	} {
+		if code, body := do(http.MethodPost, "/v1/requests", `{"subject":"叶向高"}`, tc.hdr, tc.val); code != http.StatusAccepted {
+			t.Fatalf("POST with %s: %d %s", tc.hdr, code, body)
+		}
+		if got := q.traces[len(q.traces)-1]; got != tc.want {
+			t.Errorf("%s %q: trace id %q; want %q", tc.hdr, tc.val, got, tc.want)
+		}
+	}
+	q.got = q.got[:1]
 
 	if code, _ := do(http.MethodGet, "/v1/pages/"+url.PathEscape("叶向高"), ""); code != http.StatusNotFound {
 		t.Fatalf("page before any version: %d; want 404", code)

@@ -145,7 +145,9 @@ func (a *App) generationHandler(stage string) (pipeline.BatchHandler, error) {
 }
 
 // Request publishes a generation request and records it as queued. The
-// request id and time are filled in when empty.
+// request id and time are filled in when empty. The trace id that follows
+// it through every stage onto the page is ctx's (pipeline.WithTraceID),
+// else the request id.
 func (a *App) Request(ctx context.Context, tenant string, r schemas.Request) (schemas.Request, error) {
 	if r.RequestID == "" {
 		r.RequestID = NewRequestID()
@@ -165,8 +167,11 @@ func (a *App) Request(ctx context.Context, tenant string, r schemas.Request) (sc
 			return r, err
 		}
 	}
-	err := a.Producer().Publish(ctx, kafka.Record{Topic: topology.Requests, Msg: r,
-		Meta: schemasMeta(r.RequestID, tenant)})
+	meta := schemasMeta(r.RequestID, tenant)
+	if t := pipeline.TraceID(ctx); t != "" {
+		meta.TraceID = t
+	}
+	err := a.Producer().Publish(ctx, kafka.Record{Topic: topology.Requests, Msg: r, Meta: meta})
 	return r, err
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/internal/demo"
+	"github.com/annalist-dev/annalist/internal/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -90,5 +91,15 @@ func TestGenerateBiographiesEndToEnd(t *testing.T) {
 	}
 	if r := res[4]; r.Status.State != pages.RequestFailed || !strings.Contains(r.Status.Error, "unknown subject") {
 		t.Errorf("unknown subject: %+v", r.Status)
+	}
+	// The trace id follows a request through every stage onto its page:
+	// the request id by default, the caller's when given.
+	if p := res[0].Page; p.TraceID != res[0].Request.RequestID {
+		t.Errorf("page trace id %q; want the request id %q", p.TraceID, res[0].Request.RequestID)
+	}
+	traced, err := a.Generate(pipeline.WithTraceID(ctx, "trace-abc"), "default", true, true,
+		[]schemas.Request{{Kind: schemas.KindBiography, Subject: "顾承泽"}})
+	if err != nil || traced[0].Page == nil || traced[0].Page.TraceID != "trace-abc" {
+		t.Fatalf("traced request: %+v, %v", traced, err)
 	}
 }

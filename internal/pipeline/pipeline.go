@@ -133,3 +133,18 @@ func As[T schemas.Message](m schemas.Message) (T, bool) {
 	var zero T
 	return zero, false
 }
+
+type traceKey struct{}
+
+// WithTraceID returns ctx carrying a trace id that producers put on the
+// records they publish for it (the API sets it from a caller's traceparent
+// or X-Request-ID header).
+func WithTraceID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, traceKey{}, id)
+}
+
+// TraceID is the trace id ctx carries, "" when none.
+func TraceID(ctx context.Context) string {
+	id, _ := ctx.Value(traceKey{}).(string)
+	return id
+}
