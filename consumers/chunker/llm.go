@@ -15,6 +15,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/annalist-dev/annalist/internal/logging"
+	"github.com/annalist-dev/annalist/internal/modeljson"
 )
 
 // PromptVersion names the prompt templates in use; it is logged with every
@@ -200,19 +201,11 @@ const (
 // entry. Boundaries are therefore in range and strictly increasing, so the
 // pieces they make tile the text.
 func parseAnswer(content string, d *docText, ws, we int, starts []bool) ([]mark, error) {
-	body := strings.TrimSpace(content)
-	if rest, ok := strings.CutPrefix(body, "```"); ok {
-		rest = strings.TrimPrefix(rest, "json")
-		body = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "```"))
-	}
-	dec := json.NewDecoder(strings.NewReader(body))
-	dec.DisallowUnknownFields()
 	var a answer
-	if err := dec.Decode(&a); err != nil {
-		return nil, fmt.Errorf("%w: not the JSON object asked for: %v", ErrInvalidAnswer, err)
-	}
-	if dec.More() {
+	if err := modeljson.Decode(content, &a); errors.Is(err, modeljson.ErrTrailing) {
 		return nil, fmt.Errorf("%w: text after the JSON object", ErrInvalidAnswer)
+	} else if err != nil {
+		return nil, fmt.Errorf("%w: not the JSON object asked for: %v", ErrInvalidAnswer, err)
 	}
 	window := d.rs[ws:we]
 	var out []mark

@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"text/template"
 	"unicode/utf8"
 
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/annalist-dev/annalist/internal/modeljson"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -175,7 +175,7 @@ type regexAnswer struct {
 // relation asked for.
 func parseRegexAnswer(answer, rel string) (Pattern, error) {
 	var a regexAnswer
-	if err := decodeStrict(answer, &a); err != nil {
+	if err := modeljson.Decode(answer, &a); err != nil {
 		return Pattern{}, reject("answer is not the JSON object asked for: %v", err)
 	}
 	if a.Relation != rel {
@@ -188,25 +188,6 @@ func parseRegexAnswer(answer, rel string) (Pattern, error) {
 		ID: PatternID(rel, a.Regex, a.Groups), Relation: rel, Source: a.Regex, Groups: a.Groups,
 		Prompt: PromptRegex,
 	}, nil
-}
-
-// decodeStrict decodes exactly one JSON value from s into v.
-func decodeStrict(s string, v any) error {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "```") {
-		s = strings.TrimPrefix(s, "```json")
-		s = strings.TrimPrefix(s, "```")
-		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
-	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON object")
-	}
-	return nil
 }
 
 // matchFacts turns the validated matches of p into facts about target:
@@ -327,7 +308,7 @@ func (e *Extractor) planB(ctx context.Context, c schemas.Chunk, target string, w
 // span is the evidence's first occurrence, else the tail's.
 func parsePlanB(answer, text, target string, wanted []string) (facts []fact, dropped int, err error) {
 	var a planBAnswer
-	if err := decodeStrict(answer, &a); err != nil {
+	if err := modeljson.Decode(answer, &a); err != nil {
 		return nil, 0, reject("answer is not the JSON object asked for: %v", err)
 	}
 	if a.Triplets == nil {

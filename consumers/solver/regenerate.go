@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/annalist-dev/annalist/internal/modeljson"
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -269,19 +269,11 @@ type rewriteAnswer struct {
 // citation, every citation one of the offered references, and none of the
 // values the verifier rejected in the text.
 func parseRewrite(answer string, allowed []string, v schemas.Verdict) (string, []string, error) {
-	s := strings.TrimSpace(answer)
-	if strings.HasPrefix(s, "```") {
-		s = strings.TrimPrefix(strings.TrimPrefix(s, "```json"), "```")
-		s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "```"))
-	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.DisallowUnknownFields()
 	var a rewriteAnswer
-	if err := dec.Decode(&a); err != nil {
-		return "", nil, fmt.Errorf("the answer is not the JSON object asked for: %w", err)
-	}
-	if dec.More() {
+	if err := modeljson.Decode(answer, &a); errors.Is(err, modeljson.ErrTrailing) {
 		return "", nil, errors.New("the answer has more than one JSON value")
+	} else if err != nil {
+		return "", nil, fmt.Errorf("the answer is not the JSON object asked for: %w", err)
 	}
 	a.Text = strings.TrimSpace(a.Text)
 	if a.Text == "" || !hasContent([]rune(a.Text)) {

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -16,6 +14,7 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/annalist-dev/annalist/internal/modeljson"
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -288,7 +287,7 @@ type judgeFact struct {
 // chunk it names, which must be one the prompt showed.
 func parseJudgement(answer string, atoms []atom, shown []shownRef) ([]schemas.FactVerdict, error) {
 	var a judgeAnswer
-	if err := decodeStrict(answer, &a); err != nil {
+	if err := modeljson.Decode(answer, &a); err != nil {
 		return nil, fmt.Errorf("the answer is not the JSON object asked for: %v", err)
 	}
 	if len(a.Facts) != len(atoms) {
@@ -367,23 +366,4 @@ func (j *Judge) eraTable(sentence string, atoms []atom, fvs []schemas.FactVerdic
 			break
 		}
 	}
-}
-
-// decodeStrict decodes exactly one JSON value from s into v.
-func decodeStrict(s string, v any) error {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "```") {
-		s = strings.TrimPrefix(s, "```json")
-		s = strings.TrimPrefix(s, "```")
-		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
-	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON object")
-	}
-	return nil
 }

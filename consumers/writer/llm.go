@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -17,6 +15,7 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/annalist-dev/annalist/internal/modeljson"
 	"github.com/annalist-dev/annalist/internal/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -227,7 +226,7 @@ type draftAnswer struct {
 // chunks whose value the sentence states, else the sentence itself.
 func (l *LLM) parse(answer string, refs *schemas.ReferenceSet, it PlanItem) (schemas.Draft, error) {
 	var a draftAnswer
-	if err := decodeStrict(answer, &a); err != nil {
+	if err := modeljson.Decode(answer, &a); err != nil {
 		return schemas.Draft{}, fmt.Errorf("the answer is not the JSON object asked for: %v", err)
 	}
 	text := strings.TrimSpace(a.Text)
@@ -262,23 +261,4 @@ func (l *LLM) parse(answer string, refs *schemas.ReferenceSet, it PlanItem) (sch
 		d.Facts = []schemas.Fact{{Text: text, ChunkID: cites[0]}}
 	}
 	return d, nil
-}
-
-// decodeStrict decodes exactly one JSON value from s into v.
-func decodeStrict(s string, v any) error {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "```") {
-		s = strings.TrimPrefix(s, "```json")
-		s = strings.TrimPrefix(s, "```")
-		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
-	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON object")
-	}
-	return nil
 }
