@@ -4,14 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"time"
 
 	"github.com/annalist-dev/annalist/infra/vector"
 	"github.com/annalist-dev/annalist/internal/app"
-	"github.com/annalist-dev/annalist/internal/dataset"
 	"github.com/annalist-dev/annalist/internal/progress"
 	"github.com/annalist-dev/annalist/producers"
 )
@@ -67,12 +65,9 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	if len(pos) != 1 || pos[0] != "ingest" && pos[0] != "generate" {
 		return fmt.Errorf("%w: want a benchmark: ingest, generate or vector", errUsage)
 	}
-	dir := *data
-	if dir == "" {
-		dir = dataset.Path("mingshi-liezhuan")
-	}
-	if dir == "" {
-		return fmt.Errorf("%w: --data DIR is required", errUsage)
+	dir, err := evalData(*data)
+	if err != nil {
+		return err
 	}
 	if pos[0] == "generate" {
 		n := 100
@@ -86,22 +81,12 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 		}
 		return benchGenerate(ctx, io, s, dir, n, *conc, *keep, *seed)
 	}
-	if !s.embedded() {
-		return fmt.Errorf("%w: bench ingest measures the embedded mode; drop --brokers", errUsage)
-	}
-	// A fresh data directory: the benchmark measures ingestion from empty,
-	// never a re-ingest that the seen: markers would short-cut.
-	if err := os.MkdirAll(s.dataDir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(s.dataDir, "bench-")
+	cleanup, err := s.freshDataDir("bench ingest", "bench-", *keep)
 	if err != nil {
 		return err
 	}
-	if !*keep {
-		defer os.RemoveAll(tmp)
-	}
-	s.dataDir = tmp
+	defer cleanup()
+	tmp := s.dataDir
 	startup := time.Now()
 	a, log, err := s.open(ctx, io, app.NeedsFor(app.IngestStages()))
 	if err != nil {

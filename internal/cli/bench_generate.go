@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/progress"
-	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -61,28 +59,17 @@ type BenchGenerate struct {
 // biographies with conc requests in flight at a time and measures each
 // request → page.
 func benchGenerate(ctx context.Context, io IO, s service, dir string, n, conc int, keep bool, seed uint64) error {
-	if !s.embedded() {
-		return fmt.Errorf("%w: bench generate measures the embedded mode; drop --brokers", errUsage)
-	}
-	if err := os.MkdirAll(s.dataDir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(s.dataDir, "bench-")
+	cleanup, err := s.freshDataDir("bench generate", "bench-", keep)
 	if err != nil {
 		return err
 	}
-	if !keep {
-		defer os.RemoveAll(tmp)
-	}
-	s.dataDir = tmp
+	defer cleanup()
 	a, log, err := s.open(ctx, io, app.NeedsFor(app.AllStages()))
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	ing, err := a.Ingest(ctx, s.tenant, true, true, func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
-		return producers.IngestFiles(ctx, []string{dir}, producers.Options{}, s.tenant, sink, nil)
-	})
+	ing, err := ingestDir(ctx, a, s.tenant, dir, "", log)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/annalist-dev/annalist/infra/llm"
@@ -45,27 +44,15 @@ func evalInjection(ctx context.Context, io IO, args []string) error {
 	if cfg.N <= 0 || cfg.Subjects < 0 || cfg.Workers < 0 {
 		return fmt.Errorf("%w: --n must be positive, --subjects and --workers not negative", errUsage)
 	}
-	dir := *data
-	if dir == "" {
-		dir = dataset.Path("mingshi-liezhuan")
-	}
-	if dir == "" {
-		return fmt.Errorf("%w: --data DIR is required", errUsage)
-	}
-	if !s.embedded() {
-		return fmt.Errorf("%w: eval injection builds its own embedded store; drop --brokers", errUsage)
-	}
-	if err := os.MkdirAll(s.dataDir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(s.dataDir, "eval-injection-")
+	dir, err := evalData(*data)
 	if err != nil {
 		return err
 	}
-	if !*keep {
-		defer os.RemoveAll(tmp)
+	cleanup, err := s.freshDataDir("eval injection", "eval-injection-", *keep)
+	if err != nil {
+		return err
 	}
-	s.dataDir = tmp
+	defer cleanup()
 	// The offline engine throughout: the evaluation measures the offline
 	// verifier and solvers, and its cases must not depend on a model.
 	s.app.LLM = llm.Config{}
@@ -74,25 +61,13 @@ func evalInjection(ctx context.Context, io IO, args []string) error {
 		return err
 	}
 	defer a.Close()
-	files, err := producers.Walk([]string{dir}, producers.Options{})
+	// The glossary the knowledge solver looks terms up in is part of the
+	// system under test; it is ingested like any collection.
+	g, err := producers.NewItem(glossary.Document())
 	if err != nil {
 		return err
 	}
-	// The glossary the knowledge solver looks terms up in is part of the
-	// system under test; it is ingested like any collection.
-	if _, err := a.Ingest(ctx, s.tenant, true, true, func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
-		rep := progress.New(int64(len(files)), "ingest", log)
-		sum, err := producers.IngestFiles(ctx, []string{dir}, producers.Options{}, s.tenant, sink, rep)
-		if err != nil {
-			return sum, err
-		}
-		g, err := producers.NewItem(glossary.Document())
-		if err != nil {
-			return sum, err
-		}
-		sum.Documents++
-		return sum, sink.Send(ctx, s.tenant, []producers.Item{g})
-	}); err != nil {
+	if _, err := ingestDir(ctx, a, s.tenant, dir, "ingest", log, g); err != nil {
 		return err
 	}
 	var rep progress.Reporter
@@ -113,7 +88,7 @@ func evalInjection(ctx context.Context, io IO, args []string) error {
 		report.Failures, report.Drafts.NotSupported = nil, nil
 	}
 	if *keep {
-		log.Info().Str("data_dir", filepath.Clean(tmp)).Msg("evaluation state kept")
+		log.Info().Str("data_dir", filepath.Clean(s.dataDir)).Msg("evaluation state kept")
 	}
 	if s.json {
 		return writeJSON(io.Stdout, report)

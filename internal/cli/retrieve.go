@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/annalist-dev/annalist/internal/dataset"
 	"github.com/annalist-dev/annalist/internal/eval"
 	"github.com/annalist-dev/annalist/internal/progress"
-	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -133,41 +131,22 @@ func evalRetrieval(ctx context.Context, io IO, args []string) error {
 	if *k <= 0 {
 		return fmt.Errorf("%w: --k must be positive", errUsage)
 	}
-	dir := *data
-	if dir == "" {
-		dir = dataset.Path("mingshi-liezhuan")
-	}
-	if dir == "" {
-		return fmt.Errorf("%w: --data DIR is required", errUsage)
-	}
-	if !s.embedded() {
-		return fmt.Errorf("%w: eval retrieval builds its own embedded index; drop --brokers", errUsage)
-	}
-	if err := os.MkdirAll(s.dataDir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(s.dataDir, "eval-retrieval-")
+	dir, err := evalData(*data)
 	if err != nil {
 		return err
 	}
-	if !*keep {
-		defer os.RemoveAll(tmp)
+	cleanup, err := s.freshDataDir("eval retrieval", "eval-retrieval-", *keep)
+	if err != nil {
+		return err
 	}
-	s.dataDir = tmp
+	defer cleanup()
 	s.app.LLM = llm.Config{}
 	a, log, err := s.open(ctx, io, app.NeedsFor(app.IngestStages()))
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	files, err := producers.Walk([]string{dir}, producers.Options{})
-	if err != nil {
-		return err
-	}
-	if _, err := a.Ingest(ctx, s.tenant, true, true, func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
-		rep := progress.New(int64(len(files)), "ingest", log)
-		return producers.IngestFiles(ctx, []string{dir}, producers.Options{}, s.tenant, sink, rep)
-	}); err != nil {
+	if _, err := ingestDir(ctx, a, s.tenant, dir, "ingest", log); err != nil {
 		return err
 	}
 	ch := chunker.New(a.Config.Chunker)
@@ -205,7 +184,7 @@ func evalRetrieval(ctx context.Context, io IO, args []string) error {
 		report.Misses = nil
 	}
 	if *keep {
-		log.Info().Str("data_dir", filepath.Clean(tmp)).Msg("evaluation state kept")
+		log.Info().Str("data_dir", filepath.Clean(s.dataDir)).Msg("evaluation state kept")
 	}
 	if s.json {
 		return writeJSON(io.Stdout, report)
