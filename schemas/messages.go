@@ -261,6 +261,10 @@ type Request struct {
 func (Request) MessageType() string    { return TypeRequest }
 func (Request) SchemaVersion() int     { return 1 }
 func (r Request) PartitionKey() string { return r.Subject }
+
+// RequestRef is the generation request the message belongs to.
+func (r Request) RequestRef() string { return r.RequestID }
+
 func (r Request) Validate() error {
 	if err := required(TypeRequest, [2]string{"request_id", r.RequestID}, [2]string{"kind", r.Kind},
 		[2]string{"subject", r.Subject}); err != nil {
@@ -320,6 +324,10 @@ type Draft struct {
 func (Draft) MessageType() string    { return TypeDraft }
 func (Draft) SchemaVersion() int     { return 1 }
 func (d Draft) PartitionKey() string { return d.RequestID }
+
+// RequestRef is the generation request the message belongs to.
+func (d Draft) RequestRef() string { return d.RequestID }
+
 func (d Draft) Validate() error {
 	if err := required(TypeDraft, [2]string{"request_id", d.RequestID}, [2]string{"subject", d.Subject}); err != nil {
 		return err
@@ -374,6 +382,10 @@ type Verdict struct {
 func (Verdict) MessageType() string    { return TypeVerdict }
 func (Verdict) SchemaVersion() int     { return 1 }
 func (v Verdict) PartitionKey() string { return v.RequestID }
+
+// RequestRef is the generation request the message belongs to.
+func (v Verdict) RequestRef() string { return v.RequestID }
+
 func (v Verdict) Validate() error {
 	if err := required(TypeVerdict, [2]string{"request_id", v.RequestID}, [2]string{"status", v.Status}); err != nil {
 		return err
@@ -396,6 +408,10 @@ type Repair struct {
 func (Repair) MessageType() string    { return TypeRepair }
 func (Repair) SchemaVersion() int     { return 1 }
 func (r Repair) PartitionKey() string { return r.RequestID }
+
+// RequestRef is the generation request the message belongs to.
+func (r Repair) RequestRef() string { return r.RequestID }
+
 func (r Repair) Validate() error {
 	return required(TypeRepair, [2]string{"request_id", r.RequestID}, [2]string{"solver", r.Solver})
 }
@@ -433,6 +449,10 @@ type Correction struct {
 func (Correction) MessageType() string    { return TypeCorrection }
 func (Correction) SchemaVersion() int     { return 1 }
 func (c Correction) PartitionKey() string { return c.RequestID }
+
+// RequestRef is the generation request the message belongs to.
+func (c Correction) RequestRef() string { return c.RequestID }
+
 func (c Correction) Validate() error {
 	if err := required(TypeCorrection, [2]string{"request_id", c.RequestID}, [2]string{"solver", c.Solver},
 		[2]string{"outcome", c.Outcome}); err != nil {
@@ -520,6 +540,10 @@ type Page struct {
 func (Page) MessageType() string    { return TypePage }
 func (Page) SchemaVersion() int     { return 1 }
 func (p Page) PartitionKey() string { return p.Subject }
+
+// RequestRef is the generation request the message belongs to.
+func (p Page) RequestRef() string { return p.RequestID }
+
 func (p Page) Validate() error {
 	if err := required(TypePage, [2]string{"subject", p.Subject}, [2]string{"kind", p.Kind}); err != nil {
 		return err

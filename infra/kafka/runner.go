@@ -550,31 +550,8 @@ func (r *runner) call(ctx context.Context, b *batch, ins []pipeline.Input) (outs
 // requestID is the generation request a message belongs to, "" for the
 // messages of ingestion.
 func requestID(m schemas.Message) string {
-	switch v := m.(type) {
-	case schemas.Request:
-		return v.RequestID
-	case *schemas.Request:
-		return v.RequestID
-	case schemas.Draft:
-		return v.RequestID
-	case *schemas.Draft:
-		return v.RequestID
-	case schemas.Verdict:
-		return v.RequestID
-	case *schemas.Verdict:
-		return v.RequestID
-	case schemas.Repair:
-		return v.RequestID
-	case *schemas.Repair:
-		return v.RequestID
-	case schemas.Correction:
-		return v.RequestID
-	case *schemas.Correction:
-		return v.RequestID
-	case schemas.Page:
-		return v.RequestID
-	case *schemas.Page:
-		return v.RequestID
+	if r, ok := m.(interface{ RequestRef() string }); ok {
+		return r.RequestRef()
 	}
 	return ""
 }
