@@ -145,6 +145,7 @@ type App struct {
 	Joined bool
 
 	agents   Agents
+	gen      generationAgents
 	producer *kafka.Producer
 	lock     *dirLock
 	broker   *broker.Broker

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/cloudwego/eino/components/model"
@@ -78,10 +79,34 @@ func (a *App) Retriever() (*writer.Retriever, error) {
 	return writer.NewRetriever(a.KG, a.Chunks, opts...), nil
 }
 
+// generationAgents are the generation agents built once per process and
+// shared: they hold no per-request state, the verifier keeps a cache of
+// reference-set indexes worth reusing, and the era table is parsed once.
+type generationAgents struct {
+	mu      sync.Mutex
+	era     *era.Table
+	checker verifier.Checker
+	solvers map[string]solver.Solver
+}
+
+// eraTable is the process's era table.
+func (a *App) eraTable() *era.Table {
+	a.gen.mu.Lock()
+	defer a.gen.mu.Unlock()
+	return a.eraTableLocked()
+}
+
+func (a *App) eraTableLocked() *era.Table {
+	if a.gen.era == nil {
+		a.gen.era = era.Default()
+	}
+	return a.gen.era
+}
+
 // Drafter is the writer's drafter: the LLM engine when configured, else
 // the offline extractive one.
 func (a *App) Drafter() writer.Drafter {
-	off := writer.NewOffline(writer.OfflineConfig{})
+	off := writer.NewOffline(writer.OfflineConfig{Era: a.eraTable()})
 	if a.Chat != nil {
 		return writer.NewLLM(a.Chat, off, writer.LLMConfig{})
 	}
@@ -89,31 +114,48 @@ func (a *App) Drafter() writer.Drafter {
 }
 
 // Checker is the verifier: the LLM judge when configured, else the
-// offline checker.
+// offline checker. It is built once and shared (safe for concurrent use).
 func (a *App) Checker() verifier.Checker {
-	off := verifier.NewOffline(verifier.Config{})
-	if a.Chat != nil && a.Config.Generate.Verifier != "offline" {
-		return verifier.NewJudge(a.Chat, off, verifier.JudgeConfig{})
+	a.gen.mu.Lock()
+	defer a.gen.mu.Unlock()
+	if a.gen.checker == nil {
+		off := verifier.NewOffline(verifier.Config{Era: a.eraTableLocked()})
+		a.gen.checker = off
+		if a.Chat != nil && a.Config.Generate.Verifier != "offline" {
+			a.gen.checker = verifier.NewJudge(a.Chat, off, verifier.JudgeConfig{})
+		}
 	}
-	return off
+	return a.gen.checker
 }
 
-// Solver builds the solver a solver stage runs.
+// Solver returns the solver a solver stage runs, built once per name and
+// shared (solvers hold no state of their own).
 func (a *App) Solver(name string) (solver.Solver, error) {
+	a.gen.mu.Lock()
+	defer a.gen.mu.Unlock()
+	if s := a.gen.solvers[name]; s != nil {
+		return s, nil
+	}
+	var s solver.Solver
 	switch name {
 	case "era":
-		return solver.NewEra(era.Default()), nil
+		s = solver.NewEra(a.eraTableLocked())
 	case "alias":
-		return solver.NewAlias(), nil
+		s = solver.NewAlias()
 	case "refconflict":
-		return solver.NewRefConflict(), nil
+		s = solver.NewRefConflict()
 	case "knowledge":
-		return solver.NewKnowledge(a.Glossary()), nil
+		s = solver.NewKnowledge(a.Glossary())
 	case "regenerate":
-		var m = a.chatModel()
-		return solver.NewRegenerate(solver.RegenerateConfig{MaxAttempts: a.Config.Generate.MaxAttempts}, m), nil
+		s = solver.NewRegenerate(solver.RegenerateConfig{MaxAttempts: a.Config.Generate.MaxAttempts}, a.chatModel())
+	default:
+		return nil, fmt.Errorf("unknown solver %q", name)
 	}
-	return nil, fmt.Errorf("unknown solver %q", name)
+	if a.gen.solvers == nil {
+		a.gen.solvers = map[string]solver.Solver{}
+	}
+	a.gen.solvers[name] = s
+	return s, nil
 }
 
 // generationHandler builds the handler of a generation stage.
