@@ -103,7 +103,7 @@ func (l *Loop) start(ctx context.Context, tenant string, r schemas.Request) ([]p
 	if _, ok, err := l.mem.State(ctx, tenant, r.RequestID); err != nil {
 		return nil, err
 	} else if ok {
-		return l.replay(ctx, tenant, r.RequestID, Step{Key: "start", Start: &r})
+		return l.replay(ctx, tenant, r.RequestID, "start")
 	}
 	started := l.now().UnixMilli()
 	if t, err := time.Parse(time.RFC3339Nano, r.RequestedAt); err == nil {
@@ -137,11 +137,11 @@ func (l *Loop) start(ctx context.Context, tenant string, r schemas.Request) ([]p
 func (l *Loop) accept(ctx context.Context, tenant string, v schemas.Verdict) ([]pipeline.Output, error) {
 	key := "v:" + strconv.Itoa(v.Index) + ":" + strconv.Itoa(v.Attempt)
 	st, ok, err := l.current(ctx, tenant, v.RequestID, v.Index, v.Attempt)
-	if err != nil || !ok {
-		if err == nil {
-			return l.replay(ctx, tenant, v.RequestID, Step{Key: key})
-		}
+	if err != nil {
 		return nil, err
+	}
+	if !ok {
+		return l.replay(ctx, tenant, v.RequestID, key)
 	}
 	d := v.Draft
 	status := schemas.StatusSupported
@@ -174,11 +174,11 @@ func (l *Loop) accept(ctx context.Context, tenant string, v schemas.Verdict) ([]
 func (l *Loop) correct(ctx context.Context, tenant string, c schemas.Correction) ([]pipeline.Output, error) {
 	key := "c:" + strconv.Itoa(c.Index) + ":" + strconv.Itoa(c.Attempt)
 	st, ok, err := l.current(ctx, tenant, c.RequestID, c.Index, c.Attempt)
-	if err != nil || !ok {
-		if err == nil {
-			return l.replay(ctx, tenant, c.RequestID, Step{Key: key})
-		}
+	if err != nil {
 		return nil, err
+	}
+	if !ok {
+		return l.replay(ctx, tenant, c.RequestID, key)
 	}
 	typ := c.ErrorType
 	if typ == "" {
@@ -303,29 +303,37 @@ func (l *Loop) take(ctx context.Context, tenant, id string, s Step, ds []schemas
 		return nil, fmt.Errorf("encode drafts of %s: %w", id, err)
 	}
 	s.Output = b
-	return l.replay(ctx, tenant, id, s)
-}
-
-func (l *Loop) replay(ctx context.Context, tenant, id string, s Step) ([]pipeline.Output, error) {
-	if s.Output == nil && s.Start == nil {
-		// Only look a step up: a step with no outputs never applies.
-		s.ExpectIndex = -1
-	}
 	_, out, err := l.mem.Step(ctx, tenant, id, s)
 	if err != nil {
 		return nil, err
 	}
+	return outputs(tenant, id, s.Key, out)
+}
+
+// replay re-emits the outputs of a step taken before; a step never taken
+// (an input the loop has moved past) emits nothing.
+func (l *Loop) replay(ctx context.Context, tenant, id, key string) ([]pipeline.Output, error) {
+	out, err := l.mem.Outputs(ctx, tenant, id, key)
+	if err != nil {
+		return nil, err
+	}
+	return outputs(tenant, id, key, out)
+}
+
+// outputs turns a step's stored drafts into the records to produce, with
+// event ids fixed by the step, so a replay repeats them exactly.
+func outputs(tenant, id, key string, out []byte) ([]pipeline.Output, error) {
 	if len(out) == 0 {
 		return nil, nil
 	}
 	var ds []schemas.Draft
 	if err := json.Unmarshal(out, &ds); err != nil {
-		return nil, pipeline.Permanentf("writer: stored outputs of step %s of %s: %w", s.Key, id, err)
+		return nil, pipeline.Permanentf("writer: stored outputs of step %s of %s: %w", key, id, err)
 	}
 	outs := make([]pipeline.Output, len(ds))
 	for i, d := range ds {
 		outs[i] = pipeline.Output{Topic: topology.Drafts, Msg: d,
-			EventID: pipeline.ContentID(tenant, id, s.Key, strconv.Itoa(i))}
+			EventID: pipeline.ContentID(tenant, id, key, strconv.Itoa(i))}
 	}
 	return outs, nil
 }

@@ -15,6 +15,9 @@ type Memory interface {
 	// step was taken before it returns applied=false and the outputs stored
 	// then; when the loop is elsewhere it returns applied=false and nil.
 	Step(ctx context.Context, tenant, requestID string, s Step) (applied bool, outputs []byte, err error)
+	// Outputs are the stored outputs of the step named key, nil when the
+	// step was never taken.
+	Outputs(ctx context.Context, tenant, requestID, key string) ([]byte, error)
 	// State is where the request's loop stands; ok=false when memory holds
 	// no such request.
 	State(ctx context.Context, tenant, requestID string) (st State, ok bool, err error)

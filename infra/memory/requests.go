@@ -147,6 +147,18 @@ func (m *Requests) Step(ctx context.Context, tenant, id string, s writer.Step) (
 	return applied, out, nil
 }
 
+// Outputs implements writer.Memory.
+func (m *Requests) Outputs(ctx context.Context, tenant, id, key string) ([]byte, error) {
+	b, err := m.c.HGet(ctx, reqKey(tenant, id)+":out", key).Bytes()
+	if errors.Is(err, goredis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("outputs of step %s of %s: %w", key, id, err)
+	}
+	return b, nil
+}
+
 func flag(b bool) string {
 	if b {
 		return "1"
