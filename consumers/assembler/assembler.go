@@ -17,17 +17,18 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/annalist-dev/annalist/consumers/writer"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/internal/genmem"
+
 	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
 
 // Memory is the request memory the writer keeps.
 type Memory interface {
-	State(ctx context.Context, tenant, requestID string) (writer.State, bool, error)
-	Sentences(ctx context.Context, tenant, requestID string) ([]writer.Final, error)
+	State(ctx context.Context, tenant, requestID string) (genmem.State, bool, error)
+	Sentences(ctx context.Context, tenant, requestID string) ([]genmem.Final, error)
 	References(ctx context.Context, tenant, requestID string) (*schemas.ReferenceSet, error)
 }
 
@@ -198,7 +199,7 @@ func cite(refs *schemas.ReferenceSet, s schemas.PageSentence) []schemas.Citation
 // addOutside adds to refs the chunks that final sentences cite but the
 // reference set lacks (glossary entries a solver looked up), read from the
 // chunk store, so their citations resolve to text too.
-func (a *Assembler) addOutside(ctx context.Context, tenant string, refs *schemas.ReferenceSet, finals []writer.Final) error {
+func (a *Assembler) addOutside(ctx context.Context, tenant string, refs *schemas.ReferenceSet, finals []genmem.Final) error {
 	if a.chunks == nil {
 		return nil
 	}

@@ -4,12 +4,13 @@ import (
 	"context"
 	"testing"
 
+	"github.com/annalist-dev/annalist/internal/genmem"
+
 	"github.com/annalist-dev/annalist/consumers/assembler"
-	"github.com/annalist-dev/annalist/consumers/writer"
 	"github.com/annalist-dev/annalist/infra/memory"
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -29,13 +30,13 @@ func TestAssemblePublishesOncePerRequest(t *testing.T) {
 	if err := store.SetRequest(ctx, "t", pages.RequestStatus{RequestID: "r1", Subject: "进卿", State: pages.RequestQueued}); err != nil {
 		t.Fatal(err)
 	}
-	steps := []writer.Step{
+	steps := []genmem.Step{
 		{Key: "start", Start: &req, Name: "叶向高", StartedMillis: 1, Output: []byte("[]"), Incr: map[string]int64{"drafted": 1}},
-		{Key: "v:0:0", Record: &writer.Final{Index: 0, Sentence: schemas.PageSentence{Text: "叶向高，字进卿，福清人。",
+		{Key: "v:0:0", Record: &genmem.Final{Index: 0, Sentence: schemas.PageSentence{Text: "叶向高，字进卿，福清人。",
 			Status: schemas.StatusSupported, Citations: []schemas.Citation{{ChunkID: "c1"}, {ChunkID: "gone"}}}},
 			NextIndex: 1, Output: []byte("[]"), Incr: map[string]int64{"drafted": 1}},
-		{Key: "c:1:0", ExpectIndex: 1, NextIndex: 2, Record: &writer.Final{Index: 1, Dropped: "no support"}, Output: []byte("[]")},
-		{Key: "v:2:0", ExpectIndex: 2, NextIndex: 3, Done: true, Record: &writer.Final{Index: 2, Sentence: schemas.PageSentence{
+		{Key: "c:1:0", ExpectIndex: 1, NextIndex: 2, Record: &genmem.Final{Index: 1, Dropped: "no support"}, Output: []byte("[]")},
+		{Key: "v:2:0", ExpectIndex: 2, NextIndex: 3, Done: true, Record: &genmem.Final{Index: 2, Sentence: schemas.PageSentence{
 			Text: "万历十一年（1583年）进士。", Status: schemas.OutcomeCorrected,
 			Facts: []schemas.Fact{{Relation: "jinshi", Value: "万历十一年", ChunkID: "c2"}}}}, Output: []byte("[]")},
 	}

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+
 	"github.com/annalist-dev/annalist/consumers/chunker"
-	"github.com/annalist-dev/annalist/internal/dataset"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -60,7 +61,7 @@ func BenchmarkHandlerGeneric(b *testing.B) {
 // BenchmarkChunkMingshi chunks every History of Ming volume once per
 // iteration (profile detected, as in the pipeline).
 func BenchmarkChunkMingshi(b *testing.B) {
-	dir := dataset.Require(b, "mingshi-liezhuan")
+	dir := datasettest.Require(b, "mingshi-liezhuan")
 	paths, err := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if err != nil || len(paths) == 0 {
 		b.Fatalf("no volumes in %s: %v", dir, err)

@@ -14,8 +14,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/annalist-dev/annalist/internal/logging"
-	"github.com/annalist-dev/annalist/internal/pipeline"
 	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -4,7 +4,7 @@
 // because the key is the chunk id (itself derived from the document id and
 // position), redelivering a chunk replaces its vector instead of adding one.
 //
-// The stage knows two small interfaces, Embedder and Store. infra/embed
+// The stage knows two small interfaces, vectors.Embedder and vectors.Store. infra/embed
 // provides the embedders (an offline hashed n-gram embedder and an
 // OpenAI-compatible one through eino-ext); infra/vector (the embedded HNSW
 // index) and infra/milvus provide the stores.
@@ -17,47 +17,11 @@ import (
 	"math"
 	"strings"
 
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/internal/vectors"
+
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
-
-// Embedder turns texts into vectors of a fixed dimension.
-type Embedder interface {
-	// Embed returns one vector of Dim() components per text, in order.
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-	// Dim is the length of every vector Embed returns.
-	Dim() int
-}
-
-// Item is one vector to store, keyed by ChunkID.
-type Item struct {
-	ChunkID string
-	DocID   string
-	Vector  []float32
-}
-
-// Hit is one search result. Score is a similarity: higher is closer (the
-// cosine of the angle for the stores of this project).
-type Hit struct {
-	ChunkID string
-	Score   float32
-}
-
-// Store keeps vectors per tenant.
-type Store interface {
-	// Upsert stores items by chunk id: an id stored before has its vector
-	// replaced, never duplicated. When it returns nil the items are durable
-	// to the store's own guarantee.
-	Upsert(ctx context.Context, tenant string, items []Item) error
-	// Search returns at most k hits, best first. A tenant with no vectors
-	// has no hits and no error.
-	Search(ctx context.Context, tenant string, vec []float32, k int) ([]Hit, error)
-	// Count is the number of distinct chunk ids stored for the tenant.
-	Count(ctx context.Context, tenant string) (int, error)
-}
-
-// ErrDimension reports a vector whose length is not the expected one.
-var ErrDimension = errors.New("vector dimension mismatch")
 
 // DefaultMaxBatch is the number of texts sent in one embedding call when
 // Config.MaxBatch is zero: large enough to amortise a remote call, small
@@ -88,13 +52,13 @@ func (c Config) maxBatch() int {
 
 // Stage embeds chunks and stores their vectors.
 type Stage struct {
-	emb   Embedder
-	store Store
+	emb   vectors.Embedder
+	store vectors.Store
 	cfg   Config
 }
 
 // New returns the stage. emb and store are required.
-func New(emb Embedder, store Store, cfg Config) (*Stage, error) {
+func New(emb vectors.Embedder, store vectors.Store, cfg Config) (*Stage, error) {
 	if emb == nil || store == nil {
 		return nil, errors.New("new embedder stage: embedder and store are required")
 	}
@@ -110,7 +74,7 @@ func New(emb Embedder, store Store, cfg Config) (*Stage, error) {
 // Handler returns the stage as a pipeline.BatchHandler.
 func (s *Stage) Handler() pipeline.BatchHandler { return s.Handle }
 
-// Handle embeds the chunks of a batch and upserts them, one Store.Upsert per
+// Handle embeds the chunks of a batch and upserts them, one vectors.Store.Upsert per
 // tenant present in the batch. It produces no outputs: the returned slice
 // has one empty entry per input. Any input that is not a chunk fails the
 // whole batch with a permanent error before anything is embedded, so the
@@ -169,9 +133,9 @@ func (s *Stage) Handle(ctx context.Context, ins []pipeline.Input) ([][]pipeline.
 
 // embed embeds chunks in calls of at most MaxBatch texts and checks every
 // vector the embedder returns.
-func (s *Stage) embed(ctx context.Context, chunks []schemas.Chunk) ([]Item, error) {
+func (s *Stage) embed(ctx context.Context, chunks []schemas.Chunk) ([]vectors.Item, error) {
 	dim := s.emb.Dim()
-	items := make([]Item, 0, len(chunks))
+	items := make([]vectors.Item, 0, len(chunks))
 	step := s.cfg.maxBatch()
 	texts := make([]string, 0, min(step, len(chunks)))
 	for lo := 0; lo < len(chunks); lo += step {
@@ -190,12 +154,12 @@ func (s *Stage) embed(ctx context.Context, chunks []schemas.Chunk) ([]Item, erro
 		}
 		for i, v := range vecs {
 			if len(v) != dim {
-				return nil, fmt.Errorf("embed chunk %s: %w: got %d, want %d", part[i].ChunkID, ErrDimension, len(v), dim)
+				return nil, fmt.Errorf("embed chunk %s: %w: got %d, want %d", part[i].ChunkID, vectors.ErrDimension, len(v), dim)
 			}
 			if !finite(v) {
 				return nil, fmt.Errorf("embed chunk %s: vector has NaN or infinite components", part[i].ChunkID)
 			}
-			items = append(items, Item{ChunkID: part[i].ChunkID, DocID: part[i].DocID, Vector: v})
+			items = append(items, vectors.Item{ChunkID: part[i].ChunkID, DocID: part[i].DocID, Vector: v})
 		}
 	}
 	return items, nil

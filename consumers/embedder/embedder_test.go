@@ -11,8 +11,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/annalist-dev/annalist/internal/vectors"
+
 	"github.com/annalist-dev/annalist/consumers/embedder"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -75,14 +77,14 @@ func vectorOf(text string, dim int) []float32 {
 // mapStore is an exact in-memory Store.
 type mapStore struct {
 	mu      sync.Mutex
-	items   map[string]map[string]embedder.Item
+	items   map[string]map[string]vectors.Item
 	upserts int
 	fail    error
 }
 
-func newMapStore() *mapStore { return &mapStore{items: map[string]map[string]embedder.Item{}} }
+func newMapStore() *mapStore { return &mapStore{items: map[string]map[string]vectors.Item{}} }
 
-func (s *mapStore) Upsert(_ context.Context, tenant string, items []embedder.Item) error {
+func (s *mapStore) Upsert(_ context.Context, tenant string, items []vectors.Item) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fail != nil {
@@ -90,7 +92,7 @@ func (s *mapStore) Upsert(_ context.Context, tenant string, items []embedder.Ite
 	}
 	s.upserts++
 	if s.items[tenant] == nil {
-		s.items[tenant] = map[string]embedder.Item{}
+		s.items[tenant] = map[string]vectors.Item{}
 	}
 	for _, it := range items {
 		s.items[tenant][it.ChunkID] = it
@@ -98,16 +100,16 @@ func (s *mapStore) Upsert(_ context.Context, tenant string, items []embedder.Ite
 	return nil
 }
 
-func (s *mapStore) Search(_ context.Context, tenant string, vec []float32, k int) ([]embedder.Hit, error) {
+func (s *mapStore) Search(_ context.Context, tenant string, vec []float32, k int) ([]vectors.Hit, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var hits []embedder.Hit
+	var hits []vectors.Hit
 	for id, it := range s.items[tenant] {
 		var dot float32
 		for i := range vec {
 			dot += vec[i] * it.Vector[i]
 		}
-		hits = append(hits, embedder.Hit{ChunkID: id, Score: dot})
+		hits = append(hits, vectors.Hit{ChunkID: id, Score: dot})
 	}
 	sort.Slice(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	return hits[:min(k, len(hits))], nil
@@ -134,7 +136,7 @@ func input(tenant string, m schemas.Message, off int64) pipeline.Input {
 	}
 }
 
-func newStage(t testing.TB, emb embedder.Embedder, st embedder.Store, cfg embedder.Config) *embedder.Stage {
+func newStage(t testing.TB, emb vectors.Embedder, st vectors.Store, cfg embedder.Config) *embedder.Stage {
 	t.Helper()
 	s, err := embedder.New(emb, st, cfg)
 	if err != nil {
@@ -304,7 +306,7 @@ func TestHandleErrors(t *testing.T) {
 		{"embedder fails", &hashEmbedder{dim: 4, fail: boom}, newMapStore(), boom, "embed 1 chunks"},
 		{"store fails", &hashEmbedder{dim: 4}, &mapStore{fail: boom}, boom, "upsert 1 vectors"},
 		{"missing vector", &hashEmbedder{dim: 4, short: true}, newMapStore(), nil, "returned 0 vectors"},
-		{"wrong dimension", &hashEmbedder{dim: 4, wrongDim: true}, newMapStore(), embedder.ErrDimension, "got 5, want 4"},
+		{"wrong dimension", &hashEmbedder{dim: 4, wrongDim: true}, newMapStore(), vectors.ErrDimension, "got 5, want 4"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/annalist-dev/annalist/consumers/embedder"
 	"github.com/annalist-dev/annalist/infra/embed"
 	"github.com/annalist-dev/annalist/infra/vector"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 )
 
 // Biography openings written for this test, in the style of the corpus.

@@ -7,10 +7,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/extractor"
-	"github.com/annalist-dev/annalist/internal/dataset"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -64,7 +65,7 @@ func BenchmarkHandlerOffline(b *testing.B) {
 // BenchmarkExtractCorpus runs the offline extractor over every
 // mingshi-liezhuan volume as the chunker cuts it (run with -benchtime 1x).
 func BenchmarkExtractCorpus(b *testing.B) {
-	dir := dataset.Require(b, "mingshi-liezhuan")
+	dir := datasettest.Require(b, "mingshi-liezhuan")
 	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if err != nil || len(files) == 0 {
 		b.Fatalf("no volumes in %s: %v", dir, err)

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/extractor"
-	"github.com/annalist-dev/annalist/internal/dataset"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -21,7 +22,7 @@ import (
 // 叶向高's entry yields courtesy name 进卿, native place 福清 and the jinshi
 // year 万历十一年, each with its evidence span.
 func TestCorpusRelationCoverage(t *testing.T) {
-	dir := dataset.Require(t, "mingshi-liezhuan")
+	dir := datasettest.Require(t, "mingshi-liezhuan")
 	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no volumes in %s: %v", dir, err)

@@ -1,13 +1,16 @@
 package extractor
 
-import "github.com/annalist-dev/annalist/schemas"
+import (
+	"github.com/annalist-dev/annalist/internal/regexmem"
+	"github.com/annalist-dev/annalist/schemas"
+)
 
 // handDemos are hand-made regexes written the way the model is asked to
 // write them: one pattern applied to the whole chunk, the value in a
 // capture group. They head the demonstrations of every prompt, before the
 // best validated regexes from memory. Each passes CheckRegex on its own
 // example (a test holds them to it).
-var handDemos = map[bool]map[string][]Pattern{
+var handDemos = map[bool]map[string][]regexmem.Pattern{
 	// Classical Chinese.
 	true: {
 		schemas.RelCourtesyName: {{

@@ -9,10 +9,12 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/annalist-dev/annalist/internal/regexmem"
+
 	"github.com/cloudwego/eino/components/model"
 	"github.com/rs/zerolog"
 
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -76,7 +78,7 @@ func WithModel(m model.BaseChatModel) Option { return func(e *Extractor) { e.mod
 
 // WithMemory stores validated regexes and serves them before the model is
 // called.
-func WithMemory(m Memory) Option { return func(e *Extractor) { e.memory = m } }
+func WithMemory(m regexmem.Memory) Option { return func(e *Extractor) { e.memory = m } }
 
 // WithLogger sets the logger (default: none).
 func WithLogger(l zerolog.Logger) Option { return func(e *Extractor) { e.log = l } }
@@ -88,7 +90,7 @@ func WithClock(now func() time.Time) Option { return func(e *Extractor) { e.now 
 type Extractor struct {
 	cfg    Config
 	model  model.BaseChatModel
-	memory Memory
+	memory regexmem.Memory
 	log    zerolog.Logger
 	now    func() time.Time
 	stats  counters
@@ -257,7 +259,7 @@ func (e *Extractor) fillGaps(ctx context.Context, tenant string, c schemas.Chunk
 	if len(missing) == 0 {
 		return nil, nil
 	}
-	var memory []Pattern
+	var memory []regexmem.Pattern
 	if e.memory != nil {
 		var err error
 		if memory, err = e.memory.Patterns(ctx, tenant, c.Profile, e.cfg.MemoryPatterns); err != nil {
@@ -295,7 +297,7 @@ func (e *Extractor) fillGaps(ctx context.Context, tenant string, c schemas.Chunk
 // that validates on the chunk and yields facts about target is used and
 // its hit recorded.
 func (e *Extractor) fromMemory(ctx context.Context, tenant string, c schemas.Chunk, rel, target string,
-	secs []section, memory []Pattern) ([]fact, error) {
+	secs []section, memory []regexmem.Pattern) ([]fact, error) {
 	for _, p := range memory {
 		if p.Relation != rel {
 			continue
@@ -319,8 +321,8 @@ func (e *Extractor) fromMemory(ctx context.Context, tenant string, c schemas.Chu
 
 // check is CheckRegex with the pattern-only rules cached per source and
 // groups, so stored patterns are compiled once per process.
-func (e *Extractor) check(p Pattern, text string) ([]RegexMatch, error) {
-	key := PatternID(p.Relation, p.Source, p.Groups)
+func (e *Extractor) check(p regexmem.Pattern, text string) ([]RegexMatch, error) {
+	key := regexmem.ID(p.Relation, p.Source, p.Groups)
 	e.mu.Lock()
 	cp, ok := e.compiled[key]
 	e.mu.Unlock()

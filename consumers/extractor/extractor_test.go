@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/consumers/extractor"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )

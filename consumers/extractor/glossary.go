@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/annalist-dev/annalist/internal/glossary"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -11,6 +11,8 @@ import (
 	"text/template"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/regexmem"
+
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/annalist-dev/annalist/internal/modeljson"
@@ -90,7 +92,7 @@ func (e *Extractor) ask(ctx context.Context, system, user string) (string, error
 // A rejected answer is retried with the reason, up to MaxAttempts calls;
 // nil facts and a nil error mean the model gave no usable regex.
 func (e *Extractor) synthesise(ctx context.Context, tenant string, c schemas.Chunk, rel, target string,
-	secs []section, memory []Pattern) ([]fact, error) {
+	secs []section, memory []regexmem.Pattern) ([]fact, error) {
 	han := hasHan(c.Text)
 	roles, _ := RoleNames(rel)
 	data := regexPromptData{
@@ -142,9 +144,9 @@ func (e *Extractor) synthesise(ctx context.Context, tenant string, c schemas.Chu
 
 // demos are the hand-made patterns for rel, then up to cfg.Demos patterns
 // for rel from memory (most used first).
-func (e *Extractor) demos(han bool, rel string, memory []Pattern) []demoView {
+func (e *Extractor) demos(han bool, rel string, memory []regexmem.Pattern) []demoView {
 	var out []demoView
-	add := func(p Pattern) {
+	add := func(p regexmem.Pattern) {
 		g, _ := json.Marshal(p.Groups)
 		out = append(out, demoView{Source: p.Source, GroupsJSON: string(g), Example: p.Example})
 	}
@@ -173,19 +175,19 @@ type regexAnswer struct {
 // parseRegexAnswer reads the model's answer strictly: one JSON object (a
 // surrounding Markdown code fence is tolerated), no unknown fields, the
 // relation asked for.
-func parseRegexAnswer(answer, rel string) (Pattern, error) {
+func parseRegexAnswer(answer, rel string) (regexmem.Pattern, error) {
 	var a regexAnswer
 	if err := modeljson.Decode(answer, &a); err != nil {
-		return Pattern{}, reject("answer is not the JSON object asked for: %v", err)
+		return regexmem.Pattern{}, reject("answer is not the JSON object asked for: %v", err)
 	}
 	if a.Relation != rel {
-		return Pattern{}, reject("answer is for relation %q, asked for %q", a.Relation, rel)
+		return regexmem.Pattern{}, reject("answer is for relation %q, asked for %q", a.Relation, rel)
 	}
 	if a.Regex == "" {
-		return Pattern{}, errNoRegex
+		return regexmem.Pattern{}, errNoRegex
 	}
-	return Pattern{
-		ID: PatternID(rel, a.Regex, a.Groups), Relation: rel, Source: a.Regex, Groups: a.Groups,
+	return regexmem.Pattern{
+		ID: regexmem.ID(rel, a.Regex, a.Groups), Relation: rel, Source: a.Regex, Groups: a.Groups,
 		Prompt: PromptRegex,
 	}, nil
 }
@@ -193,7 +195,7 @@ func parseRegexAnswer(answer, rel string) (Pattern, error) {
 // matchFacts turns the validated matches of p into facts about target:
 // only matches in target's own part of the chunk count, and at least one
 // must.
-func matchFacts(text string, secs []section, target string, p Pattern, ms []RegexMatch, method string) ([]fact, error) {
+func matchFacts(text string, secs []section, target string, p regexmem.Pattern, ms []RegexMatch, method string) ([]fact, error) {
 	var out []fact
 	conf := confLLMRegex
 	for _, m := range ms {

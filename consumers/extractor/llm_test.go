@@ -7,13 +7,15 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/annalist-dev/annalist/internal/regexmem"
+
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/infra/memory"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -61,13 +63,13 @@ func (s *scripted) calls() int {
 // fakeMemory is an in-process Memory.
 type fakeMemory struct {
 	mu   sync.Mutex
-	pats map[string]extractor.Pattern
+	pats map[string]regexmem.Pattern
 }
 
-func (f *fakeMemory) Patterns(_ context.Context, _, _ string, n int) ([]extractor.Pattern, error) {
+func (f *fakeMemory) Patterns(_ context.Context, _, _ string, n int) ([]regexmem.Pattern, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []extractor.Pattern
+	var out []regexmem.Pattern
 	for _, p := range f.pats {
 		if len(out) < n {
 			out = append(out, p)
@@ -76,11 +78,11 @@ func (f *fakeMemory) Patterns(_ context.Context, _, _ string, n int) ([]extracto
 	return out, nil
 }
 
-func (f *fakeMemory) Save(_ context.Context, _, _ string, p extractor.Pattern) error {
+func (f *fakeMemory) Save(_ context.Context, _, _ string, p regexmem.Pattern) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.pats == nil {
-		f.pats = map[string]extractor.Pattern{}
+		f.pats = map[string]regexmem.Pattern{}
 	}
 	f.pats[p.ID] = p
 	return nil
@@ -302,8 +304,8 @@ func TestModelErrorIsTransient(t *testing.T) {
 
 func TestMemoryServesWithoutModel(t *testing.T) {
 	mem := &fakeMemory{}
-	p := extractor.Pattern{Relation: schemas.RelCourtesyName, Source: `表字(\p{Han}{2})`, Groups: map[string]int{"tail": 1}}
-	p.ID = extractor.PatternID(p.Relation, p.Source, p.Groups)
+	p := regexmem.Pattern{Relation: schemas.RelCourtesyName, Source: `表字(\p{Han}{2})`, Groups: map[string]int{"tail": 1}}
+	p.ID = regexmem.ID(p.Relation, p.Source, p.Groups)
 	if err := mem.Save(context.Background(), "", "", p); err != nil {
 		t.Fatal(err)
 	}

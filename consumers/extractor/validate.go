@@ -9,6 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/regexmem"
+
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -129,7 +131,7 @@ type RegexMatch struct {
 //     cover more than half of a text longer than 240 characters;
 //  11. it matches more than 3 times (20 for offices, relatives, aliases);
 //  12. it matches any of the unrelated control sentences.
-func CheckRegex(p Pattern, text string) ([]RegexMatch, error) {
+func CheckRegex(p regexmem.Pattern, text string) ([]RegexMatch, error) {
 	re, err := compileChecked(p)
 	if err != nil {
 		return nil, err
@@ -140,7 +142,7 @@ func CheckRegex(p Pattern, text string) ([]RegexMatch, error) {
 // compileChecked applies the rules that depend on the pattern alone (1–6
 // and 12), so a pattern can be compiled and checked once and tried on many
 // texts.
-func compileChecked(p Pattern) (*regexp.Regexp, error) {
+func compileChecked(p regexmem.Pattern) (*regexp.Regexp, error) {
 	if _, ok := roleNames[p.Relation]; !ok {
 		return nil, reject("relation %q cannot be extracted by a regex", p.Relation)
 	}
@@ -200,7 +202,7 @@ func compileChecked(p Pattern) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-func matchChecked(re *regexp.Regexp, p Pattern, text string) ([]RegexMatch, error) {
+func matchChecked(re *regexp.Regexp, p regexmem.Pattern, text string) ([]RegexMatch, error) {
 	locs := re.FindAllStringSubmatchIndex(text, -1)
 	if len(locs) == 0 {
 		return nil, reject("regex does not match the chunk")

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/regexmem"
+
 	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -54,7 +56,7 @@ func TestCheckRegexRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := extractor.Pattern{Relation: tt.rel, Source: tt.src, Groups: tt.groups}
+			p := regexmem.Pattern{Relation: tt.rel, Source: tt.src, Groups: tt.groups}
 			ms, err := extractor.CheckRegex(p, tt.text)
 			if tt.reason == "" {
 				if err != nil || len(ms) == 0 {
@@ -74,7 +76,7 @@ func TestCheckRegexRules(t *testing.T) {
 
 func TestCheckRegexMatches(t *testing.T) {
 	text := "林远，表字子文，吴县人。举万历五年进士，授吴江知县。迁南京户部主事。"
-	p := extractor.Pattern{Relation: schemas.RelOffice, Source: `(授|迁)(\p{Han}{2,8}?(?:知县|主事))`,
+	p := regexmem.Pattern{Relation: schemas.RelOffice, Source: `(授|迁)(\p{Han}{2,8}?(?:知县|主事))`,
 		Groups: map[string]int{"verb": 1, "tail": 2}}
 	ms, err := extractor.CheckRegex(p, text)
 	if err != nil {
@@ -98,7 +100,7 @@ func FuzzCheckRegex(f *testing.F) {
 	f.Add(`(?i)(字)`, "字")
 	f.Fuzz(func(t *testing.T, src, text string) {
 		for _, rel := range []string{schemas.RelCourtesyName, schemas.RelBirth, schemas.RelOffice} {
-			p := extractor.Pattern{Relation: rel, Source: src, Groups: map[string]int{"tail": 1}}
+			p := regexmem.Pattern{Relation: rel, Source: src, Groups: map[string]int{"tail": 1}}
 			ms, err := extractor.CheckRegex(p, text)
 			if err != nil {
 				if !errors.Is(err, extractor.ErrRejected) {

@@ -10,7 +10,7 @@ import (
 	"github.com/annalist-dev/annalist/consumers/kgwriter"
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

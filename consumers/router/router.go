@@ -2,7 +2,8 @@
 // the verifier's verdicts and sends each failed one to exactly one solver,
 // on the solver's own repairs topic, so each solver scales on its own.
 //
-// Routing follows the error type of the verdict:
+// Routing follows the error type of the verdict, by the routing table
+// declared in topology (topology.Routes):
 //
 //	not_included                       → repairs.regenerate  (regenerate)
 //	not_supported, era                 → repairs.era         (era)
@@ -22,56 +23,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
-
-// Solver names, as carried in schemas.Repair.Solver and
-// schemas.Correction.Solver.
-const (
-	SolverEra         = "era"
-	SolverAlias       = "alias"
-	SolverRefConflict = "refconflict"
-	SolverKnowledge   = "knowledge"
-	SolverRegenerate  = "regenerate"
-)
-
-// Route returns the repairs topic and the solver for a verdict; both are
-// empty for a supported verdict.
-func Route(v schemas.Verdict) (topic, solver string) {
-	switch v.Status {
-	case schemas.StatusSupported:
-		return "", ""
-	case schemas.StatusNotIncluded:
-		return topology.RepairRegenerate, SolverRegenerate
-	}
-	switch errorType(v) {
-	case schemas.ErrorEra:
-		return topology.RepairEra, SolverEra
-	case schemas.ErrorAlias:
-		return topology.RepairAlias, SolverAlias
-	case schemas.ErrorRefConflict:
-		return topology.RepairRefConfl, SolverRefConflict
-	case schemas.ErrorKnowledge:
-		return topology.RepairKnowledge, SolverKnowledge
-	}
-	return topology.RepairOther, SolverRegenerate
-}
-
-// errorType is the verdict's error type, or that of its first
-// not_supported fact when the verdict names none.
-func errorType(v schemas.Verdict) string {
-	if v.ErrorType != "" {
-		return v.ErrorType
-	}
-	for _, f := range v.Facts {
-		if f.Status == schemas.StatusNotSupported {
-			return f.ErrorType
-		}
-	}
-	return ""
-}
 
 // Handler is the router stage: a verdict in, one schemas.Repair out on the
 // topic Route names; a supported verdict gives no output. It has no side
@@ -86,7 +41,7 @@ func Handler() pipeline.Handler {
 		if err := v.Validate(); err != nil {
 			return nil, pipeline.Permanent(fmt.Errorf("route verdict of %s: %w", v.RequestID, err))
 		}
-		topic, solver := Route(v)
+		topic, solver := topology.RouteVerdict(v)
 		if topic == "" {
 			return nil, nil
 		}

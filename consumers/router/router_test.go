@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/router"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -24,22 +24,22 @@ func TestRoute(t *testing.T) {
 		topic, solver string
 	}{
 		{"supported", verdict(schemas.StatusSupported, ""), "", ""},
-		{"not included", verdict(schemas.StatusNotIncluded, ""), topology.RepairRegenerate, router.SolverRegenerate},
-		{"era", verdict(schemas.StatusNotSupported, schemas.ErrorEra), topology.RepairEra, router.SolverEra},
-		{"alias", verdict(schemas.StatusNotSupported, schemas.ErrorAlias), topology.RepairAlias, router.SolverAlias},
-		{"ref conflict", verdict(schemas.StatusNotSupported, schemas.ErrorRefConflict), topology.RepairRefConfl, router.SolverRefConflict},
-		{"knowledge", verdict(schemas.StatusNotSupported, schemas.ErrorKnowledge), topology.RepairKnowledge, router.SolverKnowledge},
-		{"other", verdict(schemas.StatusNotSupported, schemas.ErrorOther), topology.RepairOther, router.SolverRegenerate},
-		{"unknown type", verdict(schemas.StatusNotSupported, "calendar"), topology.RepairOther, router.SolverRegenerate},
+		{"not included", verdict(schemas.StatusNotIncluded, ""), topology.RepairRegenerate, topology.SolverRegenerate},
+		{"era", verdict(schemas.StatusNotSupported, schemas.ErrorEra), topology.RepairEra, topology.SolverEra},
+		{"alias", verdict(schemas.StatusNotSupported, schemas.ErrorAlias), topology.RepairAlias, topology.SolverAlias},
+		{"ref conflict", verdict(schemas.StatusNotSupported, schemas.ErrorRefConflict), topology.RepairRefConfl, topology.SolverRefConflict},
+		{"knowledge", verdict(schemas.StatusNotSupported, schemas.ErrorKnowledge), topology.RepairKnowledge, topology.SolverKnowledge},
+		{"other", verdict(schemas.StatusNotSupported, schemas.ErrorOther), topology.RepairOther, topology.SolverRegenerate},
+		{"unknown type", verdict(schemas.StatusNotSupported, "calendar"), topology.RepairOther, topology.SolverRegenerate},
 		{"type from the first unsupported fact", verdict(schemas.StatusNotSupported, "",
 			schemas.FactVerdict{Status: schemas.StatusSupported, ErrorType: schemas.ErrorAlias},
 			schemas.FactVerdict{Status: schemas.StatusNotSupported, ErrorType: schemas.ErrorEra},
 			schemas.FactVerdict{Status: schemas.StatusNotSupported, ErrorType: schemas.ErrorAlias}),
-			topology.RepairEra, router.SolverEra},
-		{"no type anywhere", verdict(schemas.StatusNotSupported, ""), topology.RepairOther, router.SolverRegenerate},
+			topology.RepairEra, topology.SolverEra},
+		{"no type anywhere", verdict(schemas.StatusNotSupported, ""), topology.RepairOther, topology.SolverRegenerate},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			topic, solver := router.Route(tt.v)
+			topic, solver := topology.RouteVerdict(tt.v)
 			if topic != tt.topic || solver != tt.solver {
 				t.Errorf("Route = (%q, %q), want (%q, %q)", topic, solver, tt.topic, tt.solver)
 			}
@@ -64,7 +64,7 @@ func TestRoutesAreDeclared(t *testing.T) {
 	}
 	for _, s := range []string{schemas.StatusNotIncluded, schemas.StatusNotSupported} {
 		for _, e := range []string{"", schemas.ErrorEra, schemas.ErrorAlias, schemas.ErrorRefConflict, schemas.ErrorKnowledge, schemas.ErrorOther} {
-			topic, solver := router.Route(verdict(s, e))
+			topic, solver := topology.RouteVerdict(verdict(s, e))
 			if !writes[topic] {
 				t.Errorf("%s/%s routes to %q, which the router stage does not write", s, e, topic)
 			}
@@ -95,7 +95,7 @@ func TestHandler(t *testing.T) {
 		if err := r.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		if r.RequestID != v.RequestID || r.Solver != router.SolverAlias || r.Verdict.Draft.Text != v.Draft.Text {
+		if r.RequestID != v.RequestID || r.Solver != topology.SolverAlias || r.Verdict.Draft.Text != v.Draft.Text {
 			t.Errorf("repair %+v does not carry the verdict", r)
 		}
 	}

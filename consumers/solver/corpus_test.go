@@ -11,13 +11,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+	"github.com/annalist-dev/annalist/topology"
+
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/extractor"
-	"github.com/annalist-dev/annalist/consumers/router"
 	"github.com/annalist-dev/annalist/consumers/solver"
 	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/consumers/writer"
-	"github.com/annalist-dev/annalist/internal/dataset"
 	"github.com/annalist-dev/annalist/internal/era"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -122,7 +123,7 @@ func inject(tab *era.Table, rs *schemas.ReferenceSet, s string, k int, places, c
 // verifier (an injection it does not detect) are not the solvers' to fix
 // and are counted apart.
 func TestCorpusCorrection(t *testing.T) {
-	dir := dataset.Require(t, "mingshi-liezhuan")
+	dir := datasettest.Require(t, "mingshi-liezhuan")
 	files, err := filepath.Glob(filepath.Join(dir, "1[0-2]*.txt"))
 	if err != nil || len(files) == 0 {
 		t.Skipf("no volumes 100-129 in %s", dir)
@@ -183,7 +184,7 @@ func TestCorpusCorrection(t *testing.T) {
 						break
 					}
 					detected = true
-					_, sname := router.Route(v)
+					_, sname := topology.RouteVerdict(v)
 					c, _, err := solvers[sname].Solve(ctx, rs, schemas.Repair{RequestID: "r", Solver: sname, Verdict: v})
 					if err != nil {
 						t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/solver"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/annalist-dev/annalist/internal/era"
-	"github.com/annalist-dev/annalist/internal/pipeline"
 	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

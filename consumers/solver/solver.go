@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/annalist-dev/annalist/consumers/router"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -144,9 +143,9 @@ func newCorrection(name string, r schemas.Repair) schemas.Correction {
 
 // Solver names.
 const (
-	NameEra         = router.SolverEra
-	NameAlias       = router.SolverAlias
-	NameRefConflict = router.SolverRefConflict
-	NameKnowledge   = router.SolverKnowledge
-	NameRegenerate  = router.SolverRegenerate
+	NameEra         = topology.SolverEra
+	NameAlias       = topology.SolverAlias
+	NameRefConflict = topology.SolverRefConflict
+	NameKnowledge   = topology.SolverKnowledge
+	NameRegenerate  = topology.SolverRegenerate
 )

@@ -13,11 +13,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/consumers/writer"
-	"github.com/annalist-dev/annalist/internal/dataset"
 	"github.com/annalist-dev/annalist/internal/era"
 	"github.com/annalist-dev/annalist/internal/inject"
 	"github.com/annalist-dev/annalist/internal/text"
@@ -41,7 +42,7 @@ const maxRefs = 30
 // and extractor stages do.
 func loadCorpus(t testing.TB, vols []string) []*corpusPerson {
 	t.Helper()
-	dir := dataset.Require(t, "mingshi-liezhuan")
+	dir := datasettest.Require(t, "mingshi-liezhuan")
 	ctx := context.Background()
 	ch := chunker.New(chunker.Config{})
 	ex := extractor.New(extractor.Config{})
@@ -117,7 +118,7 @@ func loadCorpus(t testing.TB, vols []string) []*corpusPerson {
 // corpusVolumes picks n volumes spread over the corpus.
 func corpusVolumes(t testing.TB, n int) []string {
 	t.Helper()
-	dir := dataset.Require(t, "mingshi-liezhuan")
+	dir := datasettest.Require(t, "mingshi-liezhuan")
 	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no volumes in %s: %v", dir, err)

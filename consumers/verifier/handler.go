@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/internal/genmem"
+
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -14,11 +16,6 @@ import (
 type RefSource interface {
 	References(ctx context.Context, tenant, requestID string) (*schemas.ReferenceSet, error)
 }
-
-// ErrNoReferences marks a RefSource error that no retry can fix: the
-// request has no reference set (never stored, or expired). Wrap it to have
-// the draft dead-lettered at once; any other RefSource error is retried.
-var ErrNoReferences = errors.New("no reference set for the request")
 
 // Handler is the verifier stage: a draft from topology.Drafts in, one
 // verdict out on topology.Verdicts, with the draft's request, kind,
@@ -29,7 +26,7 @@ var ErrNoReferences = errors.New("no reference set for the request")
 // the runtime's seen-markers sit in front of it).
 //
 // Errors: an input that is not a valid draft is permanent; a RefSource
-// error is transient unless it wraps ErrNoReferences; a checker error is
+// error is transient unless it wraps genmem.ErrNoReferences; a checker error is
 // returned as it is (the LLM wrapper marks a refused request permanent).
 func Handler(c Checker, refs RefSource) pipeline.Handler {
 	return func(ctx context.Context, in pipeline.Input) ([]pipeline.Output, error) {
@@ -46,13 +43,13 @@ func Handler(c Checker, refs RefSource) pipeline.Handler {
 		rs, err := refs.References(ctx, in.Tenant(), d.RequestID)
 		if err != nil {
 			err = fmt.Errorf("verify draft %s/%d: read references: %w", d.RequestID, d.Index, err)
-			if errors.Is(err, ErrNoReferences) {
+			if errors.Is(err, genmem.ErrNoReferences) {
 				return nil, pipeline.Permanent(err)
 			}
 			return nil, err
 		}
 		if rs == nil {
-			return nil, pipeline.Permanent(fmt.Errorf("verify draft %s/%d: %w", d.RequestID, d.Index, ErrNoReferences))
+			return nil, pipeline.Permanent(fmt.Errorf("verify draft %s/%d: %w", d.RequestID, d.Index, genmem.ErrNoReferences))
 		}
 		v, err := c.Check(ctx, rs, d)
 		if err != nil {

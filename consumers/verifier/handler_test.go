@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/annalist-dev/annalist/internal/genmem"
+
 	"github.com/annalist-dev/annalist/consumers/verifier"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -24,7 +26,7 @@ func (m *memRefs) References(_ context.Context, tenant, id string) (*schemas.Ref
 	}
 	rs, ok := m.sets[tenant+"/"+id]
 	if !ok {
-		return nil, fmt.Errorf("references of request %s: %w", id, verifier.ErrNoReferences)
+		return nil, fmt.Errorf("references of request %s: %w", id, genmem.ErrNoReferences)
 	}
 	return rs, nil
 }

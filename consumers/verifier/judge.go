@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"text/template"
 
+	"github.com/annalist-dev/annalist/internal/genmem"
+
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
@@ -131,7 +133,7 @@ type promptData struct {
 // the runtime retries the draft.
 func (j *Judge) Check(ctx context.Context, refs *schemas.ReferenceSet, d schemas.Draft) (schemas.Verdict, error) {
 	if refs == nil {
-		return schemas.Verdict{}, fmt.Errorf("judge draft %s/%d: %w", d.RequestID, d.Index, ErrNoReferences)
+		return schemas.Verdict{}, fmt.Errorf("judge draft %s/%d: %w", d.RequestID, d.Index, genmem.ErrNoReferences)
 	}
 	j.stats.drafts.Add(1)
 	if d.Conflict && len(d.Facts) > 0 && j.fallback != nil {

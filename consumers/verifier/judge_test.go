@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/annalist-dev/annalist/internal/genmem"
+
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
@@ -185,7 +187,7 @@ func TestJudgeFailures(t *testing.T) {
 	if _, err := j.Check(ctx, fixtureRefs(t), schemas.Draft{RequestID: "r", Text: identity}); err == nil {
 		t.Error("malformed answers and no fallback: want an error")
 	}
-	if _, err := j.Check(ctx, nil, schemas.Draft{RequestID: "r", Text: identity}); !errors.Is(err, verifier.ErrNoReferences) {
+	if _, err := j.Check(ctx, nil, schemas.Draft{RequestID: "r", Text: identity}); !errors.Is(err, genmem.ErrNoReferences) {
 		t.Errorf("nil reference set: %v", err)
 	}
 	// A conflict draft is decided by the fallback's per-chunk check.

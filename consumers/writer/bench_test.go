@@ -7,10 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/consumers/writer"
-	"github.com/annalist-dev/annalist/internal/dataset"
 	"github.com/annalist-dev/annalist/internal/demo"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
@@ -125,7 +126,7 @@ func BenchmarkRetrieve(b *testing.B) {
 // 5,000 entities and 10,000 edges) in the graph; the subjects include men
 // with long entries, a name shared by several entries and a courtesy name.
 func BenchmarkRetrieveLiezhuan(b *testing.B) {
-	dir := dataset.Require(b, "mingshi-liezhuan")
+	dir := datasettest.Require(b, "mingshi-liezhuan")
 	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if err != nil {
 		b.Fatal(err)

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+
 	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/consumers/writer"
-	"github.com/annalist-dev/annalist/internal/dataset"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -38,7 +39,7 @@ func draftAll(t testing.TB, d writer.Drafter, refs *schemas.ReferenceSet) []sche
 // 福清, his jinshi year 万历十一年 with the Gregorian year 1583 and his
 // highest office, each sentence citing the chunk it comes from.
 func TestOfflineYeXiangGao(t *testing.T) {
-	dir := dataset.Require(t, "mingshi-liezhuan")
+	dir := datasettest.Require(t, "mingshi-liezhuan")
 	w := newWorld(t)
 	w.ingest(t, volumeDocs(t, dir, "128.txt"))
 	refs, err := writer.NewRetriever(w.g, w.chunks).Retrieve(context.Background(), tenant, "叶向高")
@@ -67,7 +68,7 @@ func TestOfflineYeXiangGao(t *testing.T) {
 // offline verifier: the extractive engine's guarantee is that what it
 // writes is supported by the sentence's citations.
 func TestOfflineCorpusVerified(t *testing.T) {
-	dir := dataset.Require(t, "mingshi-liezhuan")
+	dir := datasettest.Require(t, "mingshi-liezhuan")
 	if testing.Short() {
 		t.Skip("drafts and verifies some ten thousand sentences")
 	}

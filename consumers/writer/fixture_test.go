@@ -9,7 +9,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/internal/genmem"
+
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -68,13 +70,13 @@ type Referencer interface {
 type Loop struct {
 	refs    Referencer
 	drafter Drafter
-	mem     Memory
+	mem     genmem.Memory
 	cfg     LoopConfig
 	now     func() time.Time
 }
 
 // NewLoop returns the writer stage.
-func NewLoop(r Referencer, d Drafter, m Memory, cfg LoopConfig) *Loop {
+func NewLoop(r Referencer, d Drafter, m genmem.Memory, cfg LoopConfig) *Loop {
 	return &Loop{refs: r, drafter: d, mem: m, cfg: cfg.withDefaults(), now: time.Now}
 }
 
@@ -113,7 +115,7 @@ func (l *Loop) start(ctx context.Context, tenant string, r schemas.Request) ([]p
 	if errors.Is(err, ErrUnknownSubject) {
 		d := schemas.Draft{RequestID: r.RequestID, Kind: r.Kind, Subject: r.Subject, Final: true,
 			Error: err.Error()}
-		return l.take(ctx, tenant, r.RequestID, Step{Key: "start", Start: &r, Name: r.Subject,
+		return l.take(ctx, tenant, r.RequestID, genmem.Step{Key: "start", Start: &r, Name: r.Subject,
 			StartedMillis: started, Done: true}, []schemas.Draft{d})
 	}
 	if err != nil {
@@ -126,7 +128,7 @@ func (l *Loop) start(ctx context.Context, tenant string, r schemas.Request) ([]p
 	if err != nil {
 		return nil, err
 	}
-	s := Step{Key: "start", Start: &r, Name: refs.Name, StartedMillis: started, Done: done,
+	s := genmem.Step{Key: "start", Start: &r, Name: refs.Name, StartedMillis: started, Done: done,
 		Incr: map[string]int64{"llm_calls": calls}}
 	if !done {
 		s.Incr["drafted"] = 1
@@ -157,7 +159,7 @@ func (l *Loop) accept(ctx context.Context, tenant string, v schemas.Verdict) ([]
 			cites = append(cites, e.ChunkID)
 		}
 	}
-	rec := &Final{Index: v.Index, Attempts: v.Attempt + 1, Sentence: schemas.PageSentence{
+	rec := &genmem.Final{Index: v.Index, Attempts: v.Attempt + 1, Sentence: schemas.PageSentence{
 		Text: d.Text, Status: status, Citations: citations(cites), Facts: d.Facts, Note: d.Note}}
 	incr := map[string]int64{"accepted": 1, "llm_calls": int64(v.LLMCalls)}
 	if status != schemas.StatusSupported {
@@ -167,7 +169,7 @@ func (l *Loop) accept(ctx context.Context, tenant string, v schemas.Verdict) ([]
 		incr["fixed_"+t]++
 		incr[pendingKey(v.Index, t)] = -st.Counters[pendingKey(v.Index, t)]
 	}
-	return l.next(ctx, tenant, st, Step{Key: key, ExpectIndex: v.Index, ExpectAttempt: v.Attempt,
+	return l.next(ctx, tenant, st, genmem.Step{Key: key, ExpectIndex: v.Index, ExpectAttempt: v.Attempt,
 		Record: rec, Incr: incr})
 }
 
@@ -185,7 +187,7 @@ func (l *Loop) correct(ctx context.Context, tenant string, c schemas.Correction)
 		typ = schemas.StatusNotIncluded
 	}
 	incr := map[string]int64{"detected_" + typ: 1, pendingKey(c.Index, typ): 1, "llm_calls": int64(c.LLMCalls)}
-	s := Step{Key: key, ExpectIndex: c.Index, ExpectAttempt: c.Attempt, Incr: incr}
+	s := genmem.Step{Key: key, ExpectIndex: c.Index, ExpectAttempt: c.Attempt, Incr: incr}
 	if c.Outcome == schemas.OutcomeDropped || c.Attempt+1 >= l.cfg.MaxAttempts ||
 		st.Counters["drafted"] >= int64(l.cfg.MaxDrafts) {
 		reason := c.Reason
@@ -197,7 +199,7 @@ func (l *Loop) correct(ctx context.Context, tenant string, c schemas.Correction)
 		case reason == "":
 			reason = "dropped by solver " + c.Solver
 		}
-		s.Record = &Final{Index: c.Index, Dropped: reason, Attempts: c.Attempt + 1}
+		s.Record = &genmem.Final{Index: c.Index, Dropped: reason, Attempts: c.Attempt + 1}
 		incr["dropped"] = 1
 		return l.next(ctx, tenant, st, s)
 	}
@@ -210,7 +212,7 @@ func (l *Loop) correct(ctx context.Context, tenant string, c schemas.Correction)
 }
 
 // next drafts the sentence after the one s makes final, or ends the page.
-func (l *Loop) next(ctx context.Context, tenant string, st State, s Step) ([]pipeline.Output, error) {
+func (l *Loop) next(ctx context.Context, tenant string, st genmem.State, s genmem.Step) ([]pipeline.Output, error) {
 	refs, err := l.mem.References(ctx, tenant, st.RequestID)
 	if err != nil {
 		return nil, err
@@ -284,20 +286,20 @@ func callsOf(d Drafter) int64 {
 
 // current reads the state and reports whether the loop stands at (k, a);
 // ok=false when it has moved on (or ended).
-func (l *Loop) current(ctx context.Context, tenant, id string, k, a int) (State, bool, error) {
+func (l *Loop) current(ctx context.Context, tenant, id string, k, a int) (genmem.State, bool, error) {
 	st, ok, err := l.mem.State(ctx, tenant, id)
 	if err != nil {
-		return State{}, false, err
+		return genmem.State{}, false, err
 	}
 	if !ok {
-		return State{}, false, pipeline.Permanentf("writer: request %s is not in agent memory (expired or never started)", id)
+		return genmem.State{}, false, pipeline.Permanentf("writer: request %s is not in agent memory (expired or never started)", id)
 	}
 	return st, !st.Done && st.Index == k && st.Attempt == a, nil
 }
 
 // take applies the step with the drafts as its outputs, or replays the
 // outputs of the step taken before.
-func (l *Loop) take(ctx context.Context, tenant, id string, s Step, ds []schemas.Draft) ([]pipeline.Output, error) {
+func (l *Loop) take(ctx context.Context, tenant, id string, s genmem.Step, ds []schemas.Draft) ([]pipeline.Output, error) {
 	b, err := json.Marshal(ds)
 	if err != nil {
 		return nil, fmt.Errorf("encode drafts of %s: %w", id, err)
@@ -354,7 +356,7 @@ func citations(ids []string) []schemas.Citation {
 func pendingKey(k int, typ string) string { return "pending." + strconv.Itoa(k) + "." + typ }
 
 // pendingTypes are the error types found in sentence k's earlier attempts.
-func pendingTypes(st State, k int) []string {
+func pendingTypes(st genmem.State, k int) []string {
 	pre := "pending." + strconv.Itoa(k) + "."
 	var out []string
 	for f, n := range st.Counters {

@@ -16,7 +16,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/annalist-dev/annalist/internal/modeljson"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/annalist-dev/annalist/consumers/writer"
 	"github.com/annalist-dev/annalist/infra/memory"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )

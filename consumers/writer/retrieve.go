@@ -9,8 +9,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/annalist-dev/annalist/consumers/embedder"
-	"github.com/annalist-dev/annalist/internal/kgview"
+	"github.com/annalist-dev/annalist/internal/graph"
+
+	"github.com/annalist-dev/annalist/internal/vectors"
+
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -23,10 +25,10 @@ type Graph interface {
 	Resolve(ctx context.Context, tenant, surface string) ([]string, error)
 	// Entity returns an entity with its aliases, edges, mentions and
 	// homonyms; an unknown id fails with an error wrapping
-	// kgview.ErrNotFound.
-	Entity(ctx context.Context, tenant, id string) (kgview.Entity, error)
+	// graph.ErrNotFound.
+	Entity(ctx context.Context, tenant, id string) (graph.Entity, error)
 	// Neighbourhood returns the entities within hops edges of id.
-	Neighbourhood(ctx context.Context, tenant, id string, hops int) (kgview.Subgraph, error)
+	Neighbourhood(ctx context.Context, tenant, id string, hops int) (graph.Subgraph, error)
 }
 
 // Chunks reads stored chunks; infra/redis's Chunks implements it.
@@ -61,7 +63,7 @@ type RetrieverOption func(*Retriever)
 // path adds recall (an archive page that names the subject without the
 // extractor having linked it) without adding chunks about other people.
 // It also enables VectorBaseline. k ≤ 0 means 10.
-func WithVectors(emb embedder.Embedder, store embedder.Store, k int) RetrieverOption {
+func WithVectors(emb vectors.Embedder, store vectors.Store, k int) RetrieverOption {
 	return func(r *Retriever) {
 		if k <= 0 {
 			k = 10
@@ -92,8 +94,8 @@ func WithMaxReferences(n int) RetrieverOption {
 type Retriever struct {
 	g         Graph
 	chunks    Chunks
-	emb       embedder.Embedder
-	vectors   embedder.Store
+	emb       vectors.Embedder
+	vectors   vectors.Store
 	k         int
 	decisions DecisionSource
 	max       int
@@ -180,7 +182,7 @@ func (r *Retriever) Retrieve(ctx context.Context, tenant, subject string) (*sche
 	for _, id := range own {
 		isOwn[id] = true
 	}
-	var graph []schemas.Reference
+	var fromKG []schemas.Reference
 	ownCs := slices.DeleteFunc(slices.Clone(chunks), func(c schemas.Chunk) bool { return !isOwn[c.ChunkID] })
 	readingOrder(ownCs, e.EntryChunk)
 	nearCs := slices.DeleteFunc(chunks, func(c schemas.Chunk) bool { return isOwn[c.ChunkID] })
@@ -192,23 +194,23 @@ func (r *Retriever) Retrieve(ctx context.Context, tenant, subject string) (*sche
 			}
 			src, through = schemas.SourceNeighbour, via[c.ChunkID]
 		}
-		graph = append(graph, schemas.Reference{ChunkID: c.ChunkID, DocID: c.DocID, Text: c.Text,
+		fromKG = append(fromKG, schemas.Reference{ChunkID: c.ChunkID, DocID: c.DocID, Text: c.Text,
 			Source: src, Entity: through})
 		if rs.Lang == "" && c.ChunkID == e.EntryChunk {
 			rs.Lang = text.Lang(c.Text)
 		}
 	}
-	if rs.Lang == "" && len(graph) > 0 {
-		rs.Lang = text.Lang(graph[0].Text)
+	if rs.Lang == "" && len(fromKG) > 0 {
+		rs.Lang = text.Lang(fromKG[0].Text)
 	}
 
 	var vec []schemas.Reference
 	if r.vectors != nil {
-		if vec, err = r.vectorHits(ctx, tenant, rs.Aliases, names, graph); err != nil {
+		if vec, err = r.vectorHits(ctx, tenant, rs.Aliases, names, fromKG); err != nil {
 			return nil, fmt.Errorf("retrieve %q: %w", subject, err)
 		}
 	}
-	rs.References = fuse(graph, vec, r.max)
+	rs.References = fuse(fromKG, vec, r.max)
 
 	if r.decisions != nil {
 		if rs.Decisions, err = r.decisionsOf(ctx, tenant, subject, e.Name); err != nil {
@@ -219,7 +221,7 @@ func (r *Retriever) Retrieve(ctx context.Context, tenant, subject string) (*sche
 }
 
 // VectorBaseline is vector search alone: the top k chunks for the subject
-// as written, scored by similarity, with no graph and no filter — the
+// as written, scored by similarity, with no fromKG and no filter — the
 // embedding-RAG baseline retrieval is measured against. It needs
 // WithVectors.
 func (r *Retriever) VectorBaseline(ctx context.Context, tenant, subject string, k int) ([]schemas.Reference, error) {
@@ -252,7 +254,7 @@ func (r *Retriever) VectorBaseline(ctx context.Context, tenant, subject string, 
 	return out, nil
 }
 
-func (r *Retriever) search(ctx context.Context, tenant, query string, k int) ([]embedder.Hit, error) {
+func (r *Retriever) search(ctx context.Context, tenant, query string, k int) ([]vectors.Hit, error) {
 	vecs, err := r.emb.Embed(ctx, []string{query})
 	if err != nil {
 		return nil, fmt.Errorf("embed query: %w", err)
@@ -268,23 +270,23 @@ func (r *Retriever) search(ctx context.Context, tenant, query string, k int) ([]
 }
 
 // vectorHits searches with the subject's names and keeps the hits whose
-// text mentions one of them, in vector order. Hits already in graph keep
+// text mentions one of them, in vector order. Hits already in fromKG keep
 // their place there and only add their vector rank to the fusion.
 func (r *Retriever) vectorHits(ctx context.Context, tenant string, aliases, names []string,
-	graph []schemas.Reference) ([]schemas.Reference, error) {
+	fromKG []schemas.Reference) ([]schemas.Reference, error) {
 	hits, err := r.search(ctx, tenant, strings.Join(aliases, " "), r.k)
 	if err != nil {
 		return nil, err
 	}
-	have := make(map[string]int, len(graph))
-	for i, g := range graph {
+	have := make(map[string]int, len(fromKG))
+	for i, g := range fromKG {
 		have[g.ChunkID] = i
 	}
 	out := make([]schemas.Reference, 0, len(hits))
 	var fetch []string
 	for _, h := range hits {
 		if i, ok := have[h.ChunkID]; ok {
-			out = append(out, graph[i])
+			out = append(out, fromKG[i])
 			continue
 		}
 		fetch = append(fetch, h.ChunkID)
@@ -335,16 +337,16 @@ func (r *Retriever) decisionsOf(ctx context.Context, tenant, subject, name strin
 
 // resolve picks the entity subject denotes and returns the other
 // candidates.
-func (r *Retriever) resolve(ctx context.Context, tenant, subject string) (kgview.Entity, []string, error) {
+func (r *Retriever) resolve(ctx context.Context, tenant, subject string) (graph.Entity, []string, error) {
 	ids, err := r.g.Resolve(ctx, tenant, subject)
 	if err != nil {
-		return kgview.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, err)
+		return graph.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, err)
 	}
 	if len(ids) == 0 {
-		return kgview.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, ErrUnknownSubject)
+		return graph.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, ErrUnknownSubject)
 	}
 	// Rank from the ids first: a person id carries its name and whether it
-	// is anchored (kgview.Node), so only the best tier needs reading, and a
+	// is anchored (graph.Node), so only the best tier needs reading, and a
 	// common courtesy name shared by ten people costs one entity read, not
 	// ten.
 	cands := slices.Clone(ids)
@@ -356,19 +358,19 @@ func (r *Retriever) resolve(ctx context.Context, tenant, subject string) (kgview
 		}
 		tier, err := r.entities(ctx, tenant, cands[lo:hi])
 		if err != nil {
-			return kgview.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, err)
+			return graph.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, err)
 		}
 		if len(tier) > 0 {
 			best, err := r.best(ctx, tenant, tier)
 			if err != nil {
-				return kgview.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, err)
+				return graph.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, err)
 			}
 			others := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == best.ID })
 			return best, others, nil
 		}
 		lo = hi
 	}
-	return kgview.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, ErrUnknownSubject)
+	return graph.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, ErrUnknownSubject)
 }
 
 // maxParallelReads bounds the entity reads one Retrieve runs at once.
@@ -377,8 +379,8 @@ const maxParallelReads = 8
 // entities reads the entities of ids, concurrently when there are several
 // (a name shared by two entries costs the latency of one read), and
 // returns those that exist, in the order of ids.
-func (r *Retriever) entities(ctx context.Context, tenant string, ids []string) ([]kgview.Entity, error) {
-	es := make([]kgview.Entity, len(ids))
+func (r *Retriever) entities(ctx context.Context, tenant string, ids []string) ([]graph.Entity, error) {
+	es := make([]graph.Entity, len(ids))
 	errs := make([]error, len(ids))
 	if len(ids) == 1 {
 		es[0], errs[0] = r.g.Entity(ctx, tenant, ids[0])
@@ -399,7 +401,7 @@ func (r *Retriever) entities(ctx context.Context, tenant string, ids []string) (
 	out := es[:0]
 	for i, e := range es {
 		switch {
-		case errors.Is(errs[i], kgview.ErrNotFound):
+		case errors.Is(errs[i], graph.ErrNotFound):
 		case errs[i] != nil:
 			return nil, errs[i]
 		default:
@@ -414,7 +416,7 @@ func (r *Retriever) entities(ctx context.Context, tenant string, ids []string) (
 // bears the same name as the man with an entry of his own more often than
 // two entries do), then the most facts, then the most chunks. The entry
 // chunks are read only when there is a choice to make.
-func (r *Retriever) best(ctx context.Context, tenant string, tier []kgview.Entity) (kgview.Entity, error) {
+func (r *Retriever) best(ctx context.Context, tenant string, tier []graph.Entity) (graph.Entity, error) {
 	if len(tier) == 1 {
 		return tier[0], nil
 	}
@@ -428,19 +430,19 @@ func (r *Retriever) best(ctx context.Context, tenant string, tier []kgview.Entit
 	if len(entries) > 0 {
 		cs, err := r.chunks.Get(ctx, tenant, entries)
 		if err != nil {
-			return kgview.Entity{}, err
+			return graph.Entity{}, err
 		}
 		for _, c := range cs {
 			subjectOf[c.ChunkID+"\x00"+c.Entry] = true
 		}
 	}
-	rank := func(e kgview.Entity) int {
+	rank := func(e graph.Entity) int {
 		if subjectOf[e.EntryChunk+"\x00"+e.Name] {
 			return 0
 		}
 		return 1
 	}
-	return slices.MinFunc(tier, func(a, b kgview.Entity) int {
+	return slices.MinFunc(tier, func(a, b graph.Entity) int {
 		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(len(b.Edges), len(a.Edges)),
 			cmp.Compare(len(b.Chunks), len(a.Chunks)), cmp.Compare(a.ID, b.ID))
 	}), nil
@@ -472,7 +474,7 @@ func idTier(subject, id string) int {
 
 // ownChunks are the ids of the chunks the graph links to e: its entry
 // chunk, the chunks that mention it and those its facts come from.
-func ownChunks(e kgview.Entity) []string {
+func ownChunks(e graph.Entity) []string {
 	seen := make(map[string]bool, len(e.Chunks)+1)
 	var out []string
 	add := func(id string) {
@@ -522,9 +524,9 @@ func readingOrder(cs []schemas.Chunk, entryChunk string) {
 // note linking two men). A person resolved inside the entry (a father, a
 // son introduced there) is anchored to the same entry chunk as e, so his
 // entry's chunks are e's own already.
-func outsideNeighbours(e kgview.Entity) bool {
-	inEntry := func(ed kgview.Edge) bool {
-		return ed.Resolution == kgview.ResolvedEntry && ed.TailResolution == kgview.ResolvedEntry
+func outsideNeighbours(e graph.Entity) bool {
+	inEntry := func(ed graph.Edge) bool {
+		return ed.Resolution == graph.ResolvedEntry && ed.TailResolution == graph.ResolvedEntry
 	}
 	for _, ed := range e.Edges {
 		if ed.TailID != "" && ed.TailID != e.ID && isPerson(ed.TailID) && !inEntry(ed) {
@@ -544,7 +546,7 @@ func isPerson(id string) bool { return strings.HasPrefix(id, schemas.EntityPerso
 // neighbourChunks are the entry chunks of root's person neighbours, not
 // already own, in neighbour-id order, and the neighbour each was reached
 // through. The caller keeps those that mention the subject.
-func neighbourChunks(sg kgview.Subgraph, root string, own []string) ([]string, map[string]string) {
+func neighbourChunks(sg graph.Subgraph, root string, own []string) ([]string, map[string]string) {
 	seen := make(map[string]bool, len(own))
 	for _, id := range own {
 		seen[id] = true
@@ -585,10 +587,10 @@ func mentionsAny(s string, names []string) bool {
 
 // fuse merges the graph's order and the vector order by reciprocal rank
 // fusion and keeps the best max. Ties keep the graph's order.
-func fuse(graph, vec []schemas.Reference, max int) []schemas.Reference {
-	out := make([]schemas.Reference, 0, len(graph)+len(vec))
-	at := make(map[string]int, len(graph)+len(vec))
-	for i, g := range graph {
+func fuse(fromKG, vec []schemas.Reference, max int) []schemas.Reference {
+	out := make([]schemas.Reference, 0, len(fromKG)+len(vec))
+	at := make(map[string]int, len(fromKG)+len(vec))
+	for i, g := range fromKG {
 		g.Score = 1 / float64(rrfK+i+1)
 		at[g.ChunkID] = len(out)
 		out = append(out, g)

@@ -6,7 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/internal/vectors"
+
 	"github.com/annalist-dev/annalist/consumers/writer"
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/schemas"
@@ -147,10 +148,10 @@ func TestRetrieveMaxReferences(t *testing.T) {
 	}
 }
 
-// fixedVectors is an embedder.Store whose search answers a fixed list, and
+// fixedVectors is an vectors.Store whose search answers a fixed list, and
 // an Embedder that records the queries.
 type fixedVectors struct {
-	hits    []embedder.Hit
+	hits    []vectors.Hit
 	queries []string
 }
 
@@ -163,10 +164,10 @@ func (v *fixedVectors) Embed(_ context.Context, texts []string) ([][]float32, er
 	return out, nil
 }
 func (v *fixedVectors) Dim() int { return 2 }
-func (v *fixedVectors) Upsert(context.Context, string, []embedder.Item) error {
+func (v *fixedVectors) Upsert(context.Context, string, []vectors.Item) error {
 	return errors.New("read only")
 }
-func (v *fixedVectors) Search(_ context.Context, _ string, _ []float32, k int) ([]embedder.Hit, error) {
+func (v *fixedVectors) Search(_ context.Context, _ string, _ []float32, k int) ([]vectors.Hit, error) {
 	return v.hits[:min(k, len(v.hits))], nil
 }
 func (v *fixedVectors) Count(context.Context, string) (int, error) { return len(v.hits), nil }
@@ -177,7 +178,7 @@ func (v *fixedVectors) Count(context.Context, string) (int, error) { return len(
 func TestRetrieveWithVectors(t *testing.T) {
 	f := newFixture(t)
 	archive := f.doc(t, "arch", piece{text: "石溪先生晚岁讲学，从者数百人。"}, piece{text: "闽县多山，俗尚儒。"})
-	v := &fixedVectors{hits: []embedder.Hit{
+	v := &fixedVectors{hits: []vectors.Hit{
 		{ChunkID: f.huang.ChunkID, Score: 0.9},    // shares a place, never names him
 		{ChunkID: f.zhou.ChunkID, Score: 0.8},     // a neighbour's entry that names him
 		{ChunkID: archive[0].ChunkID, Score: 0.7}, // names him by his art name only

@@ -19,7 +19,7 @@ import (
 
 	"github.com/annalist-dev/annalist/infra/broker"
 	"github.com/annalist-dev/annalist/infra/kafka"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/internal/vectors"
 )
 
 // Providers.
@@ -117,7 +117,7 @@ func (c Config) Validate() error {
 }
 
 // New builds the configured embedder.
-func New(ctx context.Context, c Config) (embedder.Embedder, error) {
+func New(ctx context.Context, c Config) (vectors.Embedder, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

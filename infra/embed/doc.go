@@ -1,5 +1,5 @@
 // Package embed provides the embedders of the embedder stage
-// (consumers/embedder.Embedder):
+// (consumers/vec.Embedder):
 //
 //   - Offline: deterministic hashed character n-grams for Chinese and
 //     English, no model and no network; the default.

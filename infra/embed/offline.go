@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/internal/vectors"
 )
 
 // DefaultOfflineDim is the dimension of the offline embedder when
@@ -81,7 +81,7 @@ type Offline struct {
 	bufs sync.Pool
 }
 
-var _ embedder.Embedder = (*Offline)(nil)
+var _ vectors.Embedder = (*Offline)(nil)
 
 // NewOffline returns the offline embedder.
 func NewOffline(cfg OfflineConfig) (*Offline, error) {

@@ -11,9 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+
 	"github.com/annalist-dev/annalist/infra/embed"
 	"github.com/annalist-dev/annalist/infra/vector"
-	"github.com/annalist-dev/annalist/internal/dataset"
 )
 
 func offline(t testing.TB, dim int) *embed.Offline {
@@ -173,7 +174,7 @@ func biographies(t testing.TB, dir string) []bio {
 // Ming and asks, for each person, "Name Place人": how often is the person's
 // own entry among the 10 nearest of all entries? Chance is 10/entries.
 func TestOfflineFindsOwnBiography(t *testing.T) {
-	dir := dataset.Require(t, "mingshi-liezhuan")
+	dir := datasettest.Require(t, "mingshi-liezhuan")
 	bios := biographies(t, dir)
 	if len(bios) < 500 {
 		t.Fatalf("found only %d biographies", len(bios))

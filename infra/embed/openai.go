@@ -8,11 +8,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/annalist-dev/annalist/internal/vectors"
+
 	einoopenai "github.com/cloudwego/eino-ext/components/embedding/openai"
 	"github.com/cloudwego/eino/components/embedding"
 
-	"github.com/annalist-dev/annalist/consumers/embedder"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 )
 
 // Defaults of OpenAIConfig.
@@ -111,7 +112,7 @@ type OpenAI struct {
 	texts    atomic.Int64
 }
 
-var _ embedder.Embedder = (*OpenAI)(nil)
+var _ vectors.Embedder = (*OpenAI)(nil)
 
 // NewOpenAI returns the embedder. With cfg.Dim zero it makes one request to
 // learn the dimension, so a wrong URL, model or key fails here, at
@@ -168,7 +169,7 @@ func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		for i, v := range vecs {
 			if len(v) != o.dim {
 				return nil, fmt.Errorf("embed text %d with %s: %w: got %d, want %d",
-					lo+i, o.cfg.Model, embedder.ErrDimension, len(v), o.dim)
+					lo+i, o.cfg.Model, vectors.ErrDimension, len(v), o.dim)
 			}
 		}
 		out = append(out, vecs...)

@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/internal/vectors"
+
 	"github.com/annalist-dev/annalist/infra/embed"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 )
 
 // embeddingsServer speaks the OpenAI /v1/embeddings wire format. Its
@@ -303,7 +304,7 @@ func TestOpenAIRejectsWrongDimension(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = o.Embed(context.Background(), []string{"x"})
-	if !errors.Is(err, embedder.ErrDimension) {
+	if !errors.Is(err, vectors.ErrDimension) {
 		t.Fatalf("err = %v, want ErrDimension", err)
 	}
 }

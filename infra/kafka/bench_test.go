@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/annalist-dev/annalist/infra/kafka"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -13,7 +13,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/annalist-dev/annalist/internal/logging"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )

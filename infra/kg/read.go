@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strconv"
 
-	goredis "github.com/redis/go-redis/v9"
+	"github.com/annalist-dev/annalist/internal/graph"
 
-	"github.com/annalist-dev/annalist/internal/kgview"
+	goredis "github.com/redis/go-redis/v9"
 )
 
 // Resolve returns the ids of the entities a surface form may denote, sorted:
@@ -41,13 +41,13 @@ func (s *Store) Resolve(ctx context.Context, tenant, surface string) ([]string, 
 
 // Entity returns an entity with its aliases, its edges in both directions,
 // the chunks that mention it and its homonyms, in two round trips. An
-// unknown id fails with an error wrapping kgview.ErrNotFound.
+// unknown id fails with an error wrapping graph.ErrNotFound.
 //
 // Edges are ordered as a reader of the source would meet them: those from
 // the entry chunk first, then by document, chunk and position in the chunk.
-func (s *Store) Entity(ctx context.Context, tenant, id string) (kgview.Entity, error) {
+func (s *Store) Entity(ctx context.Context, tenant, id string) (graph.Entity, error) {
 	if err := checkTenant("read entity", tenant); err != nil {
-		return kgview.Entity{}, err
+		return graph.Entity{}, err
 	}
 	pre := prefix(tenant)
 	p := s.c.Pipeline()
@@ -57,12 +57,12 @@ func (s *Store) Entity(ctx context.Context, tenant, id string) (kgview.Entity, e
 	in := p.SMembers(ctx, pre+"in:"+id)
 	chunks := p.SMembers(ctx, pre+"mentions:"+id)
 	if _, err := p.Exec(ctx); err != nil {
-		return kgview.Entity{}, fmt.Errorf("read entity %s: %w", id, err)
+		return graph.Entity{}, fmt.Errorf("read entity %s: %w", id, err)
 	}
 	if len(node.Val()) == 0 {
-		return kgview.Entity{}, fmt.Errorf("read entity %s: %w", id, kgview.ErrNotFound)
+		return graph.Entity{}, fmt.Errorf("read entity %s: %w", id, graph.ErrNotFound)
 	}
-	e := kgview.Entity{Node: nodeFromHash(id, node.Val())}
+	e := graph.Entity{Node: nodeFromHash(id, node.Val())}
 
 	outIDs, inIDs := out.Val(), in.Val()
 	p = s.c.Pipeline()
@@ -75,10 +75,10 @@ func (s *Store) Entity(ctx context.Context, tenant, id string) (kgview.Entity, e
 	}
 	homonyms := p.SMembers(ctx, pre+"alias:"+e.Name)
 	if _, err := p.Exec(ctx); err != nil {
-		return kgview.Entity{}, fmt.Errorf("read edges of entity %s: %w", id, err)
+		return graph.Entity{}, fmt.Errorf("read edges of entity %s: %w", id, err)
 	}
-	e.Edges = make([]kgview.Edge, 0, len(outIDs))
-	e.Incoming = make([]kgview.Edge, 0, len(inIDs))
+	e.Edges = make([]graph.Edge, 0, len(outIDs))
+	e.Incoming = make([]graph.Edge, 0, len(inIDs))
 	for i, c := range edges {
 		if len(c.Val()) == 0 {
 			continue
@@ -116,8 +116,8 @@ func (s *Store) Entity(ctx context.Context, tenant, id string) (kgview.Entity, e
 	return e, nil
 }
 
-func sortEdges(es []kgview.Edge, entryChunk string) {
-	slices.SortFunc(es, func(a, b kgview.Edge) int {
+func sortEdges(es []graph.Edge, entryChunk string) {
+	slices.SortFunc(es, func(a, b graph.Edge) int {
 		ea, eb := a.ChunkID == entryChunk && entryChunk != "", b.ChunkID == entryChunk && entryChunk != ""
 		if ea != eb {
 			if ea {
@@ -136,15 +136,15 @@ func sortEdges(es []kgview.Edge, entryChunk string) {
 	})
 }
 
-func nodeFromHash(id string, h map[string]string) kgview.Node {
-	return kgview.Node{
+func nodeFromHash(id string, h map[string]string) graph.Node {
+	return graph.Node{
 		ID: id, Name: h["name"], Type: h["type"], EntryChunk: h["entry_chunk"],
 		FirstChunk: h["first_chunk"], FirstDoc: h["first_doc"], FirstSeen: h["first_seen"],
 	}
 }
 
-func edgeFromHash(id string, h map[string]string) kgview.Edge {
-	e := kgview.Edge{
+func edgeFromHash(id string, h map[string]string) graph.Edge {
+	e := graph.Edge{
 		ID: id, HeadID: h["head"], Head: h["head_name"], Relation: h["relation"],
 		Tail: h["tail"], TailID: h["tail_id"], ChunkID: h["chunk"], DocID: h["doc"],
 		Evidence: h["evidence"], Method: h["method"], Pattern: h["pattern"],
@@ -171,15 +171,15 @@ func edgeFromHash(id string, h map[string]string) kgview.Edge {
 // in both directions) and the edges walked, in 2·hops+1 round trips. The
 // walk stops collecting edges at the store's NeighbourhoodLimit and then
 // reports Truncated. hops ≤ 0 gives the entity alone. An unknown id fails
-// with an error wrapping kgview.ErrNotFound.
+// with an error wrapping graph.ErrNotFound.
 //
 // Nodes are sorted by id, edges by id, so equal graphs give equal answers.
-func (s *Store) Neighbourhood(ctx context.Context, tenant, id string, hops int) (kgview.Subgraph, error) {
+func (s *Store) Neighbourhood(ctx context.Context, tenant, id string, hops int) (graph.Subgraph, error) {
 	if err := checkTenant("read neighbourhood", tenant); err != nil {
-		return kgview.Subgraph{}, err
+		return graph.Subgraph{}, err
 	}
 	pre := prefix(tenant)
-	g := kgview.Subgraph{Root: id}
+	g := graph.Subgraph{Root: id}
 	visited := map[string]bool{id: true}
 	seenEdge := map[string]bool{}
 	frontier := []string{id}
@@ -195,12 +195,12 @@ func (s *Store) Neighbourhood(ctx context.Context, tenant, id string, hops int) 
 			}
 		}
 		if _, err := p.Exec(ctx); err != nil {
-			return kgview.Subgraph{}, fmt.Errorf("read neighbourhood of %s, hop %d: %w", id, hop, err)
+			return graph.Subgraph{}, fmt.Errorf("read neighbourhood of %s, hop %d: %w", id, hop, err)
 		}
 		for i, c := range nodes {
 			if len(c.Val()) == 0 {
 				if hop == 0 {
-					return kgview.Subgraph{}, fmt.Errorf("read neighbourhood of %s: %w", id, kgview.ErrNotFound)
+					return graph.Subgraph{}, fmt.Errorf("read neighbourhood of %s: %w", id, graph.ErrNotFound)
 				}
 				continue
 			}
@@ -232,7 +232,7 @@ func (s *Store) Neighbourhood(ctx context.Context, tenant, id string, hops int) 
 			ecmds[i] = p.HGetAll(ctx, pre+"edge:"+eid)
 		}
 		if _, err := p.Exec(ctx); err != nil {
-			return kgview.Subgraph{}, fmt.Errorf("read neighbourhood edges of %s, hop %d: %w", id, hop, err)
+			return graph.Subgraph{}, fmt.Errorf("read neighbourhood edges of %s, hop %d: %w", id, hop, err)
 		}
 		frontier = frontier[:0:0]
 		for i, c := range ecmds {
@@ -252,8 +252,8 @@ func (s *Store) Neighbourhood(ctx context.Context, tenant, id string, hops int) 
 			break
 		}
 	}
-	slices.SortFunc(g.Nodes, func(a, b kgview.Node) int { return cmp.Compare(a.ID, b.ID) })
-	slices.SortFunc(g.Edges, func(a, b kgview.Edge) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(g.Nodes, func(a, b graph.Node) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(g.Edges, func(a, b graph.Edge) int { return cmp.Compare(a.ID, b.ID) })
 	return g, nil
 }
 

@@ -13,7 +13,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/annalist-dev/annalist/infra/redis"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

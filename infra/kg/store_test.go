@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/annalist-dev/annalist/internal/graph"
+
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
-	"github.com/annalist-dev/annalist/internal/kgview"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -93,7 +94,7 @@ func apply(t testing.TB, s *kg.Store, ts []schemas.Triplet, deliveries []string)
 	return u
 }
 
-func entity(t testing.TB, s *kg.Store, id string) kgview.Entity {
+func entity(t testing.TB, s *kg.Store, id string) graph.Entity {
 	t.Helper()
 	e, err := s.Entity(context.Background(), tenant, id)
 	if err != nil {
@@ -159,7 +160,7 @@ func TestResolutionOfHeadsOutsideEntries(t *testing.T) {
 	)
 	apply(t, s, archive, nil)
 
-	byRel := func(e kgview.Entity, rel string) kgview.Edge {
+	byRel := func(e graph.Entity, rel string) graph.Edge {
 		t.Helper()
 		for _, ed := range e.Edges {
 			if ed.Relation == rel {
@@ -167,7 +168,7 @@ func TestResolutionOfHeadsOutsideEntries(t *testing.T) {
 			}
 		}
 		t.Fatalf("%s has no %s edge: %+v", e.ID, rel, e.Edges)
-		return kgview.Edge{}
+		return graph.Edge{}
 	}
 
 	for _, tc := range []struct {
@@ -177,10 +178,10 @@ func TestResolutionOfHeadsOutsideEntries(t *testing.T) {
 		resolution string
 		candidates []string
 	}{
-		{"a unique courtesy name resolves to the person", ye, schemas.RelOffice, kgview.ResolvedAlias, nil},
-		{"an ambiguous name stays on the unanchored surface", "person:王溥", schemas.RelOffice, kgview.ResolvedAmbiguous, sorted(wp1, wp2)},
-		{"an unknown name becomes an unanchored person", "person:赵六", schemas.RelDeath, kgview.ResolvedNew, nil},
-		{"an entry subject is anchored", ye, schemas.RelNativePlace, kgview.ResolvedEntry, nil},
+		{"a unique courtesy name resolves to the person", ye, schemas.RelOffice, graph.ResolvedAlias, nil},
+		{"an ambiguous name stays on the unanchored surface", "person:王溥", schemas.RelOffice, graph.ResolvedAmbiguous, sorted(wp1, wp2)},
+		{"an unknown name becomes an unanchored person", "person:赵六", schemas.RelDeath, graph.ResolvedNew, nil},
+		{"an entry subject is anchored", ye, schemas.RelNativePlace, graph.ResolvedEntry, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := byRel(entity(t, s, tc.entity), tc.rel)
@@ -193,7 +194,7 @@ func TestResolutionOfHeadsOutsideEntries(t *testing.T) {
 
 	t.Run("an ambiguous relative tail keeps its candidates", func(t *testing.T) {
 		e := byRel(entity(t, s, ye), schemas.RelRelative)
-		if e.TailID != "person:王溥" || e.TailResolution != kgview.ResolvedAmbiguous ||
+		if e.TailID != "person:王溥" || e.TailResolution != graph.ResolvedAmbiguous ||
 			!slices.Equal(e.TailCandidates, sorted(wp1, wp2)) {
 			t.Fatalf("relative edge: %+v", e)
 		}
@@ -237,11 +238,11 @@ func TestEntryAnchorsTheRelativesItIntroduces(t *testing.T) {
 
 	son, namesake := kg.PersonID("陆琮", "c-lu"), kg.PersonID("陆琮", "c-lc")
 	e := entity(t, s, son)
-	if e.EntryChunk != "c-lu" || len(e.Edges) != 1 || e.Edges[0].Tail != "季玉" || e.Edges[0].Resolution != kgview.ResolvedEntry {
+	if e.EntryChunk != "c-lu" || len(e.Edges) != 1 || e.Edges[0].Tail != "季玉" || e.Edges[0].Resolution != graph.ResolvedEntry {
 		t.Fatalf("son = %+v", e)
 	}
 	if len(e.Incoming) != 1 || e.Incoming[0].HeadID != kg.PersonID("陆文渊", "c-lu") ||
-		e.Incoming[0].TailResolution != kgview.ResolvedEntry {
+		e.Incoming[0].TailResolution != graph.ResolvedEntry {
 		t.Fatalf("the relative edge does not reach the son: %+v", e.Incoming)
 	}
 	if !slices.Equal(e.Homonyms, []string{namesake}) {
@@ -277,15 +278,15 @@ func TestEntityKeepsProvenance(t *testing.T) {
 	// Edges come in text order within the entry chunk, as the triplets do.
 	for i, tr := range ts {
 		ed := e.Edges[i]
-		want := kgview.Edge{
+		want := graph.Edge{
 			ID: kg.EdgeID(tr), HeadID: e.ID, Head: tr.Head, Relation: tr.Relation, Tail: tr.Tail,
 			ChunkID: tr.ChunkID, DocID: tr.DocID, Span: tr.Span, Evidence: tr.Evidence,
 			Method: tr.Method, Pattern: tr.Pattern, Confidence: tr.Confidence, Qualifiers: tr.Qualifiers,
-			TripletID: tr.TripletID, Resolution: kgview.ResolvedEntry,
+			TripletID: tr.TripletID, Resolution: graph.ResolvedEntry,
 		}
 		if tr.TailType != schemas.EntityName {
 			want.TailID = tr.TailType + ":" + tr.Tail
-			want.TailResolution = kgview.ResolvedTyped
+			want.TailResolution = graph.ResolvedTyped
 		}
 		if fmt.Sprintf("%+v", ed) != fmt.Sprintf("%+v", want) {
 			t.Errorf("edge %d:\n got %+v\nwant %+v", i, ed, want)
@@ -298,7 +299,7 @@ func TestEntityKeepsProvenance(t *testing.T) {
 		t.Fatalf("place:福清 = %+v", place)
 	}
 
-	if _, err := s.Entity(context.Background(), tenant, "person:nobody"); !errors.Is(err, kgview.ErrNotFound) {
+	if _, err := s.Entity(context.Background(), tenant, "person:nobody"); !errors.Is(err, graph.ErrNotFound) {
 		t.Fatalf("unknown entity: err = %v, want ErrNotFound", err)
 	}
 }
@@ -575,7 +576,7 @@ func TestNeighbourhood(t *testing.T) {
 		fact{head: "林材", rel: schemas.RelNativePlace, tail: "福清", tailType: schemas.EntityPlace, start: 5, end: 8})
 	apply(t, s, slices.Concat(yeXiangGao(), other), nil)
 	ye, lin := kg.PersonID("叶向高", "c-ye"), kg.PersonID("林材", "c-x")
-	ids := func(g kgview.Subgraph) []string {
+	ids := func(g graph.Subgraph) []string {
 		var out []string
 		for _, n := range g.Nodes {
 			out = append(out, n.ID)
@@ -614,7 +615,7 @@ func TestNeighbourhood(t *testing.T) {
 		}
 	})
 	t.Run("unknown root", func(t *testing.T) {
-		if _, err := s.Neighbourhood(context.Background(), tenant, "person:nobody", 1); !errors.Is(err, kgview.ErrNotFound) {
+		if _, err := s.Neighbourhood(context.Background(), tenant, "person:nobody", 1); !errors.Is(err, graph.ErrNotFound) {
 			t.Fatalf("err = %v", err)
 		}
 	})

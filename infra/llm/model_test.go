@@ -15,7 +15,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/annalist-dev/annalist/infra/llm"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 )
 
 // scripted answers call i with steps[i] (the last step repeats).

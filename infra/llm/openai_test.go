@@ -18,7 +18,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/llm"
 	"github.com/annalist-dev/annalist/infra/memory"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -17,9 +17,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/annalist-dev/annalist/internal/regexmem"
+
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/infra/redis"
 )
 
@@ -33,7 +34,7 @@ type Regexes struct {
 	max int
 }
 
-var _ extractor.Memory = (*Regexes)(nil)
+var _ regexmem.Memory = (*Regexes)(nil)
 
 // NewRegexes returns a memory on c that keeps at most max patterns per
 // tenant and profile (max <= 0 means DefaultMaxPatterns); past that, saving
@@ -76,9 +77,9 @@ return n
 
 // Save stores a validated pattern. Idempotent: saving a pattern that exists
 // updates its details but keeps its hits and creation time.
-func (r *Regexes) Save(ctx context.Context, tenant, profile string, p extractor.Pattern) error {
+func (r *Regexes) Save(ctx context.Context, tenant, profile string, p regexmem.Pattern) error {
 	if p.ID == "" {
-		p.ID = extractor.PatternID(p.Relation, p.Source, p.Groups)
+		p.ID = regexmem.ID(p.Relation, p.Source, p.Groups)
 	}
 	groups, err := json.Marshal(p.Groups)
 	if err != nil {
@@ -110,7 +111,7 @@ func (r *Regexes) Hit(ctx context.Context, tenant, profile, id string) error {
 }
 
 // Patterns returns at most n patterns, the most used first (ties by id).
-func (r *Regexes) Patterns(ctx context.Context, tenant, profile string, n int) ([]extractor.Pattern, error) {
+func (r *Regexes) Patterns(ctx context.Context, tenant, profile string, n int) ([]regexmem.Pattern, error) {
 	if n <= 0 {
 		return nil, nil
 	}
@@ -131,7 +132,7 @@ func (r *Regexes) Patterns(ctx context.Context, tenant, profile string, n int) (
 	if _, err := p.Exec(ctx); err != nil {
 		return nil, fmt.Errorf("read regexes of %s/%s: %w", tenant, profile, err)
 	}
-	out := make([]extractor.Pattern, 0, len(zs))
+	out := make([]regexmem.Pattern, 0, len(zs))
 	for i, z := range zs {
 		h := cmds[i].Val()
 		if len(h) == 0 {
@@ -147,8 +148,8 @@ func (r *Regexes) Patterns(ctx context.Context, tenant, profile string, n int) (
 	return out, nil
 }
 
-func fromHash(id string, h map[string]string) (extractor.Pattern, error) {
-	p := extractor.Pattern{ID: id, Relation: h["relation"], Source: h["source"], Example: h["example"],
+func fromHash(id string, h map[string]string) (regexmem.Pattern, error) {
+	p := regexmem.Pattern{ID: id, Relation: h["relation"], Source: h["source"], Example: h["example"],
 		Prompt: h["prompt"]}
 	if err := json.Unmarshal([]byte(h["groups"]), &p.Groups); err != nil {
 		return p, fmt.Errorf("groups %q: %w", h["groups"], err)

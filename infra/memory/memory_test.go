@@ -5,17 +5,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/annalist-dev/annalist/consumers/extractor"
+	"github.com/annalist-dev/annalist/internal/regexmem"
+
 	"github.com/annalist-dev/annalist/infra/memory"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 )
 
-var _ extractor.Memory = (*memory.Regexes)(nil)
+var _ regexmem.Memory = (*memory.Regexes)(nil)
 
-func pattern(src string) extractor.Pattern {
+func pattern(src string) regexmem.Pattern {
 	g := map[string]int{"tail": 1}
-	return extractor.Pattern{
-		ID: extractor.PatternID("courtesy_name", src, g), Relation: "courtesy_name", Source: src, Groups: g,
+	return regexmem.Pattern{
+		ID: regexmem.ID("courtesy_name", src, g), Relation: "courtesy_name", Source: src, Groups: g,
 		Example: "表字丙丁", Prompt: "regex.v1", Created: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC),
 	}
 }
@@ -25,7 +26,7 @@ func TestRegexesSaveHitPatterns(t *testing.T) {
 	c := redistest.Client(t)
 	m := memory.NewRegexes(c, 0)
 	a, b := pattern(`表字(\p{Han}{2})`), pattern(`，字(\p{Han}{1,3})，`)
-	for _, p := range []extractor.Pattern{a, b, a} {
+	for _, p := range []regexmem.Pattern{a, b, a} {
 		if err := m.Save(ctx, "t1", "liezhuan", p); err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +86,7 @@ func TestRegexesEvictLeastUsed(t *testing.T) {
 	c := redistest.Client(t)
 	m := memory.NewRegexes(c, 2)
 	a, b, d := pattern(`一字(\p{Han}{2})`), pattern(`又字(\p{Han}{2})`), pattern(`更字(\p{Han}{2})`)
-	for _, p := range []extractor.Pattern{a, b} {
+	for _, p := range []regexmem.Pattern{a, b} {
 		if err := m.Save(ctx, "t", "p", p); err != nil {
 			t.Fatal(err)
 		}

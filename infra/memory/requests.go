@@ -9,12 +9,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/annalist-dev/annalist/internal/genmem"
+
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/annalist-dev/annalist/consumers/verifier"
-	"github.com/annalist-dev/annalist/consumers/writer"
 	"github.com/annalist-dev/annalist/infra/redis"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -31,7 +31,7 @@ const DefaultRequestTTL = 24 * time.Hour
 //
 //	mem:{t}:req:<id>        hash: kind, subject, name, request, k, a, done, started_ms, counters
 //	mem:{t}:req:<id>:refs   string: the reference set (JSON)
-//	mem:{t}:req:<id>:sent   hash: sentence index → writer.Final (JSON)
+//	mem:{t}:req:<id>:sent   hash: sentence index → genmem.Final (JSON)
 //	mem:{t}:req:<id>:out    hash: step key → the step's outputs (opaque bytes)
 //
 // It is safe for concurrent use.
@@ -40,7 +40,7 @@ type Requests struct {
 	ttl time.Duration
 }
 
-var _ writer.Memory = (*Requests)(nil)
+var _ genmem.Memory = (*Requests)(nil)
 
 // NewRequests returns the request memory on c; ttl <= 0 means
 // DefaultRequestTTL.
@@ -95,8 +95,8 @@ end
 return {1, ARGV[10]}
 `)
 
-// Step implements writer.Memory.
-func (m *Requests) Step(ctx context.Context, tenant, id string, s writer.Step) (bool, []byte, error) {
+// Step implements genmem.Memory.
+func (m *Requests) Step(ctx context.Context, tenant, id string, s genmem.Step) (bool, []byte, error) {
 	if tenant == "" || id == "" {
 		return false, nil, errors.New("step: tenant and request id are required")
 	}
@@ -147,7 +147,7 @@ func (m *Requests) Step(ctx context.Context, tenant, id string, s writer.Step) (
 	return applied, out, nil
 }
 
-// Outputs implements writer.Memory.
+// Outputs implements genmem.Memory.
 func (m *Requests) Outputs(ctx context.Context, tenant, id, key string) ([]byte, error) {
 	b, err := m.c.HGet(ctx, reqKey(tenant, id)+":out", key).Bytes()
 	if errors.Is(err, goredis.Nil) {
@@ -166,24 +166,24 @@ func flag(b bool) string {
 	return "0"
 }
 
-// State implements writer.Memory. A request memory does not know gives
+// State implements genmem.Memory. A request memory does not know gives
 // ok=false.
-func (m *Requests) State(ctx context.Context, tenant, id string) (writer.State, bool, error) {
+func (m *Requests) State(ctx context.Context, tenant, id string) (genmem.State, bool, error) {
 	h, err := m.c.HGetAll(ctx, reqKey(tenant, id)).Result()
 	if err != nil {
-		return writer.State{}, false, fmt.Errorf("read state of request %s: %w", id, err)
+		return genmem.State{}, false, fmt.Errorf("read state of request %s: %w", id, err)
 	}
 	if len(h) == 0 {
-		return writer.State{}, false, nil
+		return genmem.State{}, false, nil
 	}
-	st := writer.State{RequestID: id, Kind: h["kind"], Subject: h["subject"], Name: h["name"],
+	st := genmem.State{RequestID: id, Kind: h["kind"], Subject: h["subject"], Name: h["name"],
 		Done: h["done"] == "1", Counters: map[string]int64{}}
 	st.Index, _ = strconv.Atoi(h["k"])
 	st.Attempt, _ = strconv.Atoi(h["a"])
 	st.StartedMillis, _ = strconv.ParseInt(h["started_ms"], 10, 64)
 	if r := h["request"]; r != "" {
 		if err := json.Unmarshal([]byte(r), &st.Request); err != nil {
-			return writer.State{}, false, fmt.Errorf("read state of request %s: decode request: %w", id, err)
+			return genmem.State{}, false, fmt.Errorf("read state of request %s: decode request: %w", id, err)
 		}
 	}
 	for f, v := range h {
@@ -198,7 +198,7 @@ func (m *Requests) State(ctx context.Context, tenant, id string) (writer.State, 
 	return st, true, nil
 }
 
-// PutReferences implements writer.Memory.
+// PutReferences implements genmem.Memory.
 func (m *Requests) PutReferences(ctx context.Context, tenant, id string, refs *schemas.ReferenceSet) error {
 	b, err := json.Marshal(refs)
 	if err != nil {
@@ -210,18 +210,13 @@ func (m *Requests) PutReferences(ctx context.Context, tenant, id string, refs *s
 	return nil
 }
 
-// ErrNoReferences reports a request whose reference set memory does not
-// hold (never stored, or expired). It is the verifier's sentinel, so the
-// stages that read reference sets all recognise it.
-var ErrNoReferences = verifier.ErrNoReferences
-
 // References returns the reference set of a request; a missing one fails
 // with a permanent error (no retry brings it back) wrapping
-// ErrNoReferences.
+// genmem.ErrNoReferences.
 func (m *Requests) References(ctx context.Context, tenant, id string) (*schemas.ReferenceSet, error) {
 	b, err := m.c.Get(ctx, reqKey(tenant, id)+":refs").Bytes()
 	if errors.Is(err, goredis.Nil) {
-		return nil, pipeline.Permanent(fmt.Errorf("references of request %s: %w", id, ErrNoReferences))
+		return nil, pipeline.Permanent(fmt.Errorf("references of request %s: %w", id, genmem.ErrNoReferences))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("references of request %s: %w", id, err)
@@ -233,16 +228,16 @@ func (m *Requests) References(ctx context.Context, tenant, id string) (*schemas.
 	return &rs, nil
 }
 
-// Sentences implements writer.Memory: the final sentences (accepted or
+// Sentences implements genmem.Memory: the final sentences (accepted or
 // dropped) in index order.
-func (m *Requests) Sentences(ctx context.Context, tenant, id string) ([]writer.Final, error) {
+func (m *Requests) Sentences(ctx context.Context, tenant, id string) ([]genmem.Final, error) {
 	h, err := m.c.HGetAll(ctx, reqKey(tenant, id)+":sent").Result()
 	if err != nil {
 		return nil, fmt.Errorf("read sentences of request %s: %w", id, err)
 	}
-	out := make([]writer.Final, 0, len(h))
+	out := make([]genmem.Final, 0, len(h))
 	for k, v := range h {
-		var f writer.Final
+		var f genmem.Final
 		if err := json.Unmarshal([]byte(v), &f); err != nil {
 			return nil, fmt.Errorf("read sentences of request %s: sentence %s: %w", id, k, err)
 		}

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/annalist-dev/annalist/consumers/verifier"
+	"github.com/annalist-dev/annalist/internal/genmem"
+
 	"github.com/annalist-dev/annalist/infra/memory"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -24,10 +25,10 @@ func TestReferencesRoundTripAndMissingIsPermanent(t *testing.T) {
 		t.Fatalf("read back %+v, %v", got, err)
 	}
 	_, err = m.References(ctx, "t", "missing")
-	if !errors.Is(err, verifier.ErrNoReferences) || !pipeline.IsPermanent(err) {
-		t.Fatalf("missing reference set: %v; want a permanent error wrapping verifier.ErrNoReferences", err)
+	if !errors.Is(err, genmem.ErrNoReferences) || !pipeline.IsPermanent(err) {
+		t.Fatalf("missing reference set: %v; want a permanent error wrapping genmem.ErrNoReferences", err)
 	}
-	if _, err := m.References(ctx, "other", "r1"); !errors.Is(err, memory.ErrNoReferences) {
+	if _, err := m.References(ctx, "other", "r1"); !errors.Is(err, genmem.ErrNoReferences) {
 		t.Fatalf("another tenant's request: %v", err)
 	}
 }

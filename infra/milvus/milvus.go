@@ -1,5 +1,5 @@
 // Package milvus is the Milvus adapter of the vector store
-// (consumers/embedder.Store), on the current Go client
+// (consumers/vectors.Store), on the current Go client
 // github.com/milvus-io/milvus/client/v2 (milvusclient). The older
 // github.com/milvus-io/milvus-sdk-go/v2 is archived upstream and must not be
 // used beside it.
@@ -26,12 +26,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/annalist-dev/annalist/internal/vectors"
+
 	"github.com/milvus-io/milvus/client/v2/entity"
 	"github.com/milvus-io/milvus/client/v2/index"
 	"github.com/milvus-io/milvus/client/v2/milvusclient"
 
-	"github.com/annalist-dev/annalist/consumers/embedder"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -140,7 +141,7 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Store is an embedder.Store on Milvus. Safe for concurrent use.
+// Store is an vectors.Store on Milvus. Safe for concurrent use.
 type Store struct {
 	cli *milvusclient.Client
 	cfg Config
@@ -149,7 +150,7 @@ type Store struct {
 	ready map[string]int // collection → dimension, for collections set up
 }
 
-var _ embedder.Store = (*Store)(nil)
+var _ vectors.Store = (*Store)(nil)
 
 // New connects to Milvus. The caller closes the store.
 func New(ctx context.Context, cfg Config) (*Store, error) {
@@ -217,7 +218,7 @@ func validName(n string) bool {
 // Upsert stores items by chunk id. Within one call the last item of an id
 // wins (Milvus rejects duplicate keys in one request). Vectors of the
 // wrong dimension fail the call with a permanent error.
-func (s *Store) Upsert(ctx context.Context, tenant string, items []embedder.Item) error {
+func (s *Store) Upsert(ctx context.Context, tenant string, items []vectors.Item) error {
 	if len(items) == 0 {
 		return nil
 	}
@@ -239,7 +240,7 @@ func (s *Store) Upsert(ctx context.Context, tenant string, items []embedder.Item
 	for i, it := range items {
 		if len(it.Vector) != dim {
 			return pipeline.Permanent(fmt.Errorf("milvus upsert %s into %s: %w: got %d, want %d",
-				it.ChunkID, coll, embedder.ErrDimension, len(it.Vector), dim))
+				it.ChunkID, coll, vectors.ErrDimension, len(it.Vector), dim))
 		}
 		if it.ChunkID == "" || len(it.ChunkID) > DefaultChunkIDMaxLength || len(it.DocID) > DefaultDocIDMaxLength {
 			return pipeline.Permanent(fmt.Errorf("milvus upsert into %s: chunk id %q or its doc id is empty or too long", coll, it.ChunkID))
@@ -262,7 +263,7 @@ func (s *Store) Upsert(ctx context.Context, tenant string, items []embedder.Item
 
 // Search returns the k nearest chunks, best first. A tenant without a
 // collection has no hits.
-func (s *Store) Search(ctx context.Context, tenant string, vec []float32, k int) ([]embedder.Hit, error) {
+func (s *Store) Search(ctx context.Context, tenant string, vec []float32, k int) ([]vectors.Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -274,7 +275,7 @@ func (s *Store) Search(ctx context.Context, tenant string, vec []float32, k int)
 		return nil, err
 	}
 	if len(vec) != dim {
-		return nil, pipeline.Permanent(fmt.Errorf("milvus search %s: %w: query has %d, collection %d", coll, embedder.ErrDimension, len(vec), dim))
+		return nil, pipeline.Permanent(fmt.Errorf("milvus search %s: %w: query has %d, collection %d", coll, vectors.ErrDimension, len(vec), dim))
 	}
 	opt := milvusclient.NewSearchOption(coll, k, []entity.Vector{entity.FloatVector(vec)}).
 		WithANNSField(FieldVector).
@@ -294,13 +295,13 @@ func (s *Store) Search(ctx context.Context, tenant string, vec []float32, k int)
 	if r.IDs == nil || r.IDs.Len() != r.ResultCount || len(r.Scores) != r.ResultCount {
 		return nil, fmt.Errorf("milvus search %s: malformed result (%d results)", coll, r.ResultCount)
 	}
-	hits := make([]embedder.Hit, r.ResultCount)
+	hits := make([]vectors.Hit, r.ResultCount)
 	for i := range hits {
 		id, err := r.IDs.GetAsString(i)
 		if err != nil {
 			return nil, fmt.Errorf("milvus search %s: result %d: %w", coll, i, err)
 		}
-		hits[i] = embedder.Hit{ChunkID: id, Score: r.Scores[i]}
+		hits[i] = vectors.Hit{ChunkID: id, Score: r.Scores[i]}
 	}
 	return hits, nil
 }
@@ -380,7 +381,7 @@ func (s *Store) ensure(ctx context.Context, coll string, dim int, create bool) (
 	}
 	if create && dim != got {
 		return 0, pipeline.Permanent(fmt.Errorf("milvus collection %s: %w: it holds %d, the embedder makes %d",
-			coll, embedder.ErrDimension, got, dim))
+			coll, vectors.ErrDimension, got, dim))
 	}
 	state, err := s.cli.GetLoadState(ctx, milvusclient.NewGetLoadStateOption(coll))
 	if err != nil {
@@ -446,9 +447,9 @@ func vectorDim(c *entity.Collection) (int, error) {
 }
 
 // lastPerID keeps, for every chunk id, its last item, in first-seen order.
-func lastPerID(items []embedder.Item) []embedder.Item {
+func lastPerID(items []vectors.Item) []vectors.Item {
 	pos := make(map[string]int, len(items))
-	out := make([]embedder.Item, 0, len(items))
+	out := make([]vectors.Item, 0, len(items))
 	for _, it := range items {
 		if i, ok := pos[it.ChunkID]; ok {
 			out[i] = it

@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/internal/vectors"
+
 	"github.com/annalist-dev/annalist/infra/milvus"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/milvus-io/milvus-proto/go-api/v2/commonpb"
 	"github.com/milvus-io/milvus-proto/go-api/v2/schemapb"
 )
@@ -33,15 +34,15 @@ func newStore(t *testing.T, addr string, cfg milvus.Config) *milvus.Store {
 	return s
 }
 
-func testItems(n, dim int, seed uint64) []embedder.Item {
+func testItems(n, dim int, seed uint64) []vectors.Item {
 	r := rand.New(rand.NewPCG(seed, 1))
-	out := make([]embedder.Item, n)
+	out := make([]vectors.Item, n)
 	for i := range out {
 		v := make([]float32, dim)
 		for j := range v {
 			v[j] = float32(r.NormFloat64())
 		}
-		out[i] = embedder.Item{ChunkID: fmt.Sprintf("chunk-%03d", i), DocID: fmt.Sprintf("doc-%d", i/4), Vector: v}
+		out[i] = vectors.Item{ChunkID: fmt.Sprintf("chunk-%03d", i), DocID: fmt.Sprintf("doc-%d", i/4), Vector: v}
 	}
 	return out
 }
@@ -93,7 +94,7 @@ func TestStoreOnFakeMilvus(t *testing.T) {
 
 	// A redelivered batch, with a duplicate inside it: still 24 chunks,
 	// the last copy of the duplicate wins, and nothing is set up again.
-	again := append(append([]embedder.Item(nil), items...), embedder.Item{ChunkID: "chunk-000", DocID: "doc-moved", Vector: items[0].Vector})
+	again := append(append([]vectors.Item(nil), items...), vectors.Item{ChunkID: "chunk-000", DocID: "doc-moved", Vector: items[0].Vector})
 	if err := s.Upsert(ctx, "archive", again); err != nil {
 		t.Fatal(err)
 	}
@@ -201,10 +202,10 @@ func TestStoreLoadsAndChecksExistingCollections(t *testing.T) {
 	}
 	third := newStore(t, addr, milvus.Config{})
 	err := third.Upsert(ctx, "t", testItems(1, 6, 3))
-	if !errors.Is(err, embedder.ErrDimension) || !pipeline.IsPermanent(err) {
+	if !errors.Is(err, vectors.ErrDimension) || !pipeline.IsPermanent(err) {
 		t.Fatalf("upsert of 6-dim vectors into a 4-dim collection: err = %v", err)
 	}
-	if _, err := third.Search(ctx, "t", make([]float32, 5), 1); !errors.Is(err, embedder.ErrDimension) {
+	if _, err := third.Search(ctx, "t", make([]float32, 5), 1); !errors.Is(err, vectors.ErrDimension) {
 		t.Fatalf("search with a 5-dim query: err = %v", err)
 	}
 }
@@ -215,15 +216,15 @@ func TestStoreRejectsBadItems(t *testing.T) {
 	s := newStore(t, addr, milvus.Config{Dim: 4})
 	tests := []struct {
 		name string
-		item embedder.Item
+		item vectors.Item
 	}{
-		{"wrong dimension", embedder.Item{ChunkID: "a", Vector: []float32{1, 2}}},
-		{"no id", embedder.Item{Vector: []float32{1, 2, 3, 4}}},
-		{"id too long", embedder.Item{ChunkID: strings.Repeat("x", 300), Vector: []float32{1, 2, 3, 4}}},
+		{"wrong dimension", vectors.Item{ChunkID: "a", Vector: []float32{1, 2}}},
+		{"no id", vectors.Item{Vector: []float32{1, 2, 3, 4}}},
+		{"id too long", vectors.Item{ChunkID: strings.Repeat("x", 300), Vector: []float32{1, 2, 3, 4}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := s.Upsert(ctx, "t", []embedder.Item{tc.item})
+			err := s.Upsert(ctx, "t", []vectors.Item{tc.item})
 			if err == nil || !pipeline.IsPermanent(err) {
 				t.Fatalf("err = %v, want a permanent error", err)
 			}

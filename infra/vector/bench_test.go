@@ -6,7 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/internal/vectors"
+
 	"github.com/annalist-dev/annalist/infra/vector"
 )
 
@@ -100,12 +101,12 @@ func BenchmarkStoreUpsert(b *testing.B) {
 	}
 	defer s.Close()
 	g, _ := vector.NewGenerator(vector.DatasetClustered, 384, 100, 3)
-	batch := make([]embedder.Item, 64)
+	batch := make([]vectors.Item, 64)
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
 		for i := range batch {
-			batch[i] = embedder.Item{ChunkID: fmt.Sprint(n), DocID: "d", Vector: g.Next()}
+			batch[i] = vectors.Item{ChunkID: fmt.Sprint(n), DocID: "d", Vector: g.Next()}
 			n++
 		}
 		if err := s.Upsert(context.Background(), "bench", batch); err != nil {
@@ -123,10 +124,10 @@ func BenchmarkSnapshot(b *testing.B) {
 	}
 	defer s.Close()
 	g, _ := vector.NewGenerator(vector.DatasetClustered, 384, 100, 3)
-	batch := make([]embedder.Item, 1000)
+	batch := make([]vectors.Item, 1000)
 	for n := 0; n < 20000; n += len(batch) {
 		for i := range batch {
-			batch[i] = embedder.Item{ChunkID: fmt.Sprint(n + i), DocID: "d", Vector: g.Next()}
+			batch[i] = vectors.Item{ChunkID: fmt.Sprint(n + i), DocID: "d", Vector: g.Next()}
 		}
 		if err := s.Upsert(context.Background(), "bench", batch); err != nil {
 			b.Fatal(err)
@@ -135,7 +136,7 @@ func BenchmarkSnapshot(b *testing.B) {
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		it := []embedder.Item{{ChunkID: fmt.Sprint("extra", n), Vector: g.Next()}}
+		it := []vectors.Item{{ChunkID: fmt.Sprint("extra", n), Vector: g.Next()}}
 		n++
 		if err := s.Upsert(context.Background(), "bench", it); err != nil {
 			b.Fatal(err)

@@ -1,6 +1,6 @@
 // Package vector is the embedded vector index of annalist: an HNSW graph
 // over cosine similarity written in the project, held in memory, persisted
-// per tenant under a directory, and exposed as an embedder.Store so the
+// per tenant under a directory, and exposed as an vec.Store so the
 // embedded mode needs no Milvus.
 //
 // # Search

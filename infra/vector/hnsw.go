@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/internal/vectors"
 )
 
 // Defaults of Params. They are the values the recall tests assert recall@10
@@ -210,12 +210,12 @@ func (ix *Index) SetEfSearch(ef int) {
 // Upsert stores the vector under id; see the type's comment for the
 // semantics of re-upserting. The vector is copied.
 func (ix *Index) Upsert(id, doc string, vec []float32) error {
-	return ix.Add([]embedder.Item{{ChunkID: id, DocID: doc, Vector: vec}})
+	return ix.Add([]vectors.Item{{ChunkID: id, DocID: doc, Vector: vec}})
 }
 
 // Add upserts items in order. It checks every item first and changes
 // nothing when one is invalid.
-func (ix *Index) Add(items []embedder.Item) error {
+func (ix *Index) Add(items []vectors.Item) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if err := ix.checkLocked(items); err != nil {
@@ -228,13 +228,13 @@ func (ix *Index) Add(items []embedder.Item) error {
 }
 
 // Check reports whether Add would accept items, without adding them.
-func (ix *Index) Check(items []embedder.Item) error {
+func (ix *Index) Check(items []vectors.Item) error {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	return ix.checkLocked(items)
 }
 
-func (ix *Index) checkLocked(items []embedder.Item) error {
+func (ix *Index) checkLocked(items []vectors.Item) error {
 	dim := ix.dim
 	for _, it := range items {
 		if it.ChunkID == "" {
@@ -255,7 +255,7 @@ func checkVector(v []float32, dim int) error {
 		return fmt.Errorf("%w: empty", ErrInvalidVector)
 	}
 	if dim != 0 && len(v) != dim {
-		return fmt.Errorf("%w: %w: dimension %d, index has %d", ErrInvalidVector, embedder.ErrDimension, len(v), dim)
+		return fmt.Errorf("%w: %w: dimension %d, index has %d", ErrInvalidVector, vectors.ErrDimension, len(v), dim)
 	}
 	for _, x := range v {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
@@ -561,7 +561,7 @@ func (ix *Index) searchLayer(s *searcher, q []float32, ef, lc int, skipDead bool
 // Search returns the k live vectors closest to vec by cosine, best first:
 // exactly while the index holds fewer than ExactBelow live vectors, through
 // the graph with EfSearch otherwise.
-func (ix *Index) Search(vec []float32, k int) ([]embedder.Hit, error) {
+func (ix *Index) Search(vec []float32, k int) ([]vectors.Hit, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if !ix.graphOn || ix.live < ix.p.ExactBelow {
@@ -574,7 +574,7 @@ func (ix *Index) Search(vec []float32, k int) ([]embedder.Hit, error) {
 // means EfSearch), whatever the collection's size: the approximate search
 // the recall measurements exercise. It builds the graph first if the
 // collection has not reached ExactBelow yet.
-func (ix *Index) SearchGraph(vec []float32, k, ef int) ([]embedder.Hit, error) {
+func (ix *Index) SearchGraph(vec []float32, k, ef int) ([]vectors.Hit, error) {
 	ix.ensureGraph()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
@@ -586,7 +586,7 @@ func (ix *Index) SearchGraph(vec []float32, k, ef int) ([]embedder.Hit, error) {
 
 // Exact returns the k live vectors closest to vec by brute force: the
 // baseline recall is measured against.
-func (ix *Index) Exact(vec []float32, k int) ([]embedder.Hit, error) {
+func (ix *Index) Exact(vec []float32, k int) ([]vectors.Hit, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	return ix.exactLocked(vec, k)
@@ -599,7 +599,7 @@ func (ix *Index) query(vec []float32) ([]float32, error) {
 	return normalised(vec), nil
 }
 
-func (ix *Index) graphLocked(vec []float32, k, ef int) ([]embedder.Hit, error) {
+func (ix *Index) graphLocked(vec []float32, k, ef int) ([]vectors.Hit, error) {
 	if k <= 0 || ix.live == 0 {
 		return nil, nil
 	}
@@ -619,7 +619,7 @@ func (ix *Index) graphLocked(vec []float32, k, ef int) ([]embedder.Hit, error) {
 	return ix.hits(found[:min(k, len(found))]), nil
 }
 
-func (ix *Index) exactLocked(vec []float32, k int) ([]embedder.Hit, error) {
+func (ix *Index) exactLocked(vec []float32, k int) ([]vectors.Hit, error) {
 	if k <= 0 || ix.live == 0 {
 		return nil, nil
 	}
@@ -645,10 +645,10 @@ func (ix *Index) exactLocked(vec []float32, k int) ([]embedder.Hit, error) {
 	return ix.hits(s.sortedResults()), nil
 }
 
-func (ix *Index) hits(cs []cand) []embedder.Hit {
-	out := make([]embedder.Hit, len(cs))
+func (ix *Index) hits(cs []cand) []vectors.Hit {
+	out := make([]vectors.Hit, len(cs))
 	for i, c := range cs {
-		out[i] = embedder.Hit{ChunkID: ix.ids[c.id], Score: 1 - c.d}
+		out[i] = vectors.Hit{ChunkID: ix.ids[c.id], Score: 1 - c.d}
 	}
 	return out
 }

@@ -9,7 +9,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/internal/vectors"
+
 	"github.com/annalist-dev/annalist/infra/vector"
 )
 
@@ -34,7 +35,7 @@ func randomVectors(n, dim int, seed uint64) [][]float32 {
 	return out
 }
 
-func ids(hits []embedder.Hit) []string {
+func ids(hits []vectors.Hit) []string {
 	out := make([]string, len(hits))
 	for i, h := range hits {
 		out[i] = h.ChunkID
@@ -60,8 +61,8 @@ func TestIndexUpsertReplacesInsteadOfDuplicating(t *testing.T) {
 	if st.Dead != 1 {
 		t.Fatalf("stats %+v: the identical re-upsert must be a no-op and the changed one leave one tombstone", st)
 	}
-	for name, search := range map[string]func([]float32, int) ([]embedder.Hit, error){
-		"exact": ix.Exact, "graph": func(v []float32, k int) ([]embedder.Hit, error) { return ix.SearchGraph(v, k, 0) },
+	for name, search := range map[string]func([]float32, int) ([]vectors.Hit, error){
+		"exact": ix.Exact, "graph": func(v []float32, k int) ([]vectors.Hit, error) { return ix.SearchGraph(v, k, 0) },
 	} {
 		hits, err := search(a, 10)
 		if err != nil {
@@ -89,17 +90,17 @@ func TestIndexRejectsInvalidVectors(t *testing.T) {
 	nan := float32(math.NaN())
 	tests := []struct {
 		name  string
-		items []embedder.Item
+		items []vectors.Item
 		is    error
 	}{
-		{"wrong dimension", []embedder.Item{{ChunkID: "a", Vector: []float32{1, 2, 3}}}, embedder.ErrDimension},
-		{"NaN", []embedder.Item{{ChunkID: "a", Vector: []float32{1, nan, 0, 0}}}, vector.ErrInvalidVector},
-		{"infinite", []embedder.Item{{ChunkID: "a", Vector: []float32{float32(math.Inf(1)), 0, 0, 0}}}, vector.ErrInvalidVector},
-		{"empty", []embedder.Item{{ChunkID: "a"}}, vector.ErrInvalidVector},
-		{"no id", []embedder.Item{{Vector: []float32{1, 0, 0, 0}}}, vector.ErrInvalidVector},
-		{"one bad item in a batch", []embedder.Item{
+		{"wrong dimension", []vectors.Item{{ChunkID: "a", Vector: []float32{1, 2, 3}}}, vectors.ErrDimension},
+		{"NaN", []vectors.Item{{ChunkID: "a", Vector: []float32{1, nan, 0, 0}}}, vector.ErrInvalidVector},
+		{"infinite", []vectors.Item{{ChunkID: "a", Vector: []float32{float32(math.Inf(1)), 0, 0, 0}}}, vector.ErrInvalidVector},
+		{"empty", []vectors.Item{{ChunkID: "a"}}, vector.ErrInvalidVector},
+		{"no id", []vectors.Item{{Vector: []float32{1, 0, 0, 0}}}, vector.ErrInvalidVector},
+		{"one bad item in a batch", []vectors.Item{
 			{ChunkID: "ok", Vector: []float32{1, 0, 0, 0}}, {ChunkID: "bad", Vector: []float32{1}},
-		}, embedder.ErrDimension},
+		}, vectors.ErrDimension},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -116,7 +117,7 @@ func TestIndexRejectsInvalidVectors(t *testing.T) {
 		t.Fatalf("query of an empty index: %v", err)
 	}
 	ix.Upsert("a", "", []float32{1, 0, 0, 0})
-	if _, err := ix.Exact([]float32{1}, 1); !errors.Is(err, embedder.ErrDimension) {
+	if _, err := ix.Exact([]float32{1}, 1); !errors.Is(err, vectors.ErrDimension) {
 		t.Fatalf("query of the wrong dimension: err = %v", err)
 	}
 }

@@ -15,8 +15,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/annalist-dev/annalist/consumers/embedder"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/internal/vectors"
+
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -71,7 +72,7 @@ func (c Config) Validate() error {
 	return c.Params.Validate()
 }
 
-// Store is an embedder.Store of one Index per tenant. A tenant's index is
+// Store is an vectors.Store of one Index per tenant. A tenant's index is
 // loaded from disk on first use. Safe for concurrent use.
 type Store struct {
 	cfg  Config
@@ -82,7 +83,7 @@ type Store struct {
 	closed  bool
 }
 
-var _ embedder.Store = (*Store)(nil)
+var _ vectors.Store = (*Store)(nil)
 
 // tenant is one tenant's index and its files.
 type tenant struct {
@@ -128,7 +129,7 @@ func Open(cfg Config) (*Store, error) {
 // Upsert stores items under their chunk ids; see the package comment for
 // when they are durable. Invalid vectors (wrong dimension, NaN) fail the
 // whole call with a permanent error and change nothing.
-func (s *Store) Upsert(ctx context.Context, tenantName string, items []embedder.Item) error {
+func (s *Store) Upsert(ctx context.Context, tenantName string, items []vectors.Item) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -198,7 +199,7 @@ func (s *Store) Delete(ctx context.Context, tenantName string, ids []string) err
 
 // Search returns the k chunks closest to vec in the tenant, best first,
 // scored by cosine similarity.
-func (s *Store) Search(ctx context.Context, tenantName string, vec []float32, k int) ([]embedder.Hit, error) {
+func (s *Store) Search(ctx context.Context, tenantName string, vec []float32, k int) ([]vectors.Hit, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/internal/vectors"
 )
 
 // A log that cannot be written: the upsert fails, nothing is applied, and
@@ -16,8 +16,8 @@ func TestStoreWriteFailureChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	item := func(id string, x float32) []embedder.Item {
-		return []embedder.Item{{ChunkID: id, Vector: []float32{x, 1, 0}}}
+	item := func(id string, x float32) []vectors.Item {
+		return []vectors.Item{{ChunkID: id, Vector: []float32{x, 1, 0}}}
 	}
 	if err := s.Upsert(ctx, "t", item("a", 1)); err != nil {
 		t.Fatal(err)

@@ -13,9 +13,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/internal/vectors"
+
 	"github.com/annalist-dev/annalist/infra/vector"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 )
 
 func openStore(t testing.TB, cfg vector.Config) *vector.Store {
@@ -27,20 +28,20 @@ func openStore(t testing.TB, cfg vector.Config) *vector.Store {
 	return s
 }
 
-func items(from, to, dim int, seed uint64) []embedder.Item {
+func items(from, to, dim int, seed uint64) []vectors.Item {
 	vecs := randomVectors(to-from, dim, seed)
-	out := make([]embedder.Item, len(vecs))
+	out := make([]vectors.Item, len(vecs))
 	for i, v := range vecs {
-		out[i] = embedder.Item{ChunkID: fmt.Sprintf("c%05d", from+i), DocID: fmt.Sprintf("d%d", (from+i)/10), Vector: v}
+		out[i] = vectors.Item{ChunkID: fmt.Sprintf("c%05d", from+i), DocID: fmt.Sprintf("d%d", (from+i)/10), Vector: v}
 	}
 	return out
 }
 
 // answers records what a store answers to a fixed set of queries, to
 // compare a store before and after a reopen.
-func answers(t testing.TB, s *vector.Store, tenant string, queries [][]float32) [][]embedder.Hit {
+func answers(t testing.TB, s *vector.Store, tenant string, queries [][]float32) [][]vectors.Hit {
 	t.Helper()
-	var out [][]embedder.Hit
+	var out [][]vectors.Hit
 	for _, q := range queries {
 		h, err := s.Search(context.Background(), tenant, q, 5)
 		if err != nil {
@@ -53,13 +54,13 @@ func answers(t testing.TB, s *vector.Store, tenant string, queries [][]float32) 
 
 // graphAnswers is answers through the graph with a small candidate list,
 // where any difference in the graph shows.
-func graphAnswers(t testing.TB, s *vector.Store, tenant string, queries [][]float32) [][]embedder.Hit {
+func graphAnswers(t testing.TB, s *vector.Store, tenant string, queries [][]float32) [][]vectors.Hit {
 	t.Helper()
 	ix, err := s.Index(tenant)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out [][]embedder.Hit
+	var out [][]vectors.Hit
 	for _, q := range queries {
 		h, err := ix.SearchGraph(q, 5, 8)
 		if err != nil {
@@ -70,7 +71,7 @@ func graphAnswers(t testing.TB, s *vector.Store, tenant string, queries [][]floa
 	return out
 }
 
-func sameAnswers(t testing.TB, a, b [][]embedder.Hit) {
+func sameAnswers(t testing.TB, a, b [][]vectors.Hit) {
 	t.Helper()
 	for i := range a {
 		if !slices.Equal(a[i], b[i]) {
@@ -134,8 +135,8 @@ func TestStoreIsAnEmbedderStore(t *testing.T) {
 			if n, _ := s.Count(ctx, "other"); n != 0 {
 				t.Fatalf("tenants share vectors: other has %d", n)
 			}
-			err = s.Upsert(ctx, "t", []embedder.Item{{ChunkID: "bad", Vector: []float32{1, 2, 3}}})
-			if !pipeline.IsPermanent(err) || !errors.Is(err, embedder.ErrDimension) {
+			err = s.Upsert(ctx, "t", []vectors.Item{{ChunkID: "bad", Vector: []float32{1, 2, 3}}})
+			if !pipeline.IsPermanent(err) || !errors.Is(err, vectors.ErrDimension) {
 				t.Fatalf("wrong dimension: err = %v, want a permanent ErrDimension", err)
 			}
 			if err := s.Delete(ctx, "t", []string{its[7].ChunkID, "missing"}); err != nil {
@@ -165,7 +166,7 @@ func TestStoreReopens(t *testing.T) {
 	}
 	changed := items(5000, 5001, 32, 3)[0]
 	changed.ChunkID = all[3].ChunkID
-	if err := s.Upsert(ctx, "default", []embedder.Item{changed}); err != nil {
+	if err := s.Upsert(ctx, "default", []vectors.Item{changed}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Delete(ctx, "default", []string{all[4].ChunkID}); err != nil {

@@ -32,7 +32,10 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/internal/graph"
+
+	"github.com/annalist-dev/annalist/internal/genmem"
+
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/internal/kgview"
 	"github.com/annalist-dev/annalist/producers"
@@ -45,7 +48,7 @@ type Deps struct {
 	// Graph serves GET /v1/entities/{name}; when it also implements
 	// EntitySearcher (as *kg.Store does) GET /v1/entities?q= is routed,
 	// and when it implements NeighbourhoodReader the neighbourhood is.
-	Graph kgview.Reader
+	Graph graph.Reader
 	// Chunks gives citations their text; when it also implements
 	// DocumentReader (as *redis.Chunks does) GET /v1/documents/{id} is
 	// routed.
@@ -79,7 +82,7 @@ type Deps struct {
 // Memory reads the final sentences of a request from the generation loop's
 // memory, in index order.
 type Memory interface {
-	Sentences(ctx context.Context, tenant, requestID string) ([]writer.Final, error)
+	Sentences(ctx context.Context, tenant, requestID string) ([]genmem.Final, error)
 }
 
 const tenantHeader = producers.TenantHeader
@@ -188,7 +191,7 @@ func entityShow(d Deps) http.HandlerFunc {
 		}
 		v, err := kgview.Show(r.Context(), d.Graph, d.Chunks, tenant, r.PathValue("name"), r.URL.Query().Get("text") == "1")
 		switch {
-		case errors.Is(err, kgview.ErrNotFound):
+		case errors.Is(err, graph.ErrNotFound):
 			writeError(w, http.StatusNotFound, err.Error())
 		case err != nil:
 			writeError(w, http.StatusInternalServerError, err.Error())

@@ -14,7 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/internal/genmem"
+
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/infra/memory"
 	"github.com/annalist-dev/annalist/infra/pages"
@@ -480,10 +481,10 @@ type loop struct {
 	k   int
 }
 
-func (l *loop) final(f writer.Final) {
+func (l *loop) final(f genmem.Final) {
 	l.t.Helper()
 	f.Index = l.k
-	ok, _, err := l.mem.Step(context.Background(), tenantA, l.id, writer.Step{Key: "v:" + string(rune('0'+l.k)),
+	ok, _, err := l.mem.Step(context.Background(), tenantA, l.id, genmem.Step{Key: "v:" + string(rune('0'+l.k)),
 		ExpectIndex: l.k, NextIndex: l.k + 1, Record: &f})
 	if err != nil || !ok {
 		l.t.Fatalf("record sentence %d: applied=%v %v", l.k, ok, err)
@@ -507,11 +508,11 @@ func TestRequestEvents(t *testing.T) {
 	if err := f.pages.SetRequest(ctx, tenantA, pages.RequestStatus{RequestID: req.RequestID, Subject: req.Subject, State: pages.RequestQueued}); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _, err := f.mem.Step(ctx, tenantA, req.RequestID, writer.Step{Key: "start", Start: &req, Name: "叶向高"}); err != nil || !ok {
+	if ok, _, err := f.mem.Step(ctx, tenantA, req.RequestID, genmem.Step{Key: "start", Start: &req, Name: "叶向高"}); err != nil || !ok {
 		t.Fatalf("start request: %v %v", ok, err)
 	}
 	l := &loop{t: t, mem: f.mem, id: req.RequestID}
-	l.final(writer.Final{Sentence: schemas.PageSentence{Text: "叶向高，字进卿。", Status: "supported",
+	l.final(genmem.Final{Sentence: schemas.PageSentence{Text: "叶向高，字进卿。", Status: "supported",
 		Citations: []schemas.Citation{{ChunkID: "d-0000"}}}})
 
 	open := func(ctx context.Context, path string, hdr ...string) *http.Response {
@@ -548,8 +549,8 @@ func TestRequestEvents(t *testing.T) {
 	}
 
 	// Sentences written while the stream is open arrive in order.
-	l.final(writer.Final{Dropped: "unsupported after 3 attempts"})
-	l.final(writer.Final{Sentence: schemas.PageSentence{Text: "福清人。", Status: "corrected", Note: "era fixed",
+	l.final(genmem.Final{Dropped: "unsupported after 3 attempts"})
+	l.final(genmem.Final{Sentence: schemas.PageSentence{Text: "福清人。", Status: "corrected", Note: "era fixed",
 		Citations: []schemas.Citation{{ChunkID: "d-0000", Text: "福清人"}}}})
 	if e, ok := readEvent(t, br); !ok || e.name != "dropped" || e.data != `{"index":1,"reason":"unsupported after 3 attempts"}` {
 		t.Fatalf("second event = %+v", e)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/graph"
+
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/internal/kgview"
 )
@@ -20,7 +22,7 @@ type EntitySearcher interface {
 // NeighbourhoodReader reads the entities and edges around an entity;
 // *kg.Store implements it.
 type NeighbourhoodReader interface {
-	Neighbourhood(ctx context.Context, tenant, id string, hops int) (kgview.Subgraph, error)
+	Neighbourhood(ctx context.Context, tenant, id string, hops int) (graph.Subgraph, error)
 }
 
 // maxHops bounds the neighbourhood a request may ask for: two hops from a
@@ -79,17 +81,17 @@ func entityNeighbourhood(d Deps) http.HandlerFunc {
 		}
 		v, err := kgview.Show(r.Context(), d.Graph, nil, tenant, r.PathValue("name"), false)
 		if err == nil {
-			var g kgview.Subgraph
+			var g graph.Subgraph
 			g, err = nb.Neighbourhood(r.Context(), tenant, v.ID, hops)
 			if err == nil {
 				if g.Edges == nil {
-					g.Edges = []kgview.Edge{}
+					g.Edges = []graph.Edge{}
 				}
 				writeJSON(w, http.StatusOK, g)
 				return
 			}
 		}
-		if errors.Is(err, kgview.ErrNotFound) {
+		if errors.Is(err, graph.ErrNotFound) {
 			writeError(w, http.StatusNotFound, err.Error())
 			return
 		}

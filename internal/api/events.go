@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/internal/genmem"
+
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -82,7 +83,7 @@ func requestEvents(d Deps) http.HandlerFunc {
 		defer heartbeat.Stop()
 		sent := false
 		for {
-			var finals []writer.Final
+			var finals []genmem.Final
 			if d.Memory != nil {
 				finals, err = d.Memory.Sentences(ctx, tenant, id)
 				if err != nil {
@@ -161,7 +162,7 @@ func (es *eventStream) comment(text string) bool {
 	return es.rc.Flush() == nil
 }
 
-func (es *eventStream) sendFinal(ctx context.Context, d Deps, tenant string, f writer.Final) bool {
+func (es *eventStream) sendFinal(ctx context.Context, d Deps, tenant string, f genmem.Final) bool {
 	id := strconv.Itoa(f.Index)
 	if f.Dropped != "" {
 		return es.send("dropped", id, droppedEvent{Index: f.Index, Reason: f.Dropped})

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/annalist-dev/annalist/infra/pages"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -23,11 +23,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/annalist-dev/annalist/internal/vectors"
+
 	"github.com/cloudwego/eino/components/model"
 	"github.com/rs/zerolog"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
-	"github.com/annalist-dev/annalist/consumers/embedder"
 	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/infra/broker"
 	"github.com/annalist-dev/annalist/infra/embed"
@@ -128,8 +129,8 @@ type App struct {
 	Seen   *redis.Seen
 	KG     *kg.Store
 
-	Embedder embedder.Embedder
-	Vectors  embedder.Store
+	Embedder vectors.Embedder
+	Vectors  vectors.Store
 
 	// Chat is the LLM engine, nil when the offline engine runs.
 	Chat *llm.Model

@@ -9,7 +9,8 @@ import (
 	"time"
 	"weak"
 
-	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/internal/vectors"
+
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/llm"
 	"github.com/annalist-dev/annalist/infra/metrics"
@@ -161,18 +162,18 @@ func (a *App) Pipeline(ctx context.Context) (any, error) {
 
 // timedStore times every vector-store operation.
 type timedStore struct {
-	inner embedder.Store
+	inner vectors.Store
 	reg   *metrics.Registry
 }
 
-func (s timedStore) Upsert(ctx context.Context, tenant string, items []embedder.Item) error {
+func (s timedStore) Upsert(ctx context.Context, tenant string, items []vectors.Item) error {
 	start := time.Now()
 	err := s.inner.Upsert(ctx, tenant, items)
 	s.reg.ObserveVector("upsert", start, err)
 	return err
 }
 
-func (s timedStore) Search(ctx context.Context, tenant string, vec []float32, k int) ([]embedder.Hit, error) {
+func (s timedStore) Search(ctx context.Context, tenant string, vec []float32, k int) ([]vectors.Hit, error) {
 	start := time.Now()
 	hits, err := s.inner.Search(ctx, tenant, vec, k)
 	s.reg.ObserveVector("search", start, err)

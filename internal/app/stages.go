@@ -13,7 +13,7 @@ import (
 	"github.com/annalist-dev/annalist/consumers/kgwriter"
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/internal/logging"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"

@@ -3,9 +3,9 @@ package app
 import (
 	"context"
 
-	"github.com/annalist-dev/annalist/consumers/router"
 	"github.com/annalist-dev/annalist/consumers/writer"
 	"github.com/annalist-dev/annalist/schemas"
+	"github.com/annalist-dev/annalist/topology"
 )
 
 // SentenceCheck is what the verifier, router and solvers made of one
@@ -43,7 +43,7 @@ func (a *App) CheckSentence(ctx context.Context, refs *schemas.ReferenceSet, sen
 	}
 	res := SentenceCheck{Verdict: v, Final: v}
 	for attempt := 0; correct && v.Status != schemas.StatusSupported; attempt++ {
-		_, name := router.Route(v)
+		_, name := topology.RouteVerdict(v)
 		s, err := a.Solver(name)
 		if err != nil {
 			return res, err

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/annalist-dev/annalist/internal/graph"
+
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/demo"
-	"github.com/annalist-dev/annalist/internal/kgview"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -166,7 +167,7 @@ func printLearned(ctx context.Context, w io.Writer, a *app.App, tenant string) e
 	return nil
 }
 
-func printEntity(w io.Writer, e kgview.Entity) {
+func printEntity(w io.Writer, e graph.Entity) {
 	var others []string
 	for _, al := range e.Aliases {
 		if al != e.Name {

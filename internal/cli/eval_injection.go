@@ -77,7 +77,7 @@ func evalInjection(ctx context.Context, io IO, args []string) error {
 		}
 		rep.Add(1)
 	}
-	report, err := eval.Injection(ctx, &eval.AppInjection{App: a, Tenant: s.tenant}, cfg)
+	report, err := eval.Injection(ctx, &app.Injection{App: a, Tenant: s.tenant}, cfg)
 	if rep != nil {
 		rep.Finish()
 	}

@@ -6,7 +6,6 @@ package dataset
 import (
 	"os"
 	"path/filepath"
-	"testing"
 )
 
 // EnvVar names the environment variable that overrides the data location.
@@ -48,17 +47,6 @@ func Path(sub string) string {
 	p := filepath.Join(r, sub)
 	if _, err := os.Stat(p); err != nil {
 		return ""
-	}
-	return p
-}
-
-// Require returns Root()/sub or skips the test with a message naming what is
-// missing.
-func Require(t testing.TB, sub string) string {
-	t.Helper()
-	p := Path(sub)
-	if p == "" {
-		t.Skipf("evaluation data %q not found (set %s or place shared/data beside the repository)", sub, EnvVar)
 	}
 	return p
 }

@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/dataset"
+	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+
 	"github.com/annalist-dev/annalist/internal/era"
 )
 
@@ -13,7 +14,7 @@ import (
 // all of them must resolve to a Gregorian year, and, the Mingshi being the
 // history of the Ming, nearly all to Ming, Southern Ming or early Qing eras.
 func TestMingshiDates(t *testing.T) {
-	dir := dataset.Require(t, "mingshi-liezhuan")
+	dir := datasettest.Require(t, "mingshi-liezhuan")
 	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no volumes in %s: %v", dir, err)

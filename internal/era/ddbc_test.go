@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/dataset"
+	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+
 	"github.com/annalist-dev/annalist/internal/era"
 )
 
@@ -137,7 +138,7 @@ func earlierInDDBC() map[dynastyName]string {
 type dynastyName struct{ dynasty, name string }
 
 func TestAgainstDDBC(t *testing.T) {
-	path := filepath.Join(dataset.Require(t, "era"), "eras.csv")
+	path := filepath.Join(datasettest.Require(t, "era"), "eras.csv")
 	data := readDDBC(t, path)
 	ours := era.Default().Eras()
 

@@ -8,10 +8,10 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/annalist-dev/annalist/consumers/router"
 	"github.com/annalist-dev/annalist/internal/era"
 	"github.com/annalist-dev/annalist/internal/inject"
 	"github.com/annalist-dev/annalist/schemas"
+	"github.com/annalist-dev/annalist/topology"
 )
 
 // InjectionSystem is the system under test of the injection evaluation:
@@ -103,13 +103,13 @@ func (c InjectionConfig) withDefaults(subjects int) InjectionConfig {
 func ExpectedSolver(typ string) string {
 	switch typ {
 	case inject.Era, inject.Gregorian:
-		return router.SolverEra
+		return topology.SolverEra
 	case inject.Courtesy:
-		return router.SolverAlias
+		return topology.SolverAlias
 	case inject.Rank:
-		return router.SolverKnowledge
+		return topology.SolverKnowledge
 	}
-	return router.SolverRegenerate
+	return topology.SolverRegenerate
 }
 
 // InjectionReport is the result of Injection (`annalist eval injection
@@ -466,7 +466,7 @@ func score(rep *InjectionReport, cases []injectionCase, books []book, examples i
 			et = o.Verdict.Status
 		}
 		ts.ErrorTypes[et]++
-		if _, solver := router.Route(o.Verdict); solver == ts.ExpectedSolver {
+		if _, solver := topology.RouteVerdict(o.Verdict); solver == ts.ExpectedSolver {
 			ts.Routed++
 		} else {
 			example("misrouted", c)

@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+
 	"github.com/rs/zerolog"
 
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/internal/app"
-	"github.com/annalist-dev/annalist/internal/dataset"
 	"github.com/annalist-dev/annalist/internal/eval"
 	"github.com/annalist-dev/annalist/internal/glossary"
 	"github.com/annalist-dev/annalist/internal/inject"
@@ -28,7 +29,7 @@ import (
 // fabricated, precision ≥ 0.95, routing ≥ 0.90, correction ≥ 0.90 for era,
 // gregorian and courtesy, residual error rate ≤ 2 %.
 func TestInjectionOnLiezhuan(t *testing.T) {
-	dir := dataset.Require(t, "mingshi-liezhuan")
+	dir := datasettest.Require(t, "mingshi-liezhuan")
 	if testing.Short() {
 		t.Skip("ingests 147 volumes")
 	}
@@ -56,7 +57,7 @@ func TestInjectionOnLiezhuan(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := eval.Injection(ctx, &eval.AppInjection{App: a, Tenant: tenant}, eval.InjectionConfig{N: 120, Seed: 1})
+	rep, err := eval.Injection(ctx, &app.Injection{App: a, Tenant: tenant}, eval.InjectionConfig{N: 120, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

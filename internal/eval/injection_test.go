@@ -8,10 +8,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/consumers/router"
 	"github.com/annalist-dev/annalist/internal/eval"
 	"github.com/annalist-dev/annalist/internal/inject"
 	"github.com/annalist-dev/annalist/schemas"
+	"github.com/annalist-dev/annalist/topology"
 )
 
 // fakeBiographies are three short biographies restating the demo corpus,
@@ -82,7 +82,7 @@ func (f *fakeSystem) Check(_ context.Context, _ *schemas.ReferenceSet, s string,
 		return supported, nil
 	case f.good[s] && correct && s == flakySentence:
 		return eval.SentenceOutcome{Verdict: schemas.Verdict{Status: schemas.StatusNotSupported, ErrorType: schemas.ErrorOther},
-			Solvers: []string{router.SolverRegenerate}, Dropped: true, Reason: "no supporting reference"}, nil
+			Solvers: []string{topology.SolverRegenerate}, Dropped: true, Reason: "no supporting reference"}, nil
 	case f.good[s]:
 		return supported, nil
 	}
@@ -94,7 +94,7 @@ func (f *fakeSystem) Check(_ context.Context, _ *schemas.ReferenceSet, s string,
 	if !correct {
 		return eval.SentenceOutcome{Verdict: v}, nil
 	}
-	_, solver := router.Route(v)
+	_, solver := topology.RouteVerdict(v)
 	return eval.SentenceOutcome{Verdict: v, Solvers: []string{solver}, Corrected: from}, nil
 }
 

@@ -5,6 +5,10 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+
+	"github.com/annalist-dev/annalist/internal/vectors"
+
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/embedder"
 	"github.com/annalist-dev/annalist/consumers/extractor"
@@ -14,7 +18,6 @@ import (
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/infra/vector"
-	"github.com/annalist-dev/annalist/internal/dataset"
 	"github.com/annalist-dev/annalist/internal/eval"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
@@ -29,7 +32,7 @@ const tenant = "default"
 // vector-only baseline answer every query. Acceptance (issue 3): KG F1 ≥
 // 0.90 and above the baseline (anchor, seed 000 Table 2: 0.923 vs 0.456).
 func TestRetrievalOnLiezhuan(t *testing.T) {
-	dir := dataset.Require(t, "mingshi-liezhuan")
+	dir := datasettest.Require(t, "mingshi-liezhuan")
 	if testing.Short() {
 		t.Skip("indexes 147 volumes")
 	}
@@ -86,7 +89,7 @@ func TestRetrievalOnLiezhuan(t *testing.T) {
 // index runs the offline ingestion stages in-process over the volumes of
 // dir: chunks into the chunk store, triplets into the graph, vectors into
 // an embedded store.
-func index(t *testing.T, dir string, ch *chunker.Chunker) (*kg.Store, *redis.Chunks, embedder.Embedder, embedder.Store) {
+func index(t *testing.T, dir string, ch *chunker.Chunker) (*kg.Store, *redis.Chunks, vectors.Embedder, vectors.Store) {
 	t.Helper()
 	ctx := context.Background()
 	c := redistest.Client(t)
@@ -139,9 +142,9 @@ func index(t *testing.T, dir string, ch *chunker.Chunker) (*kg.Store, *redis.Chu
 			if err != nil {
 				t.Fatal(err)
 			}
-			items := make([]embedder.Item, len(cs))
+			items := make([]vectors.Item, len(cs))
 			for i, c := range cs {
-				items[i] = embedder.Item{ChunkID: c.ChunkID, DocID: c.DocID, Vector: vecs[i]}
+				items[i] = vectors.Item{ChunkID: c.ChunkID, DocID: c.DocID, Vector: vecs[i]}
 			}
 			if err := vs.Upsert(ctx, tenant, items); err != nil {
 				t.Fatal(err)

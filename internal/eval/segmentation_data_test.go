@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+
 	"github.com/annalist-dev/annalist/consumers/chunker"
-	"github.com/annalist-dev/annalist/internal/dataset"
 	"github.com/annalist-dev/annalist/internal/eval"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -16,7 +17,7 @@ import (
 // volumes and holds it to the acceptance thresholds. Run it with -v to see
 // the report and the volumes that are not exact.
 func TestSegmentationMingshi(t *testing.T) {
-	dir := dataset.Require(t, "mingshi-liezhuan")
+	dir := datasettest.Require(t, "mingshi-liezhuan")
 	c := chunker.New(chunker.Config{})
 	rep := segmentation(t, dir, c.Chunk)
 	if rep.NameRecall < 0.97 {
@@ -37,7 +38,7 @@ func TestSegmentationMingshi(t *testing.T) {
 // exactness and precision; recall shows that the pattern itself finds the
 // listed people.
 func TestSegmentationMingshiWithoutListing(t *testing.T) {
-	dir := dataset.Require(t, "mingshi-liezhuan")
+	dir := datasettest.Require(t, "mingshi-liezhuan")
 	c := chunker.New(chunker.Config{})
 	rep := segmentation(t, dir, func(ctx context.Context, doc schemas.Document) ([]schemas.Chunk, error) {
 		var prose []string

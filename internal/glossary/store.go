@@ -8,7 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/annalist-dev/annalist/internal/kgview"
+	"github.com/annalist-dev/annalist/internal/graph"
+
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -16,7 +17,7 @@ import (
 // implements it.
 type Graph interface {
 	Resolve(ctx context.Context, tenant, surface string) ([]string, error)
-	Entity(ctx context.Context, tenant, id string) (kgview.Entity, error)
+	Entity(ctx context.Context, tenant, id string) (graph.Entity, error)
 }
 
 // Chunks reads chunks by id, skipping unknown ids; infra/redis.Chunks
@@ -63,7 +64,7 @@ func (s *Store) Lookup(ctx context.Context, tenant, term string) ([]schemas.Refe
 			continue
 		}
 		e, err := s.g.Entity(ctx, tenant, id)
-		if errors.Is(err, kgview.ErrNotFound) {
+		if errors.Is(err, graph.ErrNotFound) {
 			continue
 		}
 		if err != nil {

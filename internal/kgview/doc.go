@@ -1,12 +1,5 @@
-// Package kgview is the read side of the knowledge graph.
-//
-// It holds the types an entity and its neighbourhood are seen as (Node,
-// Edge, Entity, Subgraph, the ErrNotFound sentinel). They live here, free of
-// any SDK import, so that the Redis store in infra/kg can return them and
-// the consumer stages that retrieve from the graph can declare small
-// interfaces over them without importing a Redis client.
-//
-// It also holds the view behind `annalist kg show NAME`: Show resolves a
+// Package kgview is the view behind `annalist kg show NAME` and the
+// entity endpoints (the KG's types are in internal/graph): Show resolves a
 // name (canonical name, courtesy name, art name, other alias or entity id)
 // to the entities it may denote and builds a View; View.WriteText prints it
 // for people and its JSON form is the command's stable --json contract:

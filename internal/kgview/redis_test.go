@@ -9,17 +9,19 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/graph"
+
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/internal/kgview"
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
 // The stores the CLI passes to Show.
 var (
-	_ kgview.Reader      = (*kg.Store)(nil)
+	_ graph.Reader       = (*kg.Store)(nil)
 	_ kgview.ChunkReader = (*redis.Chunks)(nil)
 )
 
@@ -125,7 +127,7 @@ func TestShowOnRedis(t *testing.T) {
 		}
 	}
 
-	if _, err := kgview.Show(ctx, store, chunks, schemas.DefaultTenant, "无此人", false); !errors.Is(err, kgview.ErrNotFound) {
+	if _, err := kgview.Show(ctx, store, chunks, schemas.DefaultTenant, "无此人", false); !errors.Is(err, graph.ErrNotFound) {
 		t.Fatalf("unknown name: err = %v", err)
 	}
 }

@@ -11,19 +11,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/annalist-dev/annalist/internal/graph"
+
 	"github.com/annalist-dev/annalist/schemas"
 )
-
-// Reader is the part of the knowledge graph the view reads; infra/kg's
-// Store implements it.
-type Reader interface {
-	// Resolve returns the ids of the entities a surface form (or an entity
-	// id) may denote; none, without error, for an unknown surface.
-	Resolve(ctx context.Context, tenant, surface string) ([]string, error)
-	// Entity returns an entity with its edges, aliases and mentions; an
-	// unknown id fails with an error wrapping ErrNotFound.
-	Entity(ctx context.Context, tenant, id string) (Entity, error)
-}
 
 // ChunkReader reads stored chunks; infra/redis's Chunks implements it.
 type ChunkReader interface {
@@ -46,10 +37,10 @@ type View struct {
 	// Query is the name asked for; Matched says how it matched the entity.
 	Query   string `json:"query"`
 	Matched string `json:"matched"`
-	Node
-	Aliases  []string `json:"aliases"`
-	Edges    []Edge   `json:"edges"`
-	Incoming []Edge   `json:"incoming"`
+	graph.Node
+	Aliases  []string     `json:"aliases"`
+	Edges    []graph.Edge `json:"edges"`
+	Incoming []graph.Edge `json:"incoming"`
 	// Chunks are the chunks that mention the entity: ids, or ids with
 	// text when Show was asked for text.
 	Chunks   []ChunkRef `json:"chunks"`
@@ -105,10 +96,10 @@ func (c ChunkRef) MarshalJSON() ([]byte, error) {
 // With withText the chunks are read from chunks with their text, in
 // document order; chunks may be nil otherwise. An unknown name fails with an
 // error wrapping ErrNotFound.
-func Show(ctx context.Context, g Reader, chunks ChunkReader, tenant, name string, withText bool) (View, error) {
+func Show(ctx context.Context, g graph.Reader, chunks ChunkReader, tenant, name string, withText bool) (View, error) {
 	query := strings.TrimSpace(name)
 	if query == "" {
-		return View{}, fmt.Errorf("show entity: %w: empty name", ErrNotFound)
+		return View{}, fmt.Errorf("show entity: %w: empty name", graph.ErrNotFound)
 	}
 	if withText && chunks == nil {
 		return View{}, errors.New("show entity: chunk text requested without a chunk store")
@@ -117,10 +108,10 @@ func Show(ctx context.Context, g Reader, chunks ChunkReader, tenant, name string
 	if err != nil {
 		return View{}, fmt.Errorf("show entity %q: %w", query, err)
 	}
-	ents := make([]Entity, 0, len(ids))
+	ents := make([]graph.Entity, 0, len(ids))
 	for _, id := range ids {
 		e, err := g.Entity(ctx, tenant, id)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, graph.ErrNotFound) {
 			continue
 		}
 		if err != nil {
@@ -129,9 +120,9 @@ func Show(ctx context.Context, g Reader, chunks ChunkReader, tenant, name string
 		ents = append(ents, e)
 	}
 	if len(ents) == 0 {
-		return View{}, fmt.Errorf("show entity: %w: %q", ErrNotFound, query)
+		return View{}, fmt.Errorf("show entity: %w: %q", graph.ErrNotFound, query)
 	}
-	slices.SortFunc(ents, func(a, b Entity) int { return compareCandidates(query, a, b) })
+	slices.SortFunc(ents, func(a, b graph.Entity) int { return compareCandidates(query, a, b) })
 
 	best := ents[0]
 	v := View{
@@ -152,7 +143,7 @@ func Show(ctx context.Context, g Reader, chunks ChunkReader, tenant, name string
 	return v, nil
 }
 
-func matched(query string, e Entity) string {
+func matched(query string, e graph.Entity) string {
 	switch query {
 	case e.ID:
 		return MatchID
@@ -162,8 +153,8 @@ func matched(query string, e Entity) string {
 	return MatchAlias
 }
 
-func compareCandidates(query string, a, b Entity) int {
-	rank := func(e Entity) (int, int) {
+func compareCandidates(query string, a, b graph.Entity) int {
+	rank := func(e graph.Entity) (int, int) {
 		name := 1
 		if matched(query, e) != MatchAlias {
 			name = 0
@@ -285,7 +276,7 @@ func (p *printer) printf(format string, args ...any) {
 	}
 }
 
-func (p *printer) edgeSource(e Edge) {
+func (p *printer) edgeSource(e graph.Edge) {
 	p.printf("      from chunk %s [%d,%d)", e.ChunkID, e.Span.Start, e.Span.End)
 	if e.Method != "" {
 		p.printf(" by %s", e.Method)
@@ -301,10 +292,10 @@ func (p *printer) edgeSource(e Edge) {
 		}
 		p.printf("      qualifiers: %s\n", strings.Join(q, ", "))
 	}
-	if e.Resolution == ResolvedAmbiguous {
+	if e.Resolution == graph.ResolvedAmbiguous {
 		p.printf("      head %q is ambiguous: %s\n", e.Head, strings.Join(e.Candidates, ", "))
 	}
-	if e.TailResolution == ResolvedAmbiguous {
+	if e.TailResolution == graph.ResolvedAmbiguous {
 		p.printf("      tail %q is ambiguous: %s\n", e.Tail, strings.Join(e.TailCandidates, ", "))
 	}
 }

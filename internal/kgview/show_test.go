@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/annalist-dev/annalist/internal/graph"
 	"github.com/annalist-dev/annalist/internal/kgview"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -16,7 +17,7 @@ import (
 // fakeGraph is a Reader over a fixed set of entities; aliases map surfaces
 // to ids.
 type fakeGraph struct {
-	entities map[string]kgview.Entity
+	entities map[string]graph.Entity
 	aliases  map[string][]string
 	err      error
 }
@@ -31,10 +32,10 @@ func (f fakeGraph) Resolve(_ context.Context, _, surface string) ([]string, erro
 	return f.aliases[surface], nil
 }
 
-func (f fakeGraph) Entity(_ context.Context, _, id string) (kgview.Entity, error) {
+func (f fakeGraph) Entity(_ context.Context, _, id string) (graph.Entity, error) {
 	e, ok := f.entities[id]
 	if !ok {
-		return kgview.Entity{}, kgview.ErrNotFound
+		return graph.Entity{}, graph.ErrNotFound
 	}
 	return e, nil
 }
@@ -51,24 +52,24 @@ func (f fakeChunks) Get(_ context.Context, _ string, ids []string) ([]schemas.Ch
 	return out, nil
 }
 
-func person(id, name, entry string, edges int, aliases ...string) kgview.Entity {
-	e := kgview.Entity{Node: kgview.Node{ID: id, Name: name, Type: "person", EntryChunk: entry},
-		Aliases: append([]string{name}, aliases...), Edges: []kgview.Edge{}, Incoming: []kgview.Edge{}, Chunks: []string{}}
+func person(id, name, entry string, edges int, aliases ...string) graph.Entity {
+	e := graph.Entity{Node: graph.Node{ID: id, Name: name, Type: "person", EntryChunk: entry},
+		Aliases: append([]string{name}, aliases...), Edges: []graph.Edge{}, Incoming: []graph.Edge{}, Chunks: []string{}}
 	for range edges {
-		e.Edges = append(e.Edges, kgview.Edge{HeadID: id, Head: name, Relation: "office", Tail: "x", ChunkID: entry})
+		e.Edges = append(e.Edges, graph.Edge{HeadID: id, Head: name, Relation: "office", Tail: "x", ChunkID: entry})
 	}
 	return e
 }
 
-func graph() fakeGraph {
-	ents := []kgview.Entity{
+func newFakeGraph() fakeGraph {
+	ents := []graph.Entity{
 		person("person:王溥@a", "王溥", "c1", 2, "子明"),
 		person("person:王溥@b", "王溥", "c2", 5, "汝弼"),
 		person("person:王溥", "王溥", "", 9),
 		person("person:李贞@c", "李贞", "c3", 1, "子明"),
 		person("person:张@d", "张某", "c4", 30, "王溥"),
 	}
-	g := fakeGraph{entities: map[string]kgview.Entity{}, aliases: map[string][]string{}}
+	g := fakeGraph{entities: map[string]graph.Entity{}, aliases: map[string][]string{}}
 	for _, e := range ents {
 		g.entities[e.ID] = e
 		for _, a := range e.Aliases {
@@ -81,7 +82,7 @@ func graph() fakeGraph {
 }
 
 func TestShowRanksCandidates(t *testing.T) {
-	g := graph()
+	g := newFakeGraph()
 	for _, tc := range []struct {
 		name, query string
 		best        string
@@ -115,10 +116,10 @@ func TestShowRanksCandidates(t *testing.T) {
 }
 
 func TestShowErrors(t *testing.T) {
-	g := graph()
+	g := newFakeGraph()
 	for _, tc := range []struct {
 		name, query string
-		g           kgview.Reader
+		g           graph.Reader
 		withText    bool
 		notFound    bool
 	}{
@@ -130,7 +131,7 @@ func TestShowErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := kgview.Show(context.Background(), tc.g, nil, "default", tc.query, tc.withText)
-			if err == nil || errors.Is(err, kgview.ErrNotFound) != tc.notFound {
+			if err == nil || errors.Is(err, graph.ErrNotFound) != tc.notFound {
 				t.Fatalf("err = %v, want not-found %v", err, tc.notFound)
 			}
 		})
@@ -139,10 +140,10 @@ func TestShowErrors(t *testing.T) {
 
 func TestViewJSON(t *testing.T) {
 	e := person("person:叶向高@1", "叶向高", "c-ye", 0, "进卿")
-	e.Edges = []kgview.Edge{{ID: "e1", HeadID: e.ID, Head: "叶向高", Relation: "courtesy_name", Tail: "进卿",
+	e.Edges = []graph.Edge{{ID: "e1", HeadID: e.ID, Head: "叶向高", Relation: "courtesy_name", Tail: "进卿",
 		ChunkID: "c-ye", DocID: "d", Span: schemas.Span{Start: 0, End: 7}, Evidence: "叶向高，字进卿", Method: "regex"}}
 	e.Chunks = []string{"c-ye", "c-lost"}
-	g := fakeGraph{entities: map[string]kgview.Entity{e.ID: e}, aliases: map[string][]string{"进卿": {e.ID}}}
+	g := fakeGraph{entities: map[string]graph.Entity{e.ID: e}, aliases: map[string][]string{"进卿": {e.ID}}}
 	chunks := fakeChunks{"c-ye": {ChunkID: "c-ye", DocID: "d", Text: "叶向高，字进卿，福清人。"}}
 
 	for _, tc := range []struct {
@@ -193,18 +194,18 @@ func TestViewJSON(t *testing.T) {
 
 func TestWriteText(t *testing.T) {
 	e := person("person:叶向高@1", "叶向高", "c-ye", 0, "进卿")
-	e.Edges = []kgview.Edge{
+	e.Edges = []graph.Edge{
 		{ID: "e1", Relation: "courtesy_name", Tail: "进卿", ChunkID: "c-ye", Span: schemas.Span{Start: 0, End: 7},
 			Evidence: "叶向高，字进卿", Method: "regex"},
 		{ID: "e2", Relation: "jinshi", Tail: "万历十一年", TailID: "time:万历十一年", ChunkID: "c-ye",
 			Span: schemas.Span{Start: 40, End: 49}, Evidence: "举万历十一年进士", Method: "regex",
 			Qualifiers: map[string]string{"gregorian": "1583"}},
 	}
-	e.Incoming = []kgview.Edge{{ID: "e3", Head: "王溥", HeadID: "person:王溥", Relation: "relative", Tail: "叶向高",
-		ChunkID: "c-x", Resolution: kgview.ResolvedAmbiguous, Candidates: []string{"person:王溥@a", "person:王溥@b"}}}
+	e.Incoming = []graph.Edge{{ID: "e3", Head: "王溥", HeadID: "person:王溥", Relation: "relative", Tail: "叶向高",
+		ChunkID: "c-x", Resolution: graph.ResolvedAmbiguous, Candidates: []string{"person:王溥@a", "person:王溥@b"}}}
 	e.Chunks = []string{"c-ye"}
 	other := person("person:叶向高@2", "叶向高", "c-9", 0)
-	g := fakeGraph{entities: map[string]kgview.Entity{e.ID: e, other.ID: other},
+	g := fakeGraph{entities: map[string]graph.Entity{e.ID: e, other.ID: other},
 		aliases: map[string][]string{"叶向高": {e.ID, other.ID}}}
 	chunks := fakeChunks{"c-ye": {ChunkID: "c-ye", DocID: "d", Text: "叶向高，字进卿，福清人。"}}
 	v, err := kgview.Show(context.Background(), g, chunks, "default", "叶向高", true)

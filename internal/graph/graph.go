@@ -1,6 +1,13 @@
-package kgview
+// Package graph holds the types the knowledge graph is read as (Node, Edge,
+// Entity, Subgraph, the ErrNotFound sentinel) and the KG reader port
+// (Reader). They are free of any SDK import, so the Redis store in
+// infra/kg returns them and the stages that retrieve from the graph
+// declare small interfaces over them without importing a Redis client or
+// each other.
+package graph
 
 import (
+	"context"
 	"errors"
 
 	"github.com/annalist-dev/annalist/schemas"
@@ -110,4 +117,15 @@ type Subgraph struct {
 	// (hubs such as a capital city or an examination year have thousands
 	// of edges).
 	Truncated bool `json:"truncated,omitempty"`
+}
+
+// Reader is the part of the knowledge graph a reader of entities needs; infra/kg's
+// Store implements it.
+type Reader interface {
+	// Resolve returns the ids of the entities a surface form (or an entity
+	// id) may denote; none, without error, for an unknown surface.
+	Resolve(ctx context.Context, tenant, surface string) ([]string, error)
+	// Entity returns an entity with its edges, aliases and mentions; an
+	// unknown id fails with an error wrapping ErrNotFound.
+	Entity(ctx context.Context, tenant, id string) (Entity, error)
 }

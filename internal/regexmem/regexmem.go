@@ -1,4 +1,8 @@
-package extractor
+// Package regexmem is the port of the extractor's demonstration memory:
+// validated regexes (Pattern) per tenant and corpus profile, ranked by how
+// often they served a chunk without a model call. infra/memory keeps them
+// in Redis; the extractor stage reads and writes them through Memory.
+package regexmem
 
 import (
 	"context"
@@ -6,7 +10,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/pipeline"
+	"github.com/annalist-dev/annalist/pipeline"
 )
 
 // Pattern is a regex for one relation together with the roles of its
@@ -14,7 +18,7 @@ import (
 // and serve both as regexes to try before asking the model and as
 // demonstrations in its prompt.
 type Pattern struct {
-	// ID is derived from relation, source and groups (PatternID), so saving
+	// ID is derived from relation, source and groups (ID), so saving
 	// the same regex twice stores it once.
 	ID       string `json:"id"`
 	Relation string `json:"relation"`
@@ -22,7 +26,7 @@ type Pattern struct {
 	Source string `json:"source"`
 	// Groups maps a role to a capture group index (1-based): "tail" is
 	// required; the other roles are qualifiers allowed for the relation
-	// (RoleNames).
+	// (the extractor's RoleNames).
 	Groups map[string]int `json:"groups"`
 	// Example is the text the pattern matched when it was validated.
 	Example string `json:"example,omitempty"`
@@ -33,8 +37,8 @@ type Pattern struct {
 	Hits int64 `json:"hits,omitempty"`
 }
 
-// PatternID is the stable id of a regex with its group roles.
-func PatternID(relation, source string, groups map[string]int) string {
+// ID is the stable id of a regex with its group roles.
+func ID(relation, source string, groups map[string]int) string {
 	roles := make([]string, 0, len(groups))
 	for r := range groups {
 		roles = append(roles, r)

@@ -1,4 +1,4 @@
-package eval
+package app
 
 import (
 	"context"
@@ -6,17 +6,18 @@ import (
 	"strings"
 
 	"github.com/annalist-dev/annalist/consumers/writer"
-	"github.com/annalist-dev/annalist/internal/app"
+	"github.com/annalist-dev/annalist/internal/eval"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// AppInjection is the injection evaluation's system on a running app: the
+// Injection is the injection evaluation's system (eval.InjectionSystem)
+// on a running app: the
 // subjects are the persons of the knowledge graph with a biography entry
 // of their own, biographies come from the app's retriever and the writer's
 // offline drafter, and sentences are checked by App.CheckSentence — the
 // verifier, router and solvers the pipeline runs.
-type AppInjection struct {
-	App    *app.App
+type Injection struct {
+	App    *App
 	Tenant string
 	// Drafter writes the biographies (default the offline drafter).
 	Drafter writer.Drafter
@@ -24,11 +25,11 @@ type AppInjection struct {
 	MaxSentences int
 }
 
-var _ InjectionSystem = (*AppInjection)(nil)
+var _ eval.InjectionSystem = (*Injection)(nil)
 
 // Subjects lists the persons anchored to an entry that begins with them,
 // whose name denotes no one else, by name.
-func (s *AppInjection) Subjects(ctx context.Context) ([]string, error) {
+func (s *Injection) Subjects(ctx context.Context) ([]string, error) {
 	ids, err := s.App.KG.Nodes(ctx, s.Tenant, schemas.EntityPerson)
 	if err != nil {
 		return nil, fmt.Errorf("list persons: %w", err)
@@ -52,7 +53,7 @@ func (s *AppInjection) Subjects(ctx context.Context) ([]string, error) {
 
 // Biography drafts the subject's page sentence by sentence, each drafted
 // after the ones before it as if they had been accepted.
-func (s *AppInjection) Biography(ctx context.Context, subject string) (*schemas.ReferenceSet, []string, error) {
+func (s *Injection) Biography(ctx context.Context, subject string) (*schemas.ReferenceSet, []string, error) {
 	r, err := s.App.Retriever()
 	if err != nil {
 		return nil, nil, err
@@ -91,11 +92,11 @@ func (s *AppInjection) Biography(ctx context.Context, subject string) (*schemas.
 }
 
 // Check runs App.CheckSentence.
-func (s *AppInjection) Check(ctx context.Context, refs *schemas.ReferenceSet, sentence string, correct bool) (SentenceOutcome, error) {
+func (s *Injection) Check(ctx context.Context, refs *schemas.ReferenceSet, sentence string, correct bool) (eval.SentenceOutcome, error) {
 	c, err := s.App.CheckSentence(ctx, refs, sentence, correct)
 	if err != nil {
-		return SentenceOutcome{}, err
+		return eval.SentenceOutcome{}, err
 	}
-	return SentenceOutcome{Verdict: c.Verdict, Solvers: c.Solvers, Corrected: c.Corrected,
+	return eval.SentenceOutcome{Verdict: c.Verdict, Solvers: c.Solvers, Corrected: c.Corrected,
 		Dropped: c.Dropped, Reason: c.Reason}, nil
 }

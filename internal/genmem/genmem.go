@@ -1,13 +1,20 @@
-package writer
+// Package genmem is the generation-memory port: where a request's writer →
+// verifier → solver loop stands, its reference set and its final
+// sentences. The loop's state lives only here (infra/memory keeps it in
+// Redis), so any replica of any generation stage can take the next step
+// after another crashed. Stages and adapters import this package, never
+// each other.
+package genmem
 
 import (
 	"context"
+	"errors"
 
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// Memory is the writer's agent memory of one request (infra/memory.Requests
-// in Redis). The loop's state lives only here, so any writer replica can
+// Memory is the agent memory of one request (infra/memory.Requests in
+// Redis). The loop's state lives only here, so any writer replica can
 // take the next step after another crashed.
 type Memory interface {
 	// Step takes one step of the loop atomically (see Step). It returns
@@ -83,3 +90,8 @@ type Final struct {
 	// Attempts is how many drafts the sentence took.
 	Attempts int `json:"attempts"`
 }
+
+// ErrNoReferences marks a request whose reference set memory does not hold
+// (expired or never stored): no retry can bring it back, so stages treat
+// it as permanent.
+var ErrNoReferences = errors.New("no reference set for the request")
