@@ -149,8 +149,20 @@ func TestViolation(t *testing.T) {
 	}
 }
 
+// testSupport reports whether a package exists only for tests (its name
+// ends in "test": redistest, datasettest, vectortest, llmtest, …). Such a
+// package may import across layers (a fixture needs a real store), which is
+// safe because TestBinaryLinksNoTesting keeps every one of them out of the
+// binary.
+func testSupport(path string) bool {
+	return strings.HasSuffix(path[strings.LastIndex(path, "/")+1:], "test")
+}
+
 func TestLayers(t *testing.T) {
 	for _, p := range goList(t, "./...") {
+		if testSupport(p.ImportPath) {
+			continue
+		}
 		from, _ := rel(p.ImportPath)
 		_, ok := rank(from)
 		if !ok {
@@ -191,6 +203,9 @@ var knownTesting = []string{
 // import.
 func TestBinaryLinksNoTesting(t *testing.T) {
 	for _, p := range goList(t, "-deps", ".") {
+		if _, ours := rel(p.ImportPath); ours && testSupport(p.ImportPath) {
+			t.Errorf("the test-support package %s is linked into the binary", p.ImportPath)
+		}
 		if !slices.Contains(p.Imports, "testing") {
 			continue
 		}

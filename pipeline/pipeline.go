@@ -1,9 +1,11 @@
 // Package pipeline is the contract between a stage's logic and the runtime
 // that feeds it: a stage is a Handler, a plain function from one decoded
 // input message to the messages it produces. The runtime (infra/kafka) does
-// fetch → handle → produce (acks=all, waited) → commit, retry and
-// dead-lettering around it, so a stage is tested without a broker and the
-// loop is tested once, hard.
+// fetch → handle → produce (acks=all, waited) → commit around it, and wraps
+// the handler in the middleware of pipeline/middleware (idempotency, retry,
+// dead-letter decision, batch isolation, tracing, metrics, panic
+// recovery), so a stage is tested without a broker, each middleware on its
+// own, and the loop once, hard.
 package pipeline
 
 import (

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -45,7 +46,7 @@ type Message interface {
 	MessageType() string
 	// SchemaVersion is the value of the schema_version header.
 	SchemaVersion() int
-	// PartitionKey is the record key (DESIGN §5: documents and chunks by
+	// PartitionKey is the record key (ARCHITECTURE.md §8: documents and chunks by
 	// doc_id, triplets by entity, conversation messages by request_id).
 	PartitionKey() string
 	// Validate reports a message that is well-formed JSON but unusable.
@@ -54,7 +55,9 @@ type Message interface {
 
 // Meta is the envelope of a message: everything but its body.
 type Meta struct {
-	Type    string
+	Type string
+	// Version is the schema version on the wire. A decoded message is the
+	// current struct of its type whatever this says (see Registry.Decode).
 	Version int
 	// EventID is assigned by the producer and stable across retries; it is
 	// what idempotency markers are keyed by.
@@ -96,23 +99,10 @@ func Encode(m Message, meta Meta) (key, value []byte, headers []Header, err erro
 	return []byte(m.PartitionKey()), value, headers, nil
 }
 
-// Decode reads a message from its headers and value. It fails with an error
-// wrapping ErrDecode (and ErrUnknownType, ErrUnknownVersion, ErrMissingHeader
-// or ErrInvalid where that is the cause) for anything it cannot read whole:
-// the caller dead-letters such a message rather than dropping it.
+// Decode reads a message from its headers and value with the registry of
+// this package's types; see Registry.Decode.
 func Decode(headers []Header, value []byte) (Message, Meta, error) {
-	meta, err := ReadMeta(headers)
-	if err != nil {
-		return nil, meta, err
-	}
-	m, err := decodeBody(meta.Type, meta.Version, value)
-	if err != nil {
-		return nil, meta, fmt.Errorf("%w: %s v%d: %w", ErrDecode, meta.Type, meta.Version, err)
-	}
-	if err := m.Validate(); err != nil {
-		return nil, meta, fmt.Errorf("%w: %s v%d: %w", ErrDecode, meta.Type, meta.Version, err)
-	}
-	return m, meta, nil
+	return defaultRegistry.Decode(headers, value)
 }
 
 // ReadMeta reads the envelope headers alone. The last occurrence of a
@@ -176,14 +166,15 @@ func validTenant(t string) bool {
 // ValidTenant reports whether t may be used as a tenant name.
 func ValidTenant(t string) bool { return validTenant(t) }
 
-// strictUnmarshal decodes exactly one JSON object with no unknown fields:
-// a field a version does not define is a different version.
-func strictUnmarshal(data []byte, v any) error {
+// unmarshal decodes exactly one JSON value into v. Fields v does not
+// define are ignored: they are additive changes of the same schema version
+// that a consumer not yet upgraded must read past (see the package doc).
+// Anything else that is not one well-formed value of v's shape is an error.
+func unmarshal(data []byte, v any) error {
 	if !utf8.Valid(data) {
 		return fmt.Errorf("%w: value is not UTF-8", ErrInvalid)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
@@ -193,56 +184,153 @@ func strictUnmarshal(data []byte, v any) error {
 	return nil
 }
 
-func decodeInto[T Message](data []byte) (Message, error) {
-	var m T
-	if err := strictUnmarshal(data, &m); err != nil {
-		return nil, err
-	}
-	return m, nil
+// Registry maps each message type to the Go struct of its current version
+// and to a decoder for every schema version it still reads: the current
+// one, decoded straight into that struct, and older ones, each decoded
+// into a struct of its own and upgraded to the current one. Decoding thus
+// switches on (type, version), and code past the decoder only ever sees
+// current structs.
+//
+// Registration happens before the first Decode and panics on a mistake (a
+// version registered twice, an upgrade from a version not older than the
+// current one): it runs when the program starts, where a mistake must stop
+// it. A registry is safe for concurrent decoding once registration is
+// done.
+type Registry struct {
+	types map[string]*typeVersions
 }
 
-// decodeBody switches on (type, version). Adding a version means adding a
-// case here and keeping the old one as long as old messages may be read.
-func decodeBody(typ string, version int, data []byte) (Message, error) {
-	type tv struct {
-		t string
-		v int
-	}
-	switch (tv{typ, version}) {
-	case tv{TypeDocument, 1}:
-		return decodeInto[Document](data)
-	case tv{TypeChunk, 1}:
-		return decodeInto[Chunk](data)
-	case tv{TypeTriplet, 1}:
-		return decodeInto[Triplet](data)
-	case tv{TypeKGUpdate, 1}:
-		return decodeInto[KGUpdate](data)
-	case tv{TypeRequest, 1}:
-		return decodeInto[Request](data)
-	case tv{TypeDraft, 1}:
-		return decodeInto[Draft](data)
-	case tv{TypeVerdict, 1}:
-		return decodeInto[Verdict](data)
-	case tv{TypeRepair, 1}:
-		return decodeInto[Repair](data)
-	case tv{TypeCorrection, 1}:
-		return decodeInto[Correction](data)
-	case tv{TypeReview, 1}:
-		return decodeInto[Review](data)
-	case tv{TypePage, 1}:
-		return decodeInto[Page](data)
-	}
-	if knownType(typ) {
-		return nil, fmt.Errorf("%w: %s v%d", ErrUnknownVersion, typ, version)
-	}
-	return nil, fmt.Errorf("%w: %q", ErrUnknownType, typ)
+// typeVersions is what a registry knows of one type.
+type typeVersions struct {
+	current  int
+	decoders map[int]func([]byte) (Message, error)
 }
 
-func knownType(t string) bool {
-	for _, k := range Types() {
-		if k == t {
-			return true
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{types: make(map[string]*typeVersions)}
+}
+
+// Register makes T the current version of its type: T's MessageType and
+// SchemaVersion, read from T's zero value, name the type and the version,
+// and Encode writes that version. Register a type's current version before
+// its older ones.
+func Register[T Message](r *Registry) {
+	var zero T
+	typ, v := zero.MessageType(), zero.SchemaVersion()
+	if typ == "" || v <= 0 {
+		panic(fmt.Sprintf("schemas: register %T: type %q version %d", zero, typ, v))
+	}
+	if _, dup := r.types[typ]; dup {
+		panic(fmt.Sprintf("schemas: register %T: type %q is registered already", zero, typ))
+	}
+	r.types[typ] = &typeVersions{current: v, decoders: map[int]func([]byte) (Message, error){
+		v: func(data []byte) (Message, error) {
+			var m T
+			if err := unmarshal(data, &m); err != nil {
+				return nil, err
+			}
+			return m, nil
+		},
+	}}
+}
+
+// RegisterUpgrade makes an older version of T's type readable: a value of
+// that version is decoded into Old, the frozen struct of that version, and
+// upgrade turns it into T, the current one. An error of upgrade fails the
+// decode like malformed JSON. Register[T] must have been called first.
+func RegisterUpgrade[Old any, T Message](r *Registry, version int, upgrade func(Old) (T, error)) {
+	var zero T
+	typ := zero.MessageType()
+	tv, ok := r.types[typ]
+	switch {
+	case !ok || tv.current != zero.SchemaVersion():
+		panic(fmt.Sprintf("schemas: upgrade to %T: register it as the current version of %q first", zero, typ))
+	case version <= 0 || version >= tv.current:
+		panic(fmt.Sprintf("schemas: upgrade %q from version %d: only versions 1 to %d can be upgraded", typ, version, tv.current-1))
+	}
+	if _, dup := tv.decoders[version]; dup {
+		panic(fmt.Sprintf("schemas: upgrade %q from version %d: registered already", typ, version))
+	}
+	tv.decoders[version] = func(data []byte) (Message, error) {
+		var old Old
+		if err := unmarshal(data, &old); err != nil {
+			return nil, err
 		}
+		m, err := upgrade(old)
+		if err != nil {
+			return nil, fmt.Errorf("upgrade from v%d to v%d: %w", version, tv.current, err)
+		}
+		return m, nil
 	}
-	return false
+}
+
+// Versions lists the schema versions of typ the registry reads, oldest
+// first; the last is the current one. It is empty for an unknown type.
+func (r *Registry) Versions(typ string) []int {
+	tv, ok := r.types[typ]
+	if !ok {
+		return nil
+	}
+	out := make([]int, 0, len(tv.decoders))
+	for v := range tv.decoders {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Decode reads a message from its headers and value. The message is the
+// current struct of its type, upgraded when the value is of an older
+// version; Meta.Version is the version on the wire. Decode fails with an
+// error wrapping ErrDecode (and ErrUnknownType, ErrUnknownVersion,
+// ErrMissingHeader or ErrInvalid where that is the cause) for anything it
+// cannot read whole: the caller dead-letters such a message rather than
+// dropping it.
+func (r *Registry) Decode(headers []Header, value []byte) (Message, Meta, error) {
+	meta, err := ReadMeta(headers)
+	if err != nil {
+		return nil, meta, err
+	}
+	m, err := r.decodeBody(meta.Type, meta.Version, value)
+	if err != nil {
+		return nil, meta, fmt.Errorf("%w: %s v%d: %w", ErrDecode, meta.Type, meta.Version, err)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, meta, fmt.Errorf("%w: %s v%d: %w", ErrDecode, meta.Type, meta.Version, err)
+	}
+	return m, meta, nil
+}
+
+func (r *Registry) decodeBody(typ string, version int, data []byte) (Message, error) {
+	tv, ok := r.types[typ]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownType, typ)
+	}
+	decode, ok := tv.decoders[version]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s v%d (this build reads %v)", ErrUnknownVersion, typ, version, r.Versions(typ))
+	}
+	return decode(data)
+}
+
+// defaultRegistry reads every type of this package. A breaking change of a
+// type adds its previous version here with RegisterUpgrade, for as long as
+// the package doc's policy keeps it.
+var defaultRegistry = newDefaultRegistry()
+
+func newDefaultRegistry() *Registry {
+	r := NewRegistry()
+	Register[Document](r)
+	Register[Chunk](r)
+	Register[Triplet](r)
+	Register[KGUpdate](r)
+	Register[Request](r)
+	Register[Draft](r)
+	Register[Verdict](r)
+	Register[Repair](r)
+	Register[Correction](r)
+	Register[Review](r)
+	Register[Page](r)
+	return r
 }

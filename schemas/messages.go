@@ -238,13 +238,38 @@ func (u KGUpdate) Validate() error {
 	return required(TypeKGUpdate, [2]string{"entity_id", u.EntityID}, [2]string{"name", u.Name})
 }
 
-// Request kinds.
+// Request kinds the project names. They are wire names, not the list of
+// what a process serves: a kind is served once it is registered
+// (internal/kind), and a registered kind needs no constant here.
 const (
 	KindBiography         = "biography"
 	KindTopicPage         = "topic_page"
 	KindAnswer            = "answer"
 	KindDiscussionSummary = "discussion_summary"
 )
+
+// maxKind bounds the length of a kind name.
+const maxKind = 64
+
+// ValidKind checks that kind is a well-formed kind name: a lower-case
+// ASCII letter, then lower-case letters, digits or underscores, at most 64
+// bytes. Page keys put the kind before the subject, so the name must not
+// carry a separator.
+func ValidKind(kind string) error {
+	if kind == "" {
+		return invalid(TypeRequest, "kind is required")
+	}
+	if len(kind) > maxKind {
+		return invalid(TypeRequest, "kind of %d bytes (at most %d)", len(kind), maxKind)
+	}
+	for i := 0; i < len(kind); i++ {
+		c := kind[i]
+		if !(c >= 'a' && c <= 'z' || i > 0 && (c >= '0' && c <= '9' || c == '_')) {
+			return invalid(TypeRequest, "kind %q: want a lower-case name (letters, digits, _)", kind)
+		}
+	}
+	return nil
+}
 
 // Request asks for a page (topic requests, keyed by subject).
 type Request struct {
@@ -265,16 +290,16 @@ func (r Request) PartitionKey() string { return r.Subject }
 // RequestRef is the generation request the message belongs to.
 func (r Request) RequestRef() string { return r.RequestID }
 
+// Validate checks the request's structure: ids, subject, and a
+// well-formed kind name. Whether the kind is served is not a property of
+// the message: every entry point checks it against the process's registry
+// (kind.Registry.Validate), which calls this first.
 func (r Request) Validate() error {
 	if err := required(TypeRequest, [2]string{"request_id", r.RequestID}, [2]string{"kind", r.Kind},
 		[2]string{"subject", r.Subject}); err != nil {
 		return err
 	}
-	switch r.Kind {
-	case KindBiography, KindTopicPage, KindAnswer, KindDiscussionSummary:
-		return nil
-	}
-	return invalid(TypeRequest, "unknown kind %q", r.Kind)
+	return ValidKind(r.Kind)
 }
 
 // Fact is one atomic claim a sentence rests on.
@@ -539,7 +564,24 @@ type Page struct {
 
 func (Page) MessageType() string    { return TypePage }
 func (Page) SchemaVersion() int     { return 1 }
-func (p Page) PartitionKey() string { return p.Subject }
+func (p Page) PartitionKey() string { return p.Key() }
+
+// Key names the page among all pages of the tenant: the subject for a
+// biography, "<kind>:<subject>" for any other kind. The pages topic is
+// compacted by this key and the page store keys by it, so a page of
+// another kind about the same subject never replaces the biography; a
+// biography keeps the bare subject, the key it had before there were
+// other kinds.
+func (p Page) Key() string { return PageKey(p.Kind, p.Subject) }
+
+// PageKey is Page.Key of a page of kind about subject; an empty kind is a
+// biography.
+func PageKey(kind, subject string) string {
+	if kind == "" || kind == KindBiography {
+		return subject
+	}
+	return kind + ":" + subject
+}
 
 // RequestRef is the generation request the message belongs to.
 func (p Page) RequestRef() string { return p.RequestID }

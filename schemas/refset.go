@@ -68,6 +68,11 @@ type ReferenceSet struct {
 	// Lang is the language of the sources ("zh" or "en"); pages are written
 	// in it.
 	Lang string `json:"lang"`
+	// Profile is the corpus profile of the subject's sources (the entry
+	// chunk's, internal/profile): the verifier, the solvers and the writer
+	// read the set with its rules in Lang. Empty in sets stored before it
+	// was carried; readers then take the generic profile in Lang.
+	Profile string `json:"profile,omitempty"`
 	// Facts are the subject's KG facts (the subject is the head), in the
 	// order a reader meets them.
 	Facts []KGFact `json:"facts"`

@@ -1,6 +1,10 @@
 package topology
 
-import "github.com/annalist-dev/annalist/schemas"
+import (
+	"slices"
+
+	"github.com/annalist-dev/annalist/schemas"
+)
 
 // Solver names, as carried in schemas.Repair.Solver and
 // schemas.Correction.Solver. A solver stage is named "solver-" + its
@@ -24,19 +28,48 @@ type Route struct {
 }
 
 // Routes is the routing table (seed 000 §2.3.2 "Router"), one row per
-// error type, plus the fallback row (empty ErrorType) that takes
-// not_supported verdicts of any type no row names: a verifier that learns a
-// new type never strands a sentence. Adding a solver is a row here and a
-// stage declaration.
+// error type, plus a fallback row per status (empty ErrorType): the one for
+// not_supported takes verdicts of any type no row names, so a verifier that
+// learns a new type never strands a sentence. Adding a solver is a row here
+// (with its repairs topic in Topics) and a solver stage in the stage
+// registry; the router writes every topic the table names, and a test of
+// the registry checks that every solver named here has exactly one stage,
+// reading its topics, and that no solver stage is missing from the table.
+// Rows are listed solver by solver, so Solvers keeps the table's order.
 func Routes() []Route {
 	return []Route{
-		{schemas.StatusNotIncluded, "", RepairRegenerate, SolverRegenerate},
 		{schemas.StatusNotSupported, schemas.ErrorEra, RepairEra, SolverEra},
 		{schemas.StatusNotSupported, schemas.ErrorAlias, RepairAlias, SolverAlias},
 		{schemas.StatusNotSupported, schemas.ErrorRefConflict, RepairRefConfl, SolverRefConflict},
 		{schemas.StatusNotSupported, schemas.ErrorKnowledge, RepairKnowledge, SolverKnowledge},
+		{schemas.StatusNotIncluded, "", RepairRegenerate, SolverRegenerate},
 		{schemas.StatusNotSupported, "", RepairOther, SolverRegenerate},
 	}
+}
+
+// Solvers names every solver the routing table routes to, once each, in
+// table order.
+func Solvers() []string {
+	var out []string
+	for _, r := range Routes() {
+		if !slices.Contains(out, r.Solver) {
+			out = append(out, r.Solver)
+		}
+	}
+	return out
+}
+
+// RepairTopics lists the repairs topics the routing table sends to solver,
+// once each, in table order; an empty solver lists the topics of all (the
+// topics the router writes).
+func RepairTopics(solver string) []string {
+	var out []string
+	for _, r := range Routes() {
+		if (solver == "" || r.Solver == solver) && !slices.Contains(out, r.Topic) {
+			out = append(out, r.Topic)
+		}
+	}
+	return out
 }
 
 // RouteVerdict returns the repairs topic and the solver for a verdict; both

@@ -1,8 +1,15 @@
-// Package topology declares annalist's streaming graph in one place: every
-// topic with its partitions, key, message type and dead-letter topic, and
-// every stage with its consumer group and the topics it reads and writes.
-// The runtime, the embedded mode, docker-compose and `annalist topology`
-// all read this declaration; nothing else names a topic.
+// Package topology declares annalist's streaming graph: every topic with its
+// partitions, key, message type and dead-letter topic; the routing table
+// from failed verdicts to solvers (routing.go); and what a stage is to the
+// graph, a consumer group with the topics it reads and writes. Nothing
+// else names a topic.
+//
+// The list of stages is not here. Each stage is declared once, together
+// with how to build its handler, in the stage registry the application
+// assembles (internal/app), because building a handler takes the
+// application's services, which this low layer cannot name (it imports
+// only schemas). Validate and Render take that list; `annalist topology`,
+// the runtime, the pipeline dashboard and the compose check all read it.
 package topology
 
 import (
@@ -53,7 +60,8 @@ type Topic struct {
 	Doc       string
 }
 
-// Stage is one consumer group.
+// Stage is a stage as the graph sees it: one consumer group, named
+// "annalist." + Name, reading Reads and writing Writes.
 type Stage struct {
 	Name   string
 	Reads  []string
@@ -119,50 +127,12 @@ const (
 )
 
 // Solver names the solver a solver stage runs ("era" for solver-era).
-func Solver(stage string) string { return strings.TrimPrefix(stage, "solver-") }
+func Solver(stage string) string { return strings.TrimPrefix(stage, solverPrefix) }
 
-// IngestStages are the stages of the ingestion half, in graph order.
-func IngestStages() []string {
-	return []string{StageChunker, StageExtractor, StageKGWriter, StageEmbedder}
-}
+// SolverStage names the stage that runs a solver ("solver-era" for era).
+func SolverStage(solver string) string { return solverPrefix + solver }
 
-// GenerateStages are the stages of the generation half, in graph order.
-func GenerateStages() []string {
-	return []string{StageWriter, StageVerifier, StageRouter, StageSolverEra, StageSolverAlias,
-		StageSolverRefConflict, StageSolverKnowledge, StageSolverRegenerate, StageAssembler}
-}
-
-// Stages lists every stage.
-func Stages() []Stage {
-	return []Stage{
-		{StageChunker, []string{Documents}, []string{Chunks},
-			"pattern-enhanced chunking by corpus profile"},
-		{StageExtractor, []string{Chunks}, []string{Triplets},
-			"regex-driven relation extraction, LLM regex synthesis, plan B"},
-		{StageKGWriter, []string{Triplets}, []string{KGUpdates},
-			"idempotent upsert into the Redis knowledge graph"},
-		{StageEmbedder, []string{Chunks}, nil,
-			"chunk embeddings into the vector store"},
-		{StageWriter, []string{Requests, Verdicts, Corrections}, []string{Drafts},
-			"retrieval into agent memory; drafts sentence k+1 once sentence k is final"},
-		{StageVerifier, []string{Drafts}, []string{Verdicts},
-			"atomic facts checked against the references: supported / not-included / not-supported"},
-		{StageRouter, []string{Verdicts}, []string{RepairEra, RepairAlias, RepairRefConfl, RepairKnowledge, RepairRegenerate, RepairOther},
-			"routes failed verdicts to one solver by error type"},
-		{StageSolverEra, []string{RepairEra}, []string{Corrections},
-			"era names <-> Gregorian years from the shipped era table"},
-		{StageSolverAlias, []string{RepairAlias}, []string{Corrections},
-			"names the subject from the KG alias set"},
-		{StageSolverRefConflict, []string{RepairRefConfl}, []string{Corrections, Reviews},
-			"states a reference disagreement with both citations; opens a review"},
-		{StageSolverKnowledge, []string{RepairKnowledge}, []string{Corrections},
-			"glossary lookups for offices, ranks and old place names"},
-		{StageSolverRegenerate, []string{RepairRegenerate, RepairOther}, []string{Corrections},
-			"rewrites from the supporting references; drops after bounded attempts"},
-		{StageAssembler, []string{Drafts}, []string{Pages},
-			"publishes page versions with citations and the chunk -> page index"},
-	}
-}
+const solverPrefix = "solver-"
 
 // LookupTopic finds a declared topic by name.
 func LookupTopic(name string) (Topic, bool) {
@@ -174,22 +144,11 @@ func LookupTopic(name string) (Topic, bool) {
 	return Topic{}, false
 }
 
-// LookupStage finds a declared stage by name.
-func LookupStage(name string) (Stage, error) {
-	var names []string
-	for _, s := range Stages() {
-		if s.Name == name {
-			return s, nil
-		}
-		names = append(names, s.Name)
-	}
-	return Stage{}, fmt.Errorf("unknown stage %q (stages: %s)", name, strings.Join(names, ", "))
-}
-
-// Validate checks the declaration itself: every topic a stage names is
-// declared, no name repeats, and every topic is written by a stage or by a
-// producer outside the graph.
-func Validate() error {
+// Validate checks the graph of the topics and stages: no topic or stage
+// name repeats, every topic has partitions, every stage has a name and
+// reads something, and every topic a stage names is declared. A topic no
+// stage writes is fed by producers outside the graph.
+func Validate(stages []Stage) error {
 	seen := map[string]bool{}
 	for _, t := range Topics() {
 		if seen[t.Name] {
@@ -200,12 +159,15 @@ func Validate() error {
 		}
 		seen[t.Name] = true
 	}
-	stages := map[string]bool{}
-	for _, s := range Stages() {
-		if stages[s.Name] {
+	names := map[string]bool{}
+	for _, s := range stages {
+		if s.Name == "" {
+			return fmt.Errorf("a stage reading %v has no name", s.Reads)
+		}
+		if names[s.Name] {
 			return fmt.Errorf("stage %q declared twice", s.Name)
 		}
-		stages[s.Name] = true
+		names[s.Name] = true
 		if len(s.Reads) == 0 {
 			return fmt.Errorf("stage %q reads nothing", s.Name)
 		}
@@ -218,9 +180,9 @@ func Validate() error {
 	return nil
 }
 
-// Render prints the graph as text: topics, then stages with their groups
-// and edges.
-func Render() string {
+// Render prints the graph as text: topics, then stages with their groups,
+// then the edges between them.
+func Render(stages []Stage) string {
 	var b strings.Builder
 	b.WriteString("topics (partitions, key, message; each has a <topic>.dlt with 1 partition)\n")
 	for _, t := range Topics() {
@@ -231,7 +193,7 @@ func Render() string {
 		fmt.Fprintf(&b, "  %-20s %2d  key=%-20s %s%s\n", t.Name, t.Partitions, t.Key, t.Message, extra)
 	}
 	b.WriteString("\nstages (consumer group: reads -> writes)\n")
-	for _, s := range Stages() {
+	for _, s := range stages {
 		writes := "—"
 		if len(s.Writes) > 0 {
 			writes = strings.Join(s.Writes, ", ")
@@ -240,13 +202,13 @@ func Render() string {
 	}
 	b.WriteString("\ngraph\n")
 	producers := map[string][]string{}
-	for _, s := range Stages() {
+	for _, s := range stages {
 		for _, w := range s.Writes {
 			producers[w] = append(producers[w], s.Name)
 		}
 	}
 	var edges []string
-	for _, s := range Stages() {
+	for _, s := range stages {
 		for _, r := range s.Reads {
 			from := producers[r]
 			if len(from) == 0 {
@@ -260,5 +222,52 @@ func Render() string {
 	sort.Strings(edges)
 	b.WriteString(strings.Join(edges, "\n"))
 	b.WriteString("\n")
+	return b.String()
+}
+
+// Mermaid draws the graph as a Mermaid flowchart: topics as rounded
+// nodes, stages as boxes, an arrow from each topic to the stages that read
+// it and from each stage to the topics it writes; topics no stage writes
+// are fed by the producers. ARCHITECTURE.md holds this drawing of the
+// default stages, and a test keeps it equal to what this function draws.
+func Mermaid(stages []Stage) string {
+	id := func(kind, name string) string {
+		return kind + "_" + strings.NewReplacer("-", "_", ".", "_").Replace(name)
+	}
+	var b strings.Builder
+	b.WriteString("flowchart LR\n")
+	b.WriteString("  producers[/producers: files, HTTP, JSONL/]\n")
+	written := map[string]bool{}
+	used := map[string]bool{}
+	for _, s := range stages {
+		for _, w := range s.Writes {
+			written[w] = true
+			used[w] = true
+		}
+		for _, r := range s.Reads {
+			used[r] = true
+		}
+	}
+	for _, t := range Topics() {
+		if used[t.Name] {
+			fmt.Fprintf(&b, "  %s([%s])\n", id("t", t.Name), t.Name)
+		}
+	}
+	for _, s := range stages {
+		fmt.Fprintf(&b, "  %s[%s]\n", id("s", s.Name), s.Name)
+	}
+	for _, t := range Topics() {
+		if used[t.Name] && !written[t.Name] {
+			fmt.Fprintf(&b, "  producers --> %s\n", id("t", t.Name))
+		}
+	}
+	for _, s := range stages {
+		for _, r := range s.Reads {
+			fmt.Fprintf(&b, "  %s --> %s\n", id("t", r), id("s", s.Name))
+		}
+		for _, w := range s.Writes {
+			fmt.Fprintf(&b, "  %s --> %s\n", id("s", s.Name), id("t", w))
+		}
+	}
 	return b.String()
 }

@@ -1,9 +1,16 @@
 // Package assembler is the stage that publishes pages: when the writer ends
 // a request's page it gathers the final sentences from agent memory, gives
 // every sentence citations that resolve to reference text, and publishes
-// the page as the subject's next version to the page store and the
-// compacted pages topic, with the chunk → page dependency index the
-// scheduler regenerates from.
+// the page as the next version of the page of its kind about its subject
+// to the page store and the compacted pages topic, with the chunk → page
+// dependency index the scheduler regenerates from.
+//
+// Kinds: the page carries the request's kind, and the store and the topic
+// key pages by kind and subject (schemas.Page.Key), so a page of another
+// kind never becomes a version of the subject's biography. Every kind is
+// laid out alike, its sentences in the order the loop made them final:
+// version 1 of the page schema has one section, the only layout the kind
+// registry accepts (kind.Layout).
 //
 // Citations: a sentence keeps the cited chunks that are in the reference
 // set, and gains the chunk of every fact it rests on; a sentence left with
@@ -34,8 +41,8 @@ type Memory interface {
 
 // Pages stores published pages and request outcomes.
 type Pages interface {
-	// Publish stores the page as its subject's next version, once per
-	// request, and returns the stored page.
+	// Publish stores the page as the next version of the page of its kind
+	// about its subject, once per request, and returns the stored page.
 	Publish(ctx context.Context, tenant string, p schemas.Page) (schemas.Page, bool, error)
 	// Finish records a request's outcome: the published page, or why it
 	// failed when page is nil.
@@ -79,7 +86,7 @@ func (a *Assembler) Handler() pipeline.Handler {
 			return nil, err
 		}
 		return []pipeline.Output{{Topic: topology.Pages, Msg: *p,
-			EventID: pipeline.ContentID(in.Tenant(), p.Subject, fmt.Sprint(p.Version))}}, nil
+			EventID: pipeline.ContentID(in.Tenant(), p.Key(), fmt.Sprint(p.Version))}}, nil
 	}
 }
 
@@ -118,7 +125,11 @@ func (a *Assembler) assemble(ctx context.Context, tenant, traceID string, d sche
 		return nil, err
 	}
 	now := a.now()
-	p := schemas.Page{Subject: refs.Name, Kind: st.Kind, RequestID: d.RequestID, Version: 1,
+	kind := st.Kind
+	if kind == "" {
+		kind = d.Kind
+	}
+	p := schemas.Page{Subject: refs.Name, Kind: kind, RequestID: d.RequestID, Version: 1,
 		GeneratedAt: now.UTC().Format(time.RFC3339Nano), Sentences: []schemas.PageSentence{},
 		Stats: map[string]int64{}, TraceID: traceID}
 	if p.Subject == "" {

@@ -93,3 +93,57 @@ func TestAssemblePublishesOncePerRequest(t *testing.T) {
 		t.Fatalf("failed status = %+v, %v", st, err)
 	}
 }
+
+// A page of another kind about a subject is published under its kind: the
+// subject's biography keeps its versions, the page and its event have keys
+// of their own, and the request's status leads to it.
+func TestAssemblePassesTheKindThrough(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Client(t)
+	mem, store := memory.NewRequests(c, 0), pages.New(c)
+	h := assembler.New(mem, store, nil).Handler()
+	refs := &schemas.ReferenceSet{Subject: "叶向高", Name: "叶向高", References: []schemas.Reference{
+		{ChunkID: "c1", Text: "叶向高，字进卿，福清人。"}}}
+	publish := func(id, kind string) pipeline.Output {
+		t.Helper()
+		if err := mem.PutReferences(ctx, "t", id, refs); err != nil {
+			t.Fatal(err)
+		}
+		req := schemas.Request{RequestID: id, Kind: kind, Subject: "叶向高"}
+		for _, s := range []genmem.Step{
+			{Key: "start", Start: &req, Name: "叶向高", Output: []byte("[]")},
+			{Key: "v:0:0", NextIndex: 1, Done: true, Output: []byte("[]"), Record: &genmem.Final{Index: 0,
+				Sentence: schemas.PageSentence{Text: "叶向高，字进卿，福清人。", Status: schemas.StatusSupported,
+					Citations: []schemas.Citation{{ChunkID: "c1"}}}}},
+		} {
+			if ok, _, err := mem.Step(ctx, "t", id, s); err != nil || !ok {
+				t.Fatalf("step %s of %s: applied=%v err=%v", s.Key, id, ok, err)
+			}
+		}
+		final := schemas.Draft{RequestID: id, Kind: kind, Subject: "叶向高", Index: 1, Final: true}
+		outs, err := h(ctx, pipeline.Input{Meta: schemas.Meta{Tenant: "t", EventID: "e-" + id}, Msg: final})
+		if err != nil || len(outs) != 1 {
+			t.Fatalf("outputs of %s = %+v, %v", id, outs, err)
+		}
+		return outs[0]
+	}
+	bio := publish("r-bio", schemas.KindBiography)
+	ans := publish("r-answer", schemas.KindAnswer)
+	bp, ap := bio.Msg.(schemas.Page), ans.Msg.(schemas.Page)
+	if bp.Kind != schemas.KindBiography || ap.Kind != schemas.KindAnswer || ap.Version != 1 {
+		t.Fatalf("pages = %s v%d, %s v%d; want a biography and an answer, each version 1", bp.Kind, bp.Version, ap.Kind, ap.Version)
+	}
+	if bio.EventID == ans.EventID || bp.PartitionKey() == ap.PartitionKey() {
+		t.Fatalf("the answer shares the biography's event id or topic key (%q, %q)", ans.EventID, ap.PartitionKey())
+	}
+	if vs, err := store.Versions(ctx, "t", "叶向高"); err != nil || len(vs) != 1 || vs[0].RequestID != "r-bio" {
+		t.Fatalf("biography versions = %+v, %v; want only r-bio's", vs, err)
+	}
+	st, err := store.Request(ctx, "t", "r-answer")
+	if err != nil || st.Kind != schemas.KindAnswer {
+		t.Fatalf("answer request status = %+v, %v", st, err)
+	}
+	if p, err := store.Published(ctx, "t", st); err != nil || p.RequestID != "r-answer" || p.Kind != schemas.KindAnswer {
+		t.Fatalf("page of the answer request = %+v, %v", p, err)
+	}
+}

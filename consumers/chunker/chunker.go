@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/annalist-dev/annalist/internal/logging"
+	"github.com/annalist-dev/annalist/internal/profile"
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
@@ -32,9 +33,10 @@ type Config struct {
 	// MaxEntryChars bounds a liezhuan chunk: a longer entry is split at
 	// paragraph, then sentence ends into continuation chunks. Default 1000.
 	MaxEntryChars int
-	// TargetChars is the size of generic windows. Default 600 for Chinese
-	// text, 1500 for other text (a Chinese character carries about as much
-	// as an English word and a half).
+	// TargetChars is the size of generic windows. Default: the profile's
+	// window size in the document's language (600 for Chinese text, 1500
+	// for English: a Chinese character carries about as much as an English
+	// word and a half), else DefaultTargetOther.
 	TargetChars int
 	// HardMaxChars is the size past which a single sentence is cut inside.
 	// Default twice the piece size (MaxEntryChars or TargetChars).
@@ -45,12 +47,17 @@ type Config struct {
 	// before the chunker falls back to the offline engine; each retry
 	// tells the model what was wrong. Default 2.
 	LLMAttempts int
+	// Profiles are the profiles a document may name (default
+	// profile.Default()): each says how its documents are chunked and
+	// holds the entry patterns and demonstrations.
+	Profiles *profile.Set
 }
 
-// Defaults.
+// Defaults. The generic window size of a language is its profile's
+// (window_chars); DefaultTargetOther serves text whose language no
+// profile gives.
 const (
 	DefaultMaxEntryChars = 1000
-	DefaultTargetZH      = 600
 	DefaultTargetOther   = 1500
 	DefaultWindowChars   = 4000
 	DefaultLLMAttempts   = 2
@@ -73,6 +80,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.LLMAttempts <= 0 {
 		c.LLMAttempts = DefaultLLMAttempts
+	}
+	if c.Profiles == nil {
+		c.Profiles = profile.Default()
 	}
 	return c
 }
@@ -102,9 +112,10 @@ func (c Config) Validate() error {
 // Option configures a Chunker.
 type Option func(*Chunker)
 
-// WithModel enables the LLM engine for liezhuan documents: the model finds
-// the entry boundaries from the profile's pattern and demonstrations; its
-// answer is validated and, when invalid, the offline engine is used.
+// WithModel enables the LLM engine for documents chunked by entries
+// (liezhuan): the model finds the entry boundaries from the profile's
+// pattern and demonstrations; its answer is validated and, when invalid,
+// the offline engine is used.
 func WithModel(m model.BaseChatModel) Option { return func(c *Chunker) { c.model = m } }
 
 // WithLogger sets the logger for fallbacks and other notable events.
@@ -122,6 +133,9 @@ type Chunker struct {
 	stats      struct {
 		documents, chunks, llmCalls, llmFallbacks atomic.Int64
 	}
+	// rules caches the entry rules by profile (*profile.Profile →
+	// *entryRules).
+	rules sync.Map
 }
 
 // New returns a chunker. cfg should have passed Validate; a negative field
@@ -150,7 +164,9 @@ func (c *Chunker) Stats() Stats {
 
 // Result is one document's chunks and how they were made.
 type Result struct {
-	Chunks  []schemas.Chunk
+	Chunks []schemas.Chunk
+	// Profile is the profile the document was read with: the one it
+	// names, or the detected one.
 	Profile string
 	// Method is MethodPattern, MethodWindow or MethodLLM.
 	Method string
@@ -186,23 +202,30 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 	if lang == "" {
 		lang = text.Lang(doc.Text)
 	}
-	profile := doc.Profile
-	if profile == "" && isGlossary(doc) {
-		profile = ProfileGlossary
+	name := doc.Profile
+	if name == "" && isGlossary(doc) {
+		name = ProfileGlossary
 	}
-	if profile == "" {
-		profile = detectRunes(d.rs, d.sentences, lang)
+	if name == "" {
+		name = detectRunes(c.cfg.Profiles, d.rs, d.sentences, lang, &c.rules)
 	}
-	res := Result{Profile: profile}
+	prof, ok := c.cfg.Profiles.Get(name)
+	if !ok {
+		return Result{}, pipeline.Permanent(fmt.Errorf("chunk document %s: %w: %q (profiles: %s)",
+			doc.DocID, ErrUnknownProfile, name, strings.Join(c.cfg.Profiles.Names(), ", ")))
+	}
+	res := Result{Profile: name}
 	var marks []mark
-	switch profile {
-	case ProfileGeneric:
+	var er *entryRules
+	switch prof.Chunking {
+	case profile.ChunkWindows:
 		res.Method = MethodWindow
 		marks = []mark{{pos: 0, kind: markOutside}}
-	case ProfileLiezhuan:
+	case profile.ChunkEntries:
 		res.Method = MethodPattern
+		er = rulesOf(&c.rules, prof)
 		if c.model != nil {
-			m, calls, err := c.llmMarks(ctx, doc.DocID, d)
+			m, calls, err := c.llmMarks(ctx, doc.DocID, d, er)
 			res.LLMCalls = calls
 			c.stats.llmCalls.Add(int64(calls))
 			switch {
@@ -218,23 +241,20 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 			}
 		}
 		if marks == nil {
-			marks = liezhuanMarks(d)
+			marks = er.liezhuanMarks(d)
 		}
-	case ProfileGlossary:
+	case profile.ChunkGlossary:
 		res.Method = MethodPattern
 		marks = glossaryMarks(d)
-	default:
-		return Result{}, pipeline.Permanent(fmt.Errorf("chunk document %s: %w: %q (profiles: %s)",
-			doc.DocID, ErrUnknownProfile, profile, strings.Join(Profiles(), ", ")))
 	}
 	max := c.cfg.MaxEntryChars
-	if profile == ProfileGeneric {
+	if prof.Chunking == profile.ChunkWindows {
 		max = c.cfg.TargetChars
 		if max == 0 {
+			max = c.cfg.Profiles.For(name, lang).WindowChars
+		}
+		if max == 0 {
 			max = DefaultTargetOther
-			if lang == "zh" {
-				max = DefaultTargetZH
-			}
 		}
 	}
 	hard := c.cfg.HardMaxChars
@@ -243,10 +263,10 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 	}
 	hard = maxInt(hard, max)
 	var groups [][]rune
-	if profile == ProfileLiezhuan {
-		groups = volumeListing(d.rs).groups
+	if er != nil {
+		groups = er.volumeListing(d.rs).groups
 	}
-	res.Chunks = build(doc, d, marks, groups, profile, res.Method, lang, max, hard)
+	res.Chunks = build(doc, d, marks, groups, er, name, res.Method, lang, max, hard)
 	if err := checkTiling(doc.Text, res.Chunks); err != nil {
 		return Result{}, pipeline.Permanent(fmt.Errorf("chunk document %s: %w", doc.DocID, err))
 	}
@@ -257,8 +277,9 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 
 // build turns marks into chunks: one piece per mark, each cut further to
 // at most max runes. groups are the listing's parenthesised groups, which
-// say who is a relative when a sub-entry is named (subEntryName).
-func build(doc schemas.Document, d *docText, marks []mark, groups [][]rune, profile, method, lang string, max, hard int) []schemas.Chunk {
+// say who is a relative when a sub-entry is named (subEntryName with the
+// entry rules er of a profile chunked by entries; nil for others).
+func build(doc schemas.Document, d *docText, marks []mark, groups [][]rune, er *entryRules, profileName, method, lang string, max, hard int) []schemas.Chunk {
 	marks = normalise(marks, len(d.rs))
 	idx := text.NewIndex(doc.Text)
 	var chunks []schemas.Chunk
@@ -282,15 +303,15 @@ func build(doc schemas.Document, d *docText, marks []mark, groups [][]rune, prof
 			}
 			ch := schemas.Chunk{
 				ChunkID: chunkID(doc.DocID, len(chunks)), DocID: doc.DocID, Seq: len(chunks),
-				Collection: doc.Collection, Profile: profile, Method: method,
+				Collection: doc.Collection, Profile: profileName, Method: method,
 				Entry: entry, EntryChunk: entryChunk,
 				Start: s, End: e, Text: idx.Slice(s, e), Lang: lang, Title: doc.Title,
 			}
 			switch {
 			case j == 0 && m.kind == markEntry:
 				ch.Subject = m.subject
-			case j == 0 && m.kind == markSub && entry != "" && m.subject != "":
-				ch.SubEntry = subEntryName(entry, []rune(m.subject), d.rs[entryStart:m.pos], groups)
+			case j == 0 && m.kind == markSub && entry != "" && m.subject != "" && er != nil:
+				ch.SubEntry = er.subEntryName(entry, []rune(m.subject), d.rs[entryStart:m.pos], groups)
 			}
 			chunks = append(chunks, ch)
 		}

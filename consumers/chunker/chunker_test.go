@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
+	"github.com/annalist-dev/annalist/internal/profile"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -281,7 +282,7 @@ func TestGenericWindows(t *testing.T) {
 		max        int
 	}{
 		{"english default target", en.String(), chunker.Config{}, chunker.DefaultTargetOther},
-		{"chinese default target", zh, chunker.Config{}, chunker.DefaultTargetZH},
+		{"chinese default target", zh, chunker.Config{}, profile.Default().For(profile.Generic, profile.LangChinese).WindowChars},
 		{"explicit target", en.String(), chunker.Config{TargetChars: 400}, 400},
 	}
 	for _, tt := range tests {

@@ -8,7 +8,9 @@
 // # Profiles
 //
 // A document names its profile (schemas.Document.Profile) or the chunker
-// detects it (Detect):
+// detects it (Detect). Profiles are data (internal/profile): each says how
+// its documents are chunked and holds the entry patterns and
+// demonstrations; the embedded ones are:
 //
 //   - liezhuan: volumes of biographies in the manner of the History of
 //     Ming. One entry chunk per person, Subject set to the person; a long
@@ -33,6 +35,9 @@
 //     and English (. ! ?) sentence ends and paragraph breaks, about
 //     Config.TargetChars long, never cut inside a sentence unless the
 //     sentence alone exceeds Config.HardMaxChars.
+//   - english: the same windows for English prose a document says is
+//     English; the later stages read it with English rules whatever
+//     characters it quotes.
 //   - glossary: "term｜category｜definition" lines (internal/glossary),
 //     one chunk per entry; chosen for documents of the glossary collection
 //     or whose lines are such entries (glossary.go).
@@ -41,8 +46,8 @@
 //
 // The offline engine is deterministic and needs no network. With WithModel,
 // liezhuan documents are split by the model instead: the prompt
-// (prompts/liezhuan.v1.tmpl, with the demonstrations in
-// prompts/liezhuan.v1.demos.json) states the pattern, the model answers the
+// (prompts/liezhuan.v1.tmpl, with the profile's demonstrations,
+// internal/profile's chunk_demos.json) states the pattern, the model answers the
 // entry starts as JSON anchors, the answer is validated (boundaries on
 // sentence starts of the text, in order, so the pieces tile it), a rejected
 // answer is asked again with the reason, and a document whose answers stay

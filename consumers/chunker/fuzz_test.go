@@ -54,7 +54,7 @@ func FuzzLLMAnswer(f *testing.F) {
 	f.Add(`{"entries":null}`)
 	f.Add(`[`)
 	f.Fuzz(func(t *testing.T, answer string) {
-		m := &scripted{answer: always(answer)}
+		m := always(answer)
 		c := chunker.New(chunker.Config{LLMAttempts: 1}, chunker.WithModel(m))
 		doc := schemas.Document{DocID: "f", Text: volListed, Profile: chunker.ProfileLiezhuan}
 		res, err := c.Segment(context.Background(), doc)

@@ -7,11 +7,6 @@ import (
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// ProfileGlossary reads a document as a glossary (internal/glossary's
-// format: "term｜category｜definition" lines): one chunk per entry line, so
-// each chunk holds one definition the knowledge solver can cite.
-const ProfileGlossary = glossary.Profile
-
 // glossaryMinEntries and glossaryShare decide when a document that names
 // no profile is a glossary by its content: at least this many entry lines,
 // and entries make up this share of the lines that are not blank or

@@ -133,16 +133,12 @@ func isListLine(line []rune) bool {
 }
 
 // isMarker reports the symbols the histories put before headings.
-func isMarker(r rune) bool {
-	switch r {
-	case '◎', '○', '△', '▲', '●', '■', '□', '·', '•':
-		return true
-	}
-	return unicode.IsSpace(r)
+func (er *entryRules) isMarker(r rune) bool {
+	return slices.Contains(er.markers, r) || unicode.IsSpace(r)
 }
 
 // parseListing reads the listing lines of a volume.
-func parseListing(rs []rune, ls []text.Span, list []bool) listing {
+func (er *entryRules) parseListing(rs []rune, ls []text.Span, list []bool) listing {
 	var l listing
 	for i, sp := range ls {
 		if !list[i] {
@@ -166,7 +162,7 @@ func parseListing(rs []rune, ls []text.Span, list []bool) listing {
 				if depth > 0 {
 					depth--
 				}
-			case isMarker(r):
+			case er.isMarker(r):
 			case depth > 0:
 				cur = append(cur, r)
 			default:
@@ -198,7 +194,7 @@ func maxNameRunes(name []rune) int {
 // openings finds the sentence starts of rs that begin with a name: the
 // name followed by "，", by "者，", by "、" and a second name (a joint
 // entry), or by "。字" (a slip for "，字").
-func openings(rs []rune, sentences []text.Span) []opening {
+func (er *entryRules) openings(rs []rune, sentences []text.Span) []opening {
 	var out []opening
 	for _, sp := range sentences {
 		p := sp.Start
@@ -234,10 +230,10 @@ func openings(rs []rune, sentences []text.Span) []opening {
 		case rs[e] == '，':
 			if len(name) >= 3 && name[len(name)-1] == '者' {
 				o.name, o.evidence = name[:len(name)-1], evFormula
-				o.person = personEvidence(rs, e+1)
+				o.person = er.personEvidence(rs, e+1)
 			} else {
-				o.name, o.evidence = name, evidence(rs, e+1)
-				o.person = o.evidence == evFull || len(name) <= 3 && personEvidence(rs, e+1)
+				o.name, o.evidence = name, er.evidence(rs, e+1)
+				o.person = o.evidence == evFull || len(name) <= 3 && er.personEvidence(rs, e+1)
 			}
 		case rs[e] == '、':
 			// A joint entry: "杨元杲、阮弘道，皆滁人".
@@ -245,7 +241,7 @@ func openings(rs []rune, sentences []text.Span) []opening {
 			for f < len(rs) && f-e <= 5 && isNameRune(rs[f]) {
 				f++
 			}
-			if f < len(rs) && rs[f] == '，' && f-e >= 3 && evidence(rs, f+1) >= evFormula {
+			if f < len(rs) && rs[f] == '，' && f-e >= 3 && er.evidence(rs, f+1) >= evFormula {
 				o.name, o.evidence = name, evFormula
 			}
 		case rs[e] == '。' && e+1 < len(rs) && rs[e+1] == '字':
@@ -263,32 +259,18 @@ func openings(rs []rune, sentences []text.Span) []opening {
 // (then), 初 (earlier), 其 (his). Common surnames are not in the list.
 // Given names may start with them (时雍, 其休), so the list only guards
 // volumes without a listing.
-func notNameStart(r rune) bool {
-	switch r {
-	case '有', '又', '其', '及', '既', '是', '此', '而', '然', '自', '至', '初', '先', '当', '若', '故',
-		'乃', '以', '与', '在', '今', '按', '惟', '终', '凡', '盖', '时', '或', '皆', '亦', '遂', '因':
-		return true
-	}
-	return false
-}
+func (er *entryRules) notNameStart(r rune) bool { return slices.Contains(er.notNameStarts, r) }
 
 // kinPrefixed reports a name written with a kinship word before it ("子琏",
 // "弟思道"): a relative's sub-entry, never a main entry. 孙, 叔 and 伯 are
 // left out: they are surnames too.
-func kinPrefixed(name []rune) bool {
-	if len(name) < 2 {
-		return false
-	}
-	switch name[0] {
-	case '子', '弟', '兄', '侄', '从', '族', '妻', '婿', '甥':
-		return true
-	}
-	return false
+func (er *entryRules) kinPrefixed(name []rune) bool {
+	return len(name) >= 2 && slices.Contains(er.prefixChars, name[0])
 }
 
 // evidence grades the words after "Name，" (from rs[i]) as an entry
 // formula.
-func evidence(rs []rune, i int) int {
+func (er *entryRules) evidence(rs []rune, i int) int {
 	clause := func(i int) []rune { return clauseAt(rs, i) }
 	native := native
 	c1 := clause(i)
@@ -303,14 +285,12 @@ func evidence(rs []rune, i int) int {
 		}
 		return evFormula
 	}
-	if native(c1) || hasPrefix(c1, "名") || hasPrefix(c1, "初名") || hasPrefix(c1, "本名") ||
-		hasPrefix(c1, "一名") || hasPrefix(c1, "其先") || hasPrefix(c1, "逸其名") || hasPrefix(c1, "失其名") ||
-		hasPrefix(c1, "号") || hasPrefix(c1, "小字") {
+	if native(c1) || er.formula(c1) {
 		return evFormula
 	}
 	if len(c1) <= 6 {
 		for _, r := range c1 {
-			if isKin(r) {
+			if er.isKin(r) {
 				return evRelation
 			}
 		}
@@ -340,7 +320,7 @@ func native(c []rune) bool {
 	if n < 2 || n > 14 || !(c[n-1] == '人' || n >= 3 && c[n-2] == '人' && c[n-1] == '也') {
 		return false
 	}
-	if indexRunes(c, []rune("何许人"), 0) >= 0 {
+	if text.IndexRunes(c, []rune("何许人"), 0) >= 0 {
 		return true
 	}
 	if c[n-1] == '也' {
@@ -362,7 +342,7 @@ func native(c []rune) bool {
 // show that Name is a person: a courtesy name, another name, an ancestry,
 // or a native place that is not an appointment ("世宗立，侃授行人": 行人
 // is an office).
-func personEvidence(rs []rune, i int) bool {
+func (er *entryRules) personEvidence(rs []rune, i int) bool {
 	c := clauseAt(rs, i)
 	switch {
 	case len(c) == 0:
@@ -370,9 +350,15 @@ func personEvidence(rs []rune, i int) bool {
 	case c[0] == '字' && len(c) <= 6:
 		return true
 	case native(c):
-		return !strings.ContainsAny(string(c), "授除拜迁擢升调召任官")
+		return !slices.ContainsFunc(c, func(r rune) bool { return slices.Contains(er.appointment, r) })
 	}
-	for _, p := range []string{"名", "初名", "本名", "一名", "其先", "号", "小字", "逸其名", "失其名"} {
+	return er.formula(c)
+}
+
+// formula reports whether a clause opens with one of the profile's entry
+// formula words (名, 初名, 其先, 号 …).
+func (er *entryRules) formula(c []rune) bool {
+	for _, p := range er.formulas {
 		if hasPrefix(c, p) {
 			return true
 		}
@@ -393,17 +379,11 @@ func hasPrefix(rs []rune, p string) bool {
 
 // isKin reports the characters of kinship terms (子 son, 弟 younger brother,
 // 孙 grandson …); listings prefix relatives with them: (子琏璟), (兄国用).
-func isKin(r rune) bool {
-	switch r {
-	case '子', '弟', '兄', '孙', '侄', '父', '从', '族', '叔', '伯', '祖', '曾', '妻', '女', '婿', '甥':
-		return true
-	}
-	return false
-}
+func (er *entryRules) isKin(r rune) bool { return slices.Contains(er.kinChars, r) }
 
 // appraisal reports a line that opens the historian's closing judgement.
-func appraisal(line []rune) bool {
-	for _, p := range []string{"赞曰", "论曰", "史臣曰"} {
+func (er *entryRules) appraisal(line []rune) bool {
+	for _, p := range er.appraisals {
 		if hasPrefix(line, p) {
 			return true
 		}
@@ -412,36 +392,36 @@ func appraisal(line []rune) bool {
 }
 
 // liezhuanMarks finds the pieces of a liezhuan volume.
-func liezhuanMarks(d *docText) []mark {
+func (er *entryRules) liezhuanMarks(d *docText) []mark {
 	ls := lines(d.rs)
 	list := make([]bool, len(ls))
-	marks := structureMarks(d.rs, ls, list)
-	ops := openings(d.rs, d.sentences)
-	l := parseListing(d.rs, ls, list)
+	marks := er.structureMarks(d.rs, ls, list)
+	ops := er.openings(d.rs, d.sentences)
+	l := er.parseListing(d.rs, ls, list)
 	if len(l.main) > 0 {
-		marks = append(marks, listedMarks(ops, l)...)
+		marks = append(marks, er.listedMarks(ops, l)...)
 	} else {
-		marks = append(marks, openMarks(ops)...)
+		marks = append(marks, er.openMarks(ops)...)
 	}
 	return marks
 }
 
 // volumeListing is the listing of a volume: its heading lines read as
 // parseListing does.
-func volumeListing(rs []rune) listing {
+func (er *entryRules) volumeListing(rs []rune) listing {
 	ls := lines(rs)
 	list := make([]bool, len(ls))
 	for i, sp := range ls {
 		list[i] = isListLine(rs[sp.Start:sp.End])
 	}
-	return parseListing(rs, ls, list)
+	return er.parseListing(rs, ls, list)
 }
 
 // structureMarks classifies the lines (list[i] reports whether line i is a
 // listing or heading line) and marks the pieces that belong to no entry:
 // each block of heading lines, the text after it up to the next entry (a
 // category volume's introduction), and the closing appraisal.
-func structureMarks(rs []rune, ls []text.Span, list []bool) []mark {
+func (er *entryRules) structureMarks(rs []rune, ls []text.Span, list []bool) []mark {
 	marks := []mark{{pos: 0, kind: markOutside}}
 	for i, sp := range ls {
 		line := rs[sp.Start:sp.End]
@@ -451,7 +431,7 @@ func structureMarks(rs []rune, ls []text.Span, list []bool) []mark {
 			marks = append(marks, mark{pos: sp.Start, kind: markOutside})
 		case !list[i] && i > 0 && list[i-1]:
 			marks = append(marks, mark{pos: sp.Start, kind: markOutside})
-		case appraisal(line):
+		case er.appraisal(line):
 			marks = append(marks, mark{pos: sp.Start, kind: markOutside})
 		}
 	}
@@ -459,13 +439,13 @@ func structureMarks(rs []rune, ls []text.Span, list []bool) []mark {
 }
 
 // openMarks are the entries of a volume without a listing.
-func openMarks(ops []opening) []mark {
+func (er *entryRules) openMarks(ops []opening) []mark {
 	var out []mark
 	for _, o := range ops {
-		if len(o.name) < 2 || notNameStart(o.name[0]) || !(o.lineStart && o.evidence >= evFormula || o.evidence == evFull) {
+		if len(o.name) < 2 || er.notNameStart(o.name[0]) || !(o.lineStart && o.evidence >= evFormula || o.evidence == evFull) {
 			continue
 		}
-		if kinPrefixed(o.name) {
+		if er.kinPrefixed(o.name) {
 			// The evidence test above makes the opening a formula, so a
 			// person.
 			out = append(out, mark{pos: o.pos, kind: markSub, subject: string(o.name)})
@@ -493,7 +473,7 @@ func openMarks(ops []opening) []mark {
 // the given name only (濂 for 王濂). The subject of an aligned entry is the
 // name as the listing writes it, so the entry chunks of a volume spell its
 // listing whenever the text has every listed entry.
-func listedMarks(ops []opening, l listing) []mark {
+func (er *entryRules) listedMarks(ops []opening, l listing) []mark {
 	type cand struct {
 		op    int // index in ops
 		q, n  int // the listed name: l.main[q:q+n]
@@ -518,12 +498,12 @@ func listedMarks(ops []opening, l listing) []mark {
 			continue
 		}
 		if k := len(o.name); k >= 2 {
-			for q := indexRunes(l.main, o.name, 0); q >= 0; q = indexRunes(l.main, o.name, q+1) {
+			for q := text.IndexRunes(l.main, o.name, 0); q >= 0; q = text.IndexRunes(l.main, o.name, q+1) {
 				cands = append(cands, cand{op: i, q: q, n: k, score: 10*k + quality})
 			}
 		}
 		for _, n := range titled {
-			for q := indexRunes(l.main, n, 0); q >= 0; q = indexRunes(l.main, n, q+1) {
+			for q := text.IndexRunes(l.main, n, 0); q >= 0; q = text.IndexRunes(l.main, n, q+1) {
 				cands = append(cands, cand{op: i, q: q, n: len(n), score: 10*len(n) + quality - 1})
 			}
 		}
@@ -588,7 +568,7 @@ func listedMarks(ops []opening, l listing) []mark {
 		if chosen[i] {
 			continue
 		}
-		relative := inGroups(o.name, l.groups) &&
+		relative := er.inGroups(o.name, l.groups) &&
 			(o.lineStart && o.evidence >= evRelation || o.evidence >= evFormula)
 		unlisted := len(o.name) >= 2 && (o.lineStart && o.evidence >= evFormula || o.evidence == evFull)
 		if relative || unlisted {
@@ -629,10 +609,10 @@ func abs(x int) int {
 
 // inGroups reports whether name is written in one of the parenthesised
 // runs and is more than a kinship term.
-func inGroups(name []rune, groups [][]rune) bool {
+func (er *entryRules) inGroups(name []rune, groups [][]rune) bool {
 	kinOnly := true
 	for _, r := range name {
-		if !isKin(r) {
+		if !er.isKin(r) {
 			kinOnly = false
 		}
 	}
@@ -640,33 +620,16 @@ func inGroups(name []rune, groups [][]rune) bool {
 		return false
 	}
 	for _, g := range groups {
-		if indexRunes(g, name, 0) >= 0 {
+		if text.IndexRunes(g, name, 0) >= 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// indexRunes is the first index ≥ from of needle in hay, or -1.
-func indexRunes(hay, needle []rune, from int) int {
-	if len(needle) == 0 {
-		return -1
-	}
-outer:
-	for i := from; i+len(needle) <= len(hay); i++ {
-		for j, r := range needle {
-			if hay[i+j] != r {
-				continue outer
-			}
-		}
-		return i
-	}
-	return -1
-}
-
 // entryOpenings counts the line starts that open with a name and an entry
 // formula; Detect uses it.
-func entryOpenings(ops []opening) int {
+func (er *entryRules) entryOpenings(ops []opening) int {
 	n := 0
 	for _, o := range ops {
 		if o.lineStart && len(o.name) >= 2 && o.evidence >= evFormula {

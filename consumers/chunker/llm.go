@@ -1,7 +1,6 @@
 package chunker
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
@@ -12,22 +11,23 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cloudwego/eino/schema"
+	"github.com/annalist-dev/annalist/internal/text"
 
+	"github.com/annalist-dev/annalist/internal/ask"
 	"github.com/annalist-dev/annalist/internal/logging"
-	"github.com/annalist-dev/annalist/internal/modeljson"
 )
 
 // PromptVersion names the prompt templates in use; it is logged with every
 // fallback so an answer can be traced to the prompt that asked for it.
 const PromptVersion = "liezhuan.v1"
 
-//go:embed prompts/liezhuan.v1.tmpl prompts/liezhuan.v1.demos.json
+//go:embed prompts/liezhuan.v1.tmpl
 var promptFS embed.FS
 
-// ErrInvalidAnswer marks a model answer that fails validation: not one
-// JSON object of the expected shape, or boundaries that do not fall in
-// order on sentence starts of the text.
+// ErrInvalidAnswer marks a window whose every model answer failed
+// validation: not one JSON object of the expected shape, or boundaries
+// that do not fall in order on sentence starts of the text. The error
+// also wraps ask.ErrRejected and the last answer's reason.
 var ErrInvalidAnswer = errors.New("invalid chunking answer")
 
 type demo struct {
@@ -54,69 +54,50 @@ type promptData struct {
 	Feedback string
 }
 
-// prompts holds the parsed templates and demonstrations. They are embedded
-// and fixed, so parsing them can only fail on a broken build; the tests
-// render them.
+// prompts holds the parsed prompt. It is embedded and fixed, so parsing
+// it can only fail on a broken build; the tests render it. The
+// demonstrations are the profile's (entryRules.demos).
 type prompts struct {
-	tmpl  *template.Template
-	demos []demo
+	prompt *ask.Prompt
 }
 
 func loadPrompts() (*prompts, error) {
-	raw, err := promptFS.ReadFile("prompts/liezhuan.v1.demos.json")
-	if err != nil {
-		return nil, fmt.Errorf("read demonstrations: %w", err)
-	}
-	var demos []demo
-	if err := json.Unmarshal(raw, &demos); err != nil {
-		return nil, fmt.Errorf("parse demonstrations: %w", err)
-	}
-	t, err := template.New("").Funcs(template.FuncMap{
+	p, err := ask.ParseFS(PromptVersion, template.FuncMap{
 		"inc": func(i int) int { return i + 1 },
 		"json": func(v any) (string, error) {
 			b, err := json.Marshal(v)
 			return string(b), err
 		},
-	}).ParseFS(promptFS, "prompts/liezhuan.v1.tmpl")
+	}, promptFS, "prompts/liezhuan.v1.tmpl")
 	if err != nil {
-		return nil, fmt.Errorf("parse prompt template: %w", err)
+		return nil, err
 	}
-	return &prompts{tmpl: t, demos: demos}, nil
-}
-
-func (p *prompts) render(listing, window, feedback string) (system, user string, err error) {
-	data := promptData{Demos: p.demos, Listing: listing, Window: window, Feedback: feedback}
-	var sb, ub bytes.Buffer
-	if err := p.tmpl.ExecuteTemplate(&sb, "system", data); err != nil {
-		return "", "", fmt.Errorf("render prompt %s: %w", PromptVersion, err)
-	}
-	if err := p.tmpl.ExecuteTemplate(&ub, "user", data); err != nil {
-		return "", "", fmt.Errorf("render prompt %s: %w", PromptVersion, err)
-	}
-	return strings.TrimSpace(sb.String()), strings.TrimSpace(ub.String()), nil
+	return &prompts{prompt: p}, nil
 }
 
 // llmMarks asks the model for the entries of a liezhuan document, one
 // window of at most WindowChars at a time (windows end at paragraph or
-// sentence ends). Each window gets up to LLMAttempts answers; a retry
-// carries the reason the previous answer was rejected. Any window without
-// a valid answer fails the whole document, and the caller falls back to
-// the offline engine: mixing engines inside one document would make its
-// boundaries depend on which window failed.
-func (c *Chunker) llmMarks(ctx context.Context, docID string, d *docText) ([]mark, int, error) {
+// sentence ends). Each window gets up to LLMAttempts calls; a retry
+// carries the reason the previous answer was rejected, and a model error
+// costs an attempt too (the alternative is falling back at once). Any
+// window without a valid answer fails the whole document, and the caller
+// falls back to the offline engine: mixing engines inside one document
+// would make its boundaries depend on which window failed.
+func (c *Chunker) llmMarks(ctx context.Context, docID string, d *docText, er *entryRules) ([]mark, int, error) {
 	p, err := c.promptSet()
 	if err != nil {
 		return nil, 0, err
 	}
 	ls := lines(d.rs)
 	list := make([]bool, len(ls))
-	marks := structureMarks(d.rs, ls, list)
+	marks := er.structureMarks(d.rs, ls, list)
 	var listing []string
 	for i, sp := range ls {
 		if list[i] {
 			listing = append(listing, strings.TrimSpace(string(d.rs[sp.Start:sp.End])))
 		}
 	}
+	listed := strings.Join(listing, "\n")
 	starts := sentenceStarts(d)
 	windowCuts := append([]int{0}, d.cut(0, len(d.rs), c.cfg.WindowChars, c.cfg.WindowChars)...)
 	calls := 0
@@ -125,43 +106,29 @@ func (c *Chunker) llmMarks(ctx context.Context, docID string, d *docText) ([]mar
 		if w+1 < len(windowCuts) {
 			we = windowCuts[w+1]
 		}
-		var feedback string
-		var got []mark
-		for attempt := 0; attempt < c.cfg.LLMAttempts; attempt++ {
-			if err := ctx.Err(); err != nil {
-				return nil, calls, err
-			}
-			system, user, err := p.render(strings.Join(listing, "\n"), string(d.rs[ws:we]), feedback)
-			if err != nil {
-				return nil, calls, err
-			}
-			calls++
-			msg, err := c.model.Generate(ctx, []*schema.Message{schema.SystemMessage(system), schema.UserMessage(user)})
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, calls, ctx.Err()
+		window := string(d.rs[ws:we])
+		got, n, err := ask.JSON(ctx, c.model, ask.Request[answer, []mark]{
+			Prompt: p.prompt,
+			Data: func(feedback string) any {
+				return promptData{Demos: er.demos, Listing: listed, Window: window, Feedback: feedback}
+			},
+			Validate:         func(a answer) ([]mark, error) { return answerMarks(a, d, ws, we, starts) },
+			Attempts:         c.cfg.LLMAttempts,
+			RetryModelErrors: true,
+			OnReject: func(attempt int, reason error) {
+				if attempt < c.cfg.LLMAttempts {
+					c.log.Debug().Str(logging.FieldDocID, docID).Int("window", w).Err(reason).Msg("chunker: retrying the model")
 				}
-				feedback = ""
-				err = fmt.Errorf("model call for window %d: %w", w, err)
-				if attempt+1 == c.cfg.LLMAttempts {
-					return nil, calls, err
-				}
-				continue
-			}
-			if msg == nil {
-				err = fmt.Errorf("%w: window %d: empty response", ErrInvalidAnswer, w)
-			} else {
-				got, err = parseAnswer(msg.Content, d, ws, we, starts)
-			}
-			if err == nil {
-				break
-			}
-			err = fmt.Errorf("window %d [%d,%d): %w", w, ws, we, err)
-			if attempt+1 == c.cfg.LLMAttempts {
-				return nil, calls, err
-			}
-			feedback = err.Error()
-			c.log.Debug().Str(logging.FieldDocID, docID).Int("window", w).Err(err).Msg("chunker: retrying the model")
+			},
+		})
+		calls += n
+		switch {
+		case errors.Is(err, ask.ErrRejected):
+			return nil, calls, fmt.Errorf("window %d [%d,%d): %w: %w", w, ws, we, ErrInvalidAnswer, err)
+		case err != nil && ctx.Err() != nil:
+			return nil, calls, ctx.Err()
+		case err != nil:
+			return nil, calls, fmt.Errorf("ask the model for window %d: %w", w, err)
 		}
 		marks = append(marks, got...)
 	}
@@ -193,20 +160,14 @@ const (
 	maxSubjectRunes = 10
 )
 
-// parseAnswer validates the model's answer for the window [ws, we) of d
-// and turns it into marks. The answer must be exactly one JSON object
-// (optionally inside a Markdown code fence) with no unknown fields; every
-// anchor must occur in the window after the previous entry's start and
-// begin at a sentence start; the subject must be a name that opens the
+// answerMarks validates the model's answer for the window [ws, we) of d
+// (decoded strictly by ask.JSON: one JSON object, optionally inside a
+// Markdown code fence, with no unknown fields) and turns it into marks:
+// every anchor must occur in the window after the previous entry's start
+// and begin at a sentence start; the subject must be a name that opens the
 // entry. Boundaries are therefore in range and strictly increasing, so the
 // pieces they make tile the text.
-func parseAnswer(content string, d *docText, ws, we int, starts []bool) ([]mark, error) {
-	var a answer
-	if err := modeljson.Decode(content, &a); errors.Is(err, modeljson.ErrTrailing) {
-		return nil, fmt.Errorf("%w: text after the JSON object", ErrInvalidAnswer)
-	} else if err != nil {
-		return nil, fmt.Errorf("%w: not the JSON object asked for: %v", ErrInvalidAnswer, err)
-	}
+func answerMarks(a answer, d *docText, ws, we int, starts []bool) ([]mark, error) {
 	window := d.rs[ws:we]
 	var out []mark
 	prev := -1
@@ -215,23 +176,23 @@ func parseAnswer(content string, d *docText, ws, we int, starts []bool) ([]mark,
 		n := utf8.RuneCountInString(e.Subject)
 		switch {
 		case len(anchor) == 0 || len(anchor) > maxAnchorRunes:
-			return nil, fmt.Errorf("%w: entry %d: anchor of %d characters, want 1 to %d", ErrInvalidAnswer, i, len(anchor), maxAnchorRunes)
+			return nil, fmt.Errorf("entry %d: anchor of %d characters, want 1 to %d", i, len(anchor), maxAnchorRunes)
 		case n == 0 || n > maxSubjectRunes || !allNameRunes(e.Subject):
-			return nil, fmt.Errorf("%w: entry %d: subject %q is not a name", ErrInvalidAnswer, i, e.Subject)
+			return nil, fmt.Errorf("entry %d: subject %q is not a name", i, e.Subject)
 		}
-		at := indexRunes(window, anchor, prev+1)
+		at := text.IndexRunes(window, anchor, prev+1)
 		if at < 0 {
-			if indexRunes(window, anchor, 0) >= 0 {
-				return nil, fmt.Errorf("%w: entry %d: anchor %q is not after the previous entry (entries overlap or are out of order)", ErrInvalidAnswer, i, e.Anchor)
+			if text.IndexRunes(window, anchor, 0) >= 0 {
+				return nil, fmt.Errorf("entry %d: anchor %q is not after the previous entry (entries overlap or are out of order)", i, e.Anchor)
 			}
-			return nil, fmt.Errorf("%w: entry %d: anchor %q is not in the text", ErrInvalidAnswer, i, e.Anchor)
+			return nil, fmt.Errorf("entry %d: anchor %q is not in the text", i, e.Anchor)
 		}
 		pos := ws + at
 		if !starts[pos] {
-			return nil, fmt.Errorf("%w: entry %d: anchor %q starts inside a sentence at offset %d", ErrInvalidAnswer, i, e.Anchor, pos)
+			return nil, fmt.Errorf("entry %d: anchor %q starts inside a sentence at offset %d", i, e.Anchor, pos)
 		}
 		if !opensWith(d.rs[pos:min(len(d.rs), pos+n+4)], e.Subject) {
-			return nil, fmt.Errorf("%w: entry %d: subject %q does not open the entry at offset %d", ErrInvalidAnswer, i, e.Subject, pos)
+			return nil, fmt.Errorf("entry %d: subject %q does not open the entry at offset %d", i, e.Subject, pos)
 		}
 		kind := markEntry
 		if e.Relative {
@@ -257,5 +218,5 @@ func allNameRunes(s string) bool {
 // are often written by the given name alone).
 func opensWith(head []rune, subject string) bool {
 	rs := []rune(subject)
-	return indexRunes(head, rs[len(rs)-1:], 0) >= 0
+	return text.IndexRunes(head, rs[len(rs)-1:], 0) >= 0
 }

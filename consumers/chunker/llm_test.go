@@ -8,60 +8,17 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/cloudwego/eino/components/model"
-	"github.com/cloudwego/eino/schema"
 	"github.com/rs/zerolog"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
+	"github.com/annalist-dev/annalist/internal/llmtest"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// scripted is a chat model whose answers come from a function of the call
-// number and the prompt. It records the prompts it was given.
-type scripted struct {
-	mu      sync.Mutex
-	answer  func(call int, system, user string) (string, error)
-	systems []string
-	users   []string
-}
-
-var _ model.BaseChatModel = (*scripted)(nil)
-
-func (s *scripted) Generate(ctx context.Context, in []*schema.Message, _ ...model.Option) (*schema.Message, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	var system, user string
-	for _, m := range in {
-		switch m.Role {
-		case schema.System:
-			system = m.Content
-		case schema.User:
-			user = m.Content
-		}
-	}
-	s.systems = append(s.systems, system)
-	s.users = append(s.users, user)
-	call := len(s.users)
-	s.mu.Unlock()
-	content, err := s.answer(call, system, user)
-	if err != nil {
-		return nil, err
-	}
-	return schema.AssistantMessage(content, nil), nil
-}
-
-func (s *scripted) Stream(context.Context, []*schema.Message, ...model.Option) (*schema.StreamReader[*schema.Message], error) {
-	return nil, errors.New("scripted model does not stream")
-}
-
-func always(answer string) func(int, string, string) (string, error) {
-	return func(int, string, string) (string, error) { return answer, nil }
-}
+// always is a model that gives answer to every call.
+func always(answer string) *llmtest.Model { return llmtest.Repeat(answer) }
 
 // windowText extracts the text the chunker put into a prompt.
 func windowText(user string) string {
@@ -76,12 +33,12 @@ var openingRE = regexp.MustCompile(`(?m)^([^\s，。(（]{1,4})(，字[^，。]{
 // oracle answers like a model that follows the prompt: every line that
 // opens with a name and 字 begins an entry; a one-character name is a
 // relative.
-func oracle(_ int, _, user string) (string, error) {
+func oracle(c llmtest.Call) (string, error) {
 	var a struct {
 		Entries []map[string]any `json:"entries"`
 	}
 	a.Entries = []map[string]any{}
-	for _, m := range openingRE.FindAllStringSubmatch(windowText(user), -1) {
+	for _, m := range openingRE.FindAllStringSubmatch(windowText(c.User()), -1) {
 		e := map[string]any{"subject": m[1], "anchor": m[1] + m[2]}
 		if len([]rune(m[1])) == 1 {
 			e["relative"] = true
@@ -102,7 +59,7 @@ const validListedAnswer = `{"entries":[
 
 func TestLLMValidAnswer(t *testing.T) {
 	for _, answer := range []string{validListedAnswer, "```json\n" + validListedAnswer + "\n```"} {
-		m := &scripted{answer: always(answer)}
+		m := always(answer)
 		c := chunker.New(chunker.Config{}, chunker.WithModel(m))
 		doc := schemas.Document{DocID: "v", Text: volListed}
 		res, err := c.Segment(context.Background(), doc)
@@ -138,12 +95,12 @@ func TestLLMValidAnswer(t *testing.T) {
 }
 
 func TestLLMPrompt(t *testing.T) {
-	m := &scripted{answer: always(validListedAnswer)}
+	m := always(validListedAnswer)
 	if _, err := chunker.New(chunker.Config{}, chunker.WithModel(m)).Chunk(context.Background(),
 		schemas.Document{DocID: "v", Text: volListed}); err != nil {
 		t.Fatal(err)
 	}
-	system, user := m.systems[0], m.users[0]
+	system, user := m.Systems()[0], m.Users()[0]
 	for _, want := range []string{"Name，字X，Place人", `{"entries":[`, "Example 1.", "Example 2.", "思道，字子行", `"relative":true`} {
 		if !strings.Contains(system, want) {
 			t.Errorf("system prompt lacks %q", want)
@@ -169,7 +126,7 @@ func TestLLMWindows(t *testing.T) {
 		fmt.Fprintf(&b, "%c，字叔%d，%s子也。亦以文学知名。\n", '乙'+rune(i), i, name)
 	}
 	doc := schemas.Document{DocID: "w", Text: b.String(), Profile: chunker.ProfileLiezhuan}
-	m := &scripted{answer: oracle}
+	m := llmtest.Func(oracle)
 	res, err := chunker.New(chunker.Config{WindowChars: 200}, chunker.WithModel(m)).Segment(context.Background(), doc)
 	if err != nil {
 		t.Fatal(err)
@@ -178,8 +135,8 @@ func TestLLMWindows(t *testing.T) {
 	if res.Method != chunker.MethodLLM {
 		t.Fatalf("method %q, fallback %q", res.Method, res.Fallback)
 	}
-	if res.LLMCalls < 4 || res.LLMCalls != len(m.users) {
-		t.Fatalf("%d calls (%d prompts) for a %d-character document in 200-character windows", res.LLMCalls, len(m.users), len([]rune(doc.Text)))
+	if res.LLMCalls < 4 || res.LLMCalls != m.Calls() {
+		t.Fatalf("%d calls (%d prompts) for a %d-character document in 200-character windows", res.LLMCalls, m.Calls(), len([]rune(doc.Text)))
 	}
 	var subjects []string
 	for _, c := range res.Chunks {
@@ -193,7 +150,7 @@ func TestLLMWindows(t *testing.T) {
 	if fmt.Sprint(subjects) != fmt.Sprint(names) {
 		t.Fatalf("subjects %v, want %v", subjects, names)
 	}
-	for _, u := range m.users {
+	for _, u := range m.Users() {
 		if n := len([]rune(windowText(u))); n > 200 {
 			t.Fatalf("window of %d runes", n)
 		}
@@ -225,7 +182,7 @@ func TestLLMInvalidAnswerFallsBack(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := &scripted{answer: func(int, string, string) (string, error) { return tt.answer, tt.modelErr }}
+			m := llmtest.Func(func(llmtest.Call) (string, error) { return tt.answer, tt.modelErr })
 			c := chunker.New(chunker.Config{}, chunker.WithModel(m))
 			res, err := c.Segment(context.Background(), schemas.Document{DocID: "v", Text: volListed})
 			if err != nil {
@@ -240,7 +197,7 @@ func TestLLMInvalidAnswerFallsBack(t *testing.T) {
 			if fmt.Sprint(res.Chunks) != fmt.Sprint(offline) {
 				t.Fatal("fallback chunks differ from the offline engine's")
 			}
-			if res.LLMCalls != chunker.DefaultLLMAttempts || len(m.users) != chunker.DefaultLLMAttempts {
+			if res.LLMCalls != chunker.DefaultLLMAttempts || m.Calls() != chunker.DefaultLLMAttempts {
 				t.Fatalf("%d calls, want %d attempts", res.LLMCalls, chunker.DefaultLLMAttempts)
 			}
 			if st := c.Stats(); st.LLMFallbacks != 1 || st.LLMCalls != int64(chunker.DefaultLLMAttempts) {
@@ -252,7 +209,7 @@ func TestLLMInvalidAnswerFallsBack(t *testing.T) {
 
 func TestLLMFallbackIsLogged(t *testing.T) {
 	var logs bytes.Buffer
-	m := &scripted{answer: always(`{"entries":[{"subject":"王五","anchor":"王五，字子六"}]}`)}
+	m := always(`{"entries":[{"subject":"王五","anchor":"王五，字子六"}]}`)
 	c := chunker.New(chunker.Config{LLMAttempts: 1}, chunker.WithModel(m), chunker.WithLogger(zerolog.New(&logs)))
 	if _, err := c.Chunk(context.Background(), schemas.Document{DocID: "vol-9", Text: volListed}); err != nil {
 		t.Fatal(err)
@@ -268,12 +225,12 @@ func TestLLMFallbackIsLogged(t *testing.T) {
 }
 
 func TestLLMRetryCarriesTheReason(t *testing.T) {
-	m := &scripted{answer: func(call int, _, _ string) (string, error) {
-		if call == 1 {
+	m := llmtest.Func(func(c llmtest.Call) (string, error) {
+		if c.N == 1 {
 			return `{"entries":[{"subject":"王五","anchor":"王五，字子六"}]}`, nil
 		}
 		return validListedAnswer, nil
-	}}
+	})
 	res, err := chunker.New(chunker.Config{}, chunker.WithModel(m)).Segment(context.Background(), schemas.Document{DocID: "v", Text: volListed})
 	if err != nil {
 		t.Fatal(err)
@@ -281,17 +238,17 @@ func TestLLMRetryCarriesTheReason(t *testing.T) {
 	if res.Method != chunker.MethodLLM || res.LLMCalls != 2 {
 		t.Fatalf("method %q calls %d fallback %q", res.Method, res.LLMCalls, res.Fallback)
 	}
-	if !strings.Contains(m.users[1], "rejected") || !strings.Contains(m.users[1], "王五，字子六") {
-		t.Fatalf("retry prompt lacks the reason:\n%s", m.users[1])
+	if !strings.Contains(m.Users()[1], "rejected") || !strings.Contains(m.Users()[1], "王五，字子六") {
+		t.Fatalf("retry prompt lacks the reason:\n%s", m.Users()[1])
 	}
 }
 
 func TestLLMContextCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &scripted{answer: func(int, string, string) (string, error) {
+	m := llmtest.Func(func(llmtest.Call) (string, error) {
 		cancel()
 		return "", context.Canceled
-	}}
+	})
 	c := chunker.New(chunker.Config{}, chunker.WithModel(m))
 	_, err := c.Segment(ctx, schemas.Document{DocID: "v", Text: volListed})
 	if !errors.Is(err, context.Canceled) {
@@ -303,13 +260,13 @@ func TestLLMContextCancelled(t *testing.T) {
 }
 
 func TestLLMNotUsedForGenericDocuments(t *testing.T) {
-	m := &scripted{answer: oracle}
+	m := llmtest.Func(oracle)
 	res, err := chunker.New(chunker.Config{}, chunker.WithModel(m)).Segment(context.Background(),
 		schemas.Document{DocID: "e", Text: "Thomas Harrow was a harbour engineer. He was born in Swansea."})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.LLMCalls != 0 || len(m.users) != 0 || res.Method != chunker.MethodWindow {
+	if res.LLMCalls != 0 || m.Calls() != 0 || res.Method != chunker.MethodWindow {
 		t.Fatalf("calls %d method %q", res.LLMCalls, res.Method)
 	}
 }

@@ -3,6 +3,8 @@ package chunker
 import (
 	"slices"
 	"strings"
+
+	"github.com/annalist-dev/annalist/internal/text"
 )
 
 // A sub-entry is a relative's or an attached person's paragraph inside
@@ -13,36 +15,9 @@ import (
 // subEntryName completes the name when the listing, a kinship word or the
 // entry's earlier text says what it is, and leaves it as written
 // otherwise: a name left short is a smaller error than a wrong surname.
-
-// kinPrefixes are the kinship words that may open a sub-entry before the
-// given name, longest first; same reports whether the relative shares the
-// entry person's surname. 孙 (grandson) and 叔, 伯 are left out: they are
-// surnames too, so "孙彦" is a name.
-var kinPrefixes = []struct {
-	word string
-	same bool
-}{
-	{"从子", true}, {"从弟", true}, {"从兄", true}, {"从孙", true}, {"族子", true}, {"族弟", true},
-	{"族兄", true}, {"族孙", true}, {"长子", true}, {"次子", true}, {"仲子", true}, {"季子", true},
-	{"少子", true}, {"幼子", true}, {"嗣子", true}, {"曾孙", true}, {"女婿", false}, {"外孙", false},
-	{"子", true}, {"弟", true}, {"兄", true}, {"侄", true}, {"婿", false}, {"甥", false}, {"妻", false},
-}
-
-// introducers are words written before the name of a person the text
-// brings in without kinship ("有朱士完者", "同时朱国祯", "门人何寿朋"),
-// longest first.
-var introducers = []string{
-	"同时有", "其同邑", "其弟子", "同时", "同邑", "同郡", "同县", "同里", "弟子", "门人",
-	"时有", "又有", "后有", "有", "又",
-}
-
-// compoundSurnames are the two-character surnames of the period's
-// biographies; any other surname is one character.
-var compoundSurnames = []string{
-	"欧阳", "司马", "上官", "诸葛", "东方", "皇甫", "尉迟", "公孙", "慕容", "长孙", "宇文",
-	"夏侯", "令狐", "澹台", "司徒", "司空", "端木", "闻人", "万俟", "西门", "南宫", "独孤",
-	"呼延", "申屠", "轩辕", "钟离", "百里", "东郭", "濮阳", "太史", "仲孙", "赫连", "拓跋",
-}
+// The kinship words that open a sub-entry (kin.tsv's subentry role), the
+// words that introduce a person and the compound surnames are the
+// profile's.
 
 // subEntryName names the person whose sub-entry opens with written inside
 // entry's entry; before is the entry's text up to the sub-entry. The
@@ -58,18 +33,18 @@ var compoundSurnames = []string{
 //   - a one-character name the groups write two given names after a
 //     kinship word ("(弟冲汸濂)") takes the surname too;
 //   - anything else is kept as written.
-func subEntryName(entry string, written, before []rune, groups [][]rune) string {
-	for _, w := range introducers {
+func (er *entryRules) subEntryName(entry string, written, before []rune, groups [][]rune) string {
+	for _, w := range er.introducers {
 		wr := []rune(w)
 		if len(written) >= len(wr)+2 && slices.Equal(written[:len(wr)], wr) {
 			written = written[len(wr):]
 			break
 		}
 	}
-	sur := surnameOf([]rune(entry))
+	sur := er.surnameOf([]rune(entry))
 	// "汧子枋": the entry's given name, then a kinship word.
 	if given := []rune(entry)[len(sur):]; len(sur) > 0 && len(given) > 0 && len(written) > len(given)+1 &&
-		slices.Equal(written[:len(given)], given) && isKin(written[len(given)]) {
+		slices.Equal(written[:len(given)], given) && er.isKin(written[len(given)]) {
 		written = written[len(given):]
 	}
 	withSurname := func(name []rune) string {
@@ -78,9 +53,9 @@ func subEntryName(entry string, written, before []rune, groups [][]rune) string 
 		}
 		return string(sur) + string(name)
 	}
-	for _, k := range kinPrefixes {
-		if kw := []rune(k.word); len(written) > len(kw) && slices.Equal(written[:len(kw)], kw) {
-			if k.same {
+	for _, k := range er.subentryKin {
+		if kw := []rune(k.Word); len(written) > len(kw) && slices.Equal(written[:len(kw)], kw) {
+			if k.SameSurname {
 				return withSurname(written[len(kw):])
 			}
 			return string(written[len(kw):])
@@ -89,11 +64,11 @@ func subEntryName(entry string, written, before []rune, groups [][]rune) string 
 	if len(written) > 2 {
 		return string(written)
 	}
-	strong, weak := kinGroup(written, groups)
+	strong, weak := er.kinGroup(written, groups)
 	if strong {
 		return withSurname(written)
 	}
-	if full := fullerForm(written, before, groups); full != nil {
+	if full := er.fullerForm(written, before, groups); full != nil {
 		return string(full)
 	}
 	if weak {
@@ -105,14 +80,14 @@ func subEntryName(entry string, written, before []rune, groups [][]rune) string 
 // fullerForm returns the name the groups write ending with name and one or
 // two characters longer, not opening with a kinship character, that the
 // text before has used; nil if none.
-func fullerForm(name, before []rune, groups [][]rune) []rune {
+func (er *entryRules) fullerForm(name, before []rune, groups [][]rune) []rune {
 	for _, g := range groups {
-		for q := indexRunes(g, name, 0); q >= 0; q = indexRunes(g, name, q+1) {
+		for q := text.IndexRunes(g, name, 0); q >= 0; q = text.IndexRunes(g, name, q+1) {
 			for k := 2; k >= 1; k-- {
-				if q < k || len(name)+k > 3 || isKin(g[q-k]) {
+				if q < k || len(name)+k > 3 || er.isKin(g[q-k]) {
 					continue
 				}
-				if full := g[q-k : q+len(name)]; indexRunes(before, full, 0) >= 0 {
+				if full := g[q-k : q+len(name)]; text.IndexRunes(before, full, 0) >= 0 {
 					return full
 				}
 			}
@@ -131,10 +106,10 @@ func fullerForm(name, before []rune, groups [][]rune) []rune {
 // person's name ("(族子旦余光)"). Anything else in a group is taken as an
 // attached person of another surname: "(子冕吴宁王伟)" lists a son, 冕,
 // and two others.
-func kinGroup(name []rune, groups [][]rune) (strong, weak bool) {
-	sameKin := func(r rune) bool { return isKin(r) && !strings.ContainsRune("女婿甥妻", r) }
+func (er *entryRules) kinGroup(name []rune, groups [][]rune) (strong, weak bool) {
+	sameKin := func(r rune) bool { return er.isKin(r) && !strings.ContainsRune("女婿甥妻", r) }
 	for _, g := range groups {
-		for q := indexRunes(g, name, 0); q >= 0; q = indexRunes(g, name, q+1) {
+		for q := text.IndexRunes(g, name, 0); q >= 0; q = text.IndexRunes(g, name, q+1) {
 			switch {
 			case q >= 1 && sameKin(g[q-1]):
 				return true, false
@@ -161,12 +136,12 @@ func sibling(a, b []rune) bool { return a[0] == b[0] || a[1] == b[1] }
 // surnameOf is the surname of an entry's person, or nil when the entry
 // is not named by a surname: a prince or a noble named by his title
 // ("秦王樉"; 王 after the first character is the title, not a surname).
-func surnameOf(entry []rune) []rune {
+func (er *entryRules) surnameOf(entry []rune) []rune {
 	if len(entry) < 2 || slices.Contains(entry[1:], '王') {
 		return nil
 	}
 	if len(entry) >= 3 {
-		for _, c := range compoundSurnames {
+		for _, c := range er.surnames {
 			if cs := []rune(c); slices.Equal(entry[:2], cs) {
 				return cs
 			}

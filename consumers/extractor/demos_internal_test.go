@@ -1,21 +1,31 @@
 package extractor
 
-import "testing"
+import (
+	"testing"
 
-// The hand-made demonstrations are held to the rules the model's regexes
-// must pass, on their own examples.
+	"github.com/annalist-dev/annalist/internal/profile"
+)
+
+// The hand-made demonstrations of every profile are held to the rules the
+// model's regexes must pass, on their own examples.
 func TestHandDemosPassValidation(t *testing.T) {
-	for han, byRel := range handDemos {
-		for rel, demos := range byRel {
-			for _, d := range demos {
-				d.Relation = rel
-				if _, err := CheckRegex(d, d.Example); err != nil {
-					t.Errorf("han=%v %s demo %q on %q: %v", han, rel, d.Source, d.Example, err)
+	profiles := profile.Default()
+	for _, name := range profiles.Names() {
+		p, _ := profiles.Get(name)
+		for _, d := range p.RegexDemos {
+			for _, pat := range handDemos(p, d.Relation) {
+				if _, err := CheckRegex(pat, pat.Example); err != nil {
+					t.Errorf("%s %s demo %q on %q: %v", name, d.Relation, pat.Source, pat.Example, err)
 				}
 			}
-			if relationText[rel] == "" {
-				t.Errorf("relation %s has no description for prompts", rel)
+			if relationText[d.Relation] == "" {
+				t.Errorf("%s: relation %s has no description for prompts", name, d.Relation)
 			}
+		}
+	}
+	for _, lang := range []string{profile.LangChinese, profile.LangEnglish} {
+		if len(profiles.For(profile.Generic, lang).RegexDemos) == 0 {
+			t.Errorf("generic text in %s has no hand-made regexes", lang)
 		}
 	}
 }
@@ -26,9 +36,9 @@ func TestPromptsRender(t *testing.T) {
 		if name == PromptPlanB {
 			data = planBPromptData{Relations: "courtesy_name", Text: "x"}
 		}
-		s, u, err := render(name, data)
-		if err != nil || s == "" || u == "" {
-			t.Errorf("%s: %q %q %v", name, s, u, err)
+		msgs, err := prompts[name].Render(data)
+		if err != nil || msgs[0].Content == "" || msgs[1].Content == "" {
+			t.Errorf("%s: %v %v", name, msgs, err)
 		}
 	}
 }

@@ -6,14 +6,19 @@
 //
 // Three methods, in order of trust:
 //
-//   - "regex": hand-made patterns, compiled once. For classical-Chinese
+//   - "regex": hand-made patterns, compiled once per profile. For classical-Chinese
 //     biographies (liezhuan) a paragraph or sentence that opens with
 //     "Name，字X，号Y，Place人" introduces a person; its clauses give the
 //     courtesy name, art name, other names and native place. Narrative
 //     patterns find the jinshi year and rank, offices (verb + a phrase
 //     that must end in a known office title), death (time or age) and
 //     named relatives (父X, 子X …). For English prose: born, died, native
-//     of, appointed, courtesy name/styled.
+//     of, appointed, courtesy name/styled. The chunk's corpus profile
+//     (internal/profile) decides which: Chinese patterns under a Chinese
+//     profile, English ones under an English profile, whatever characters
+//     the text holds; the eras (internal/era's table), the office lexicon,
+//     the examination terms, the kinship words and the hand-made regex
+//     demonstrations are the profile's data.
 //   - "llm_regex": when the opening chunk of an entry lacks a relation the
 //     profile expects (Config.Expect), regexes that the model wrote for
 //     earlier chunks are tried from agent memory; if none fits, the model

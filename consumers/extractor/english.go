@@ -340,3 +340,13 @@ func cutAtWords(s string, words ...string) string {
 	}
 	return strings.TrimSpace(s[:cut])
 }
+
+// hasLatin reports whether s holds an ASCII letter.
+func hasLatin(s string) bool {
+	for _, r := range s {
+		if r < unicode.MaxASCII && unicode.IsLetter(r) {
+			return true
+		}
+	}
+	return false
+}

@@ -7,9 +7,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 
+	"github.com/annalist-dev/annalist/internal/profile"
 	"github.com/annalist-dev/annalist/internal/regexmem"
+	"github.com/annalist-dev/annalist/internal/text"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/rs/zerolog"
@@ -19,10 +20,10 @@ import (
 	"github.com/annalist-dev/annalist/topology"
 )
 
-// Profiles with hand-made patterns.
+// Profile names, as internal/profile defines them.
 const (
-	ProfileLiezhuan = "liezhuan"
-	ProfileGeneric  = "generic"
+	ProfileLiezhuan = profile.Liezhuan
+	ProfileGeneric  = profile.Generic
 )
 
 // Config tunes the extractor. The zero value means the defaults below.
@@ -47,6 +48,10 @@ type Config struct {
 	MaxPromptRunes int
 	// DisablePlanB turns off direct extraction by the model.
 	DisablePlanB bool
+	// Profiles are the corpus profiles a chunk's Profile names (default
+	// profile.Default()): their language decides which hand-made patterns
+	// run, and their eras, lexicons and demonstrations feed them.
+	Profiles *profile.Set
 }
 
 func (c Config) withDefaults() Config {
@@ -64,6 +69,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxPromptRunes <= 0 {
 		c.MaxPromptRunes = 4000
+	}
+	if c.Profiles == nil {
+		c.Profiles = profile.Default()
 	}
 	return c
 }
@@ -97,6 +105,14 @@ type Extractor struct {
 
 	mu       sync.Mutex
 	compiled map[string]compiledPattern
+	// rules are the compiled Chinese rules by profile (*profile.Profile →
+	// hanResult): a profile's are built on its first chunk.
+	rules sync.Map
+}
+
+type hanResult struct {
+	hz  *han
+	err error
 }
 
 type compiledPattern struct {
@@ -183,15 +199,16 @@ func (e *Extractor) Handler() pipeline.Handler {
 	}
 }
 
-// Extract returns the triplets of chunk c. Classical-Chinese patterns run
-// on text with Han characters, English patterns on text with Latin
-// letters; in an entry chunk (Entry set) the head of a fact is the entry's
-// person unless the chunk begins a sub-entry (SubEntry set: its opening
-// text is about that person) or the text introduces a relative's
-// sub-entry. Triplets keep Entry and EntryChunk whatever their head, so
-// the KG anchors every person of the entry to it. Errors from the
-// model or the memory are returned as they are (transient: retry); an
-// invalid chunk is a permanent error.
+// Extract returns the triplets of chunk c. The chunk's profile (Profile,
+// read in the chunk's language) decides the patterns: classical-Chinese
+// ones under a Chinese profile, English ones under an English profile,
+// whatever characters the text holds. In an entry chunk (Entry set) the
+// head of a fact is the entry's person unless the chunk begins a
+// sub-entry (SubEntry set: its opening text is about that person) or the
+// text introduces a relative's sub-entry. Triplets keep Entry and
+// EntryChunk whatever their head, so the KG anchors every person of the
+// entry to it. Errors from the model or the memory are returned as they
+// are (transient: retry); an invalid chunk is a permanent error.
 func (e *Extractor) Extract(ctx context.Context, tenant string, c schemas.Chunk) ([]schemas.Triplet, error) {
 	if err := c.Validate(); err != nil {
 		return nil, pipeline.Permanent(fmt.Errorf("extract chunk %s: %w", c.ChunkID, err))
@@ -206,13 +223,18 @@ func (e *Extractor) Extract(ctx context.Context, tenant string, c schemas.Chunk)
 	if isGlossaryChunk(c) {
 		return e.extractGlossary(c)
 	}
+	prof := e.profileOf(c)
 	var facts []fact
 	var secs []section
-	if hasHan(c.Text) {
-		facts, secs = extractHan(c.Text, entry, c.SubEntry, beginsEntry(c))
-	}
-	if hasLatin(c.Text) {
-		facts = append(facts, extractEnglish(c.Text, entry)...)
+	switch prof.Language {
+	case profile.LangChinese:
+		hz, err := e.han(prof)
+		if err != nil {
+			return nil, pipeline.Permanent(fmt.Errorf("extract chunk %s: %w", c.ChunkID, err))
+		}
+		facts, secs = hz.extractHan(c.Text, entry, c.SubEntry, beginsEntry(c))
+	case profile.LangEnglish:
+		facts = extractEnglish(c.Text, entry)
 	}
 	more, err := e.fillGaps(ctx, tenant, c, entry, facts, secs)
 	if err != nil {
@@ -228,6 +250,27 @@ func (e *Extractor) Extract(ctx context.Context, tenant string, c schemas.Chunk)
 	e.stats.chunks.Add(1)
 	e.stats.triplets.Add(int64(len(ts)))
 	return ts, nil
+}
+
+// profileOf is the profile chunk c is read with: the one it names, in its
+// language (the text's when the chunk does not say).
+func (e *Extractor) profileOf(c schemas.Chunk) *profile.Profile {
+	lang := c.Lang
+	if lang == "" {
+		lang = text.Lang(c.Text)
+	}
+	return e.cfg.Profiles.For(c.Profile, lang)
+}
+
+// han returns the compiled Chinese rules of p. An error is a profile whose
+// files cannot make the rules: every chunk of it fails the same way.
+func (e *Extractor) han(p *profile.Profile) (*han, error) {
+	if r, ok := e.rules.Load(p); ok {
+		return r.(hanResult).hz, r.(hanResult).err
+	}
+	hz, err := newHan(p)
+	r, _ := e.rules.LoadOrStore(p, hanResult{hz: hz, err: err})
+	return r.(hanResult).hz, r.(hanResult).err
 }
 
 // beginsEntry reports whether c is the first chunk of its entry, the one
@@ -340,22 +383,4 @@ func (e *Extractor) check(p regexmem.Pattern, text string) ([]RegexMatch, error)
 		return nil, cp.err
 	}
 	return matchChecked(cp.re, p, text)
-}
-
-func hasHan(s string) bool {
-	for _, r := range s {
-		if isHan(r) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasLatin(s string) bool {
-	for _, r := range s {
-		if r < unicode.MaxASCII && unicode.IsLetter(r) {
-			return true
-		}
-	}
-	return false
 }

@@ -10,33 +10,21 @@ import (
 )
 
 // Hand-made patterns for classical Chinese biographies (the liezhuan
-// profile, and any Chinese text whose paragraphs open with "Name，字X"),
-// compiled once. Go's regexp is RE2: matching is linear in the text, so no
-// pattern can blow up on adversarial input.
+// profile, and any text a Chinese profile reads), compiled once; those
+// that hold the profile's eras, examination terms and kinship words are
+// compiled per profile (newHan). Go's regexp is RE2: matching is linear in
+// the text, so no pattern can blow up on adversarial input.
 var (
-	eraAlt   = strings.Join(eras, "|")
-	numYear  = `(?:元|[〇一二三四五六七八九十]{1,3})年`
-	timeExpr = `(?:(?:` + eraAlt + `)` + numYear + `|` + numYear + `|(?:` + eraAlt + `)[中末初])` +
-		`(?:(?:正|闰?[一二三四五六七八九十]{1,2}|冬|腊)月)?[春夏秋冬]?`
-	ageExpr = `[一二三四五六七八九十百]{1,4}(?:有[一二三四五六七八九])?`
-
 	reZi     = regexp.MustCompile(`^(?:一字|又字|更字|字)(\p{Han}{1,3})$`)
 	reHao    = regexp.MustCompile(`^(?:自号|别号|号)(\p{Han}{1,5})$`)
 	reMing   = regexp.MustCompile(`^(一名|初名|原名|本名|旧名|名)(\p{Han}{1,3})$`)
 	reXiaozi = regexp.MustCompile(`^(小字|小名)(\p{Han}{1,4})$`)
 	rePlace  = regexp.MustCompile(`^(其先|先世)?(\p{Han}{1,8})人$`)
-	reJinshi = regexp.MustCompile(`(?:举|成|登)?(` + eraAlt + `)(元年|[〇一二三四五六七八九十]{1,3}年|[中末初])[，、]?(?:又|复)?(?:举|成|登|中)?(进士(?:一甲|二甲|三甲)?(?:第[一二三]人?|及第|乙科|甲科)?|会试第[一二三]人?|[廷殿]试第[一二三]人?)`)
-	reDeathA = regexp.MustCompile(`(` + timeExpr + `)?(卒|薨)(?:于(\p{Han}{1,4}))?(?:[，；]?年(` + ageExpr + `))?`)
 	reDeathB = regexp.MustCompile(`年(` + ageExpr + `)，?(卒|薨)(?:于(\p{Han}{1,4}))?`)
-	reKin    = regexp.MustCompile(`(?m)(?:^|[。；])[ 　]*(?:其)?(父|长子|次子|子|弟|兄)(\p{Han}{1,2}?)(?:嗣|袭|[，、。])`)
 	// reKinMore continues a list of relatives: "子用懋、用嘉".
-	reKinMore  = regexp.MustCompile(`^、(\p{Han}{1,2}?)(?:嗣|袭|[、，。])`)
-	reSelfHao  = regexp.MustCompile(`自号(\p{Han}{2,6}?)(?:[，。；]|$)`)
-	reOffice   = regexp.MustCompile(`^(召为|出为|入为|累迁|累官|官至|历官|历迁|超擢|超拜|授|除|擢|迁|升|改|调|拜|进)(\p{Han}{1,20})`)
-	reTimeLead = regexp.MustCompile(`^` + timeExpr)
-	// reSentKin finds a sentence whose subject is a relative ("父复，…"):
-	// what follows is about the relative, not the head.
-	reSentKin = regexp.MustCompile(`^(?:其)?(?:父|母|子|长子|次子|仲子|季子|少子|弟|兄|孙|妻|祖|叔父|伯父|叔|伯|侄|从子|从弟|族子|婿)(?:\p{Han}{1,2}[，、]|\p{Han}{1,6}(?:嗣|袭))`)
+	reKinMore = regexp.MustCompile(`^、(\p{Han}{1,2}?)(?:嗣|袭|[、，。])`)
+	reSelfHao = regexp.MustCompile(`自号(\p{Han}{2,6}?)(?:[，。；]|$)`)
+	reOffice  = regexp.MustCompile(`^(召为|出为|入为|累迁|累官|官至|历官|历迁|超擢|超拜|授|除|擢|迁|升|改|调|拜|进)(\p{Han}{1,20})`)
 	// reSuccession ends a clause that makes an heir the subject:
 	// "弟简王有爝嗣，景泰三年薨" is the heir's death.
 	reSuccession = regexp.MustCompile(`(?:嗣|袭|袭封|袭爵)(?:[，。；]|$)|传至`)
@@ -75,7 +63,7 @@ type hanClause struct {
 // parseHeaders returns the person-introducing sentences of text, in order:
 // a sentence that opens with a name and a comma ("Name，…"), whose clauses
 // then introduce the person.
-func parseHeaders(text string) []hanHeader {
+func (hz *han) parseHeaders(text string) []hanHeader {
 	var out []hanHeader
 	sentenceStarts(text, func(at int, lineStart bool) {
 		at += len(text[at:]) - len(strings.TrimLeft(text[at:], " 　\t"))
@@ -84,7 +72,7 @@ func parseHeaders(text string) []hanHeader {
 			return
 		}
 		body := text[at : at+comma]
-		if utf8.RuneCountInString(body) > 12 || strings.ContainsAny(body, "。；：、 　\t\n") || !bodyLike(body) {
+		if utf8.RuneCountInString(body) > 12 || strings.ContainsAny(body, "。；：、 　\t\n") || !hz.bodyLike(body) {
 			return
 		}
 		restStart := at + comma + len("，")
@@ -92,7 +80,7 @@ func parseHeaders(text string) []hanHeader {
 		if j := strings.IndexAny(text[restStart:], "。\n"); j >= 0 {
 			restEnd = restStart + j
 		}
-		if h, ok := parseHeader(text, at, at+comma, restStart, restEnd, lineStart); ok {
+		if h, ok := hz.parseHeader(text, at, at+comma, restStart, restEnd, lineStart); ok {
 			out = append(out, h)
 		}
 	})
@@ -102,7 +90,7 @@ func parseHeaders(text string) []hanHeader {
 // parseHeader reads the clauses after a header's name (text[at:bodyEnd]),
 // up to the end of the sentence (text[restStart:restEnd]), and reports
 // whether they introduce a person.
-func parseHeader(text string, at, bodyEnd, restStart, restEnd int, lineStart bool) (hanHeader, bool) {
+func (hz *han) parseHeader(text string, at, bodyEnd, restStart, restEnd int, lineStart bool) (hanHeader, bool) {
 	h := hanHeader{at: at, bodyEnd: bodyEnd, end: restEnd, body: text[at:bodyEnd], lineStart: lineStart}
 	rest, off := text[restStart:restEnd], restStart
 	unknown, strong, early := 0, false, false
@@ -169,18 +157,18 @@ func classifyClause(s string) hanClause {
 // bodyLike reports whether the words before a header's comma can name a
 // person: a name, or a name after a word that introduces someone ("同时朱国
 // 祯", "有赵翥者", "世贞子士骐").
-func bodyLike(b string) bool {
+func (hz *han) bodyLike(b string) bool {
 	b = trimBody(b)
 	if nameLike(b) {
 		return true
 	}
-	for _, p := range headerPrefixes {
+	for _, p := range hz.introducers {
 		if rest, ok := strings.CutPrefix(b, p); ok && nameLike(rest) {
 			return true
 		}
 	}
 	for i, n := 0, 0; i < len(b) && n <= 3; n++ {
-		if k, rest, _ := cutKin(b[i:]); k != "" && nameLike(rest) && (i == 0 || nameLike(b[:i])) {
+		if k, rest, _ := hz.cutKin(b[i:]); k != "" && nameLike(rest) && (i == 0 || nameLike(b[:i])) {
 			return true
 		}
 		_, size := utf8.DecodeRuneInString(b[i:])
@@ -202,22 +190,22 @@ func trimBody(b string) string {
 // before the header. ok is false when the header clearly introduces
 // someone but the name cannot be made out; the facts of that section are
 // then dropped rather than given to the wrong person.
-func resolveHead(body, entry, sub, before string) (head, kin string, ok bool) {
-	sur, given := surname(entry)
+func (hz *han) resolveHead(body, entry, sub, before string) (head, kin string, ok bool) {
+	sur, given := hz.surname(entry)
 	if entry != "" && (body == entry || (given != "" && body == given)) {
 		return entry, "", true
 	}
-	if k, ok := namesSub(body, sub); ok {
+	if k, ok := hz.namesSub(body, sub); ok {
 		return sub, k, true
 	}
 	b := trimBody(body)
 	// "世贞子士骐": the entry's given name, then a kinship word.
 	if given != "" && strings.HasPrefix(b, given) {
-		if k, _, _ := cutKin(b[len(given):]); k != "" {
+		if k, _, _ := hz.cutKin(b[len(given):]); k != "" {
 			b = b[len(given):]
 		}
 	}
-	if k, rest, same := cutKin(b); k != "" && rest != "" && nameLike(rest) {
+	if k, rest, same := hz.cutKin(b); k != "" && rest != "" && nameLike(rest) {
 		n := utf8.RuneCountInString(rest)
 		switch {
 		case same && k == "孙" && n >= 2:
@@ -230,7 +218,7 @@ func resolveHead(body, entry, sub, before string) (head, kin string, ok bool) {
 			return rest, k, true
 		}
 	}
-	for _, p := range headerPrefixes {
+	for _, p := range hz.introducers {
 		if rest, found := strings.CutPrefix(b, p); found {
 			if n := utf8.RuneCountInString(rest); n >= 2 && n <= 4 && nameLike(rest) {
 				return rest, "", true
@@ -240,7 +228,7 @@ func resolveHead(body, entry, sub, before string) (head, kin string, ok bool) {
 	n := utf8.RuneCountInString(b)
 	if n <= 2 && sur != "" {
 		// A given name introduced earlier as kin: "子用懋、用嘉。用懋，字敬中".
-		if k := kinBefore(before, b); k != "" {
+		if k := hz.kinBefore(before, b); k != "" {
 			return sur + b, k, true
 		}
 	}
@@ -261,12 +249,12 @@ func resolveHead(body, entry, sub, before string) (head, kin string, ok bool) {
 // characters (the given name), after a kinship word or a word that
 // introduces him ("子琮" for 陆琮, "用嘉" for 申用嘉, "有朱士完者"). kin is
 // the kinship word written, if any.
-func namesSub(body, sub string) (kin string, ok bool) {
+func (hz *han) namesSub(body, sub string) (kin string, ok bool) {
 	if sub == "" {
 		return "", false
 	}
 	b := trimBody(body)
-	for _, p := range headerPrefixes {
+	for _, p := range hz.introducers {
 		if rest, found := strings.CutPrefix(b, p); found && rest != "" {
 			b = rest
 			break
@@ -276,7 +264,7 @@ func namesSub(body, sub string) (kin string, ok bool) {
 	if b == sub {
 		return "", true
 	}
-	if k, rest, _ := cutKin(b); k != "" && rest != "" && (rest == sub || strings.HasSuffix(sub, rest)) {
+	if k, rest, _ := hz.cutKin(b); k != "" && rest != "" && (rest == sub || strings.HasSuffix(sub, rest)) {
 		return k, true
 	}
 	return "", utf8.RuneCountInString(b) <= 2 && strings.HasSuffix(sub, b)
@@ -284,8 +272,8 @@ func namesSub(body, sub string) (kin string, ok bool) {
 
 // kinBefore returns the kinship word under which text introduced the given
 // name earlier ("子琮", "子用懋、用嘉"), or "".
-func kinBefore(text, given string) string {
-	for _, k := range kinNames(text) {
+func (hz *han) kinBefore(text, given string) string {
+	for _, k := range hz.kinNames(text) {
 		if k.name == given {
 			return k.kin
 		}
@@ -332,7 +320,7 @@ type section struct {
 // runs to the end of its paragraph, after which the text is again the
 // enclosing person's. Outside entries only a header's own paragraph is
 // attributed.
-func hanSections(text, entry, sub string, begins bool, headers []hanHeader) []section {
+func (hz *han) hanSections(text, entry, sub string, begins bool, headers []hanHeader) []section {
 	var out []section
 	first := len(text)
 	if len(headers) > 0 {
@@ -340,7 +328,7 @@ func hanSections(text, entry, sub string, begins bool, headers []hanHeader) []se
 	}
 	outer := section{head: entry, full: entry != "", inherited: entry != "" && !begins}
 	if sub != "" {
-		outer = section{head: sub, full: fullSub(sub, entry)}
+		outer = section{head: sub, full: hz.fullSub(sub, entry)}
 	}
 	if outer.head != "" && first > 0 {
 		out = append(out, section{start: 0, end: first, head: outer.head, full: outer.full, inherited: outer.inherited})
@@ -357,11 +345,11 @@ func hanSections(text, entry, sub string, begins bool, headers []hanHeader) []se
 				end = h.at + nl
 			}
 		}
-		h.head, h.kin, _ = resolveHead(h.body, entry, sub, text[:h.at])
+		h.head, h.kin, _ = hz.resolveHead(h.body, entry, sub, text[:h.at])
 		full := h.head != "" && (h.head == entry || h.head != trimBody(h.body) ||
 			utf8.RuneCountInString(h.head) >= 3)
 		if h.head != "" && h.head == sub {
-			full = fullSub(sub, entry)
+			full = hz.fullSub(sub, entry)
 		}
 		sec := section{start: h.at, end: end, head: h.head, full: full, hdr: h}
 		out = append(out, sec)
@@ -379,11 +367,11 @@ func hanSections(text, entry, sub string, begins bool, headers []hanHeader) []se
 // relatives' given names can take his surname: a name of three
 // characters or more, or one with the entry's surname. A two-character
 // name may be a given name written alone ("德懋").
-func fullSub(sub, entry string) bool {
+func (hz *han) fullSub(sub, entry string) bool {
 	if utf8.RuneCountInString(sub) >= 3 {
 		return true
 	}
-	sur, _ := surname(entry)
+	sur, _ := hz.surname(entry)
 	return sur != "" && utf8.RuneCountInString(sub) == 2 && strings.HasPrefix(sub, sur)
 }
 
@@ -427,17 +415,17 @@ func sentenceStart(text string, b, lo int) int {
 // ownClause reports whether the words between a clause boundary and a
 // pattern leave the subject to be the head: nothing, the head's name, time
 // words and adverbs. "慎行已先卒" names another subject; "寻擢" does not.
-func ownClause(p, head string) bool {
+func (hz *han) ownClause(p, head string) bool {
 	p = strings.TrimSpace(p)
 	if head != "" {
 		if rest, ok := strings.CutPrefix(p, head); ok {
 			p = rest
-		} else if _, g := surname(head); g != "" && strings.HasPrefix(p, g) {
+		} else if _, g := hz.surname(head); g != "" && strings.HasPrefix(p, g) {
 			p = p[len(g):]
 		}
 	}
 	for p != "" {
-		if loc := reTimeLead.FindStringIndex(p); loc != nil && loc[1] > 0 {
+		if loc := hz.reTimeLead.FindStringIndex(p); loc != nil && loc[1] > 0 {
 			p = p[loc[1]:]
 			continue
 		}
@@ -457,17 +445,17 @@ func ownClause(p, head string) bool {
 
 // foreignSentence reports whether the sentence before b has a subject other
 // than head: a relative ("父复，宣德中进士") or another person's header.
-func foreignSentence(text string, b int, s *section) bool {
+func (hz *han) foreignSentence(text string, b int, s *section) bool {
 	ss := sentenceStart(text, b, s.start)
 	sent := strings.TrimLeft(text[ss:b], " 　")
 	// The header's own sentence ("子琮，字季玉，…") is about the head, as is
 	// a sentence that names him after a kinship word ("子恭，举人" in 陈恭's
 	// sub-entry).
-	own := s.hdr != nil && ss == s.hdr.at || kinNamesHead(sent, s.head)
-	if !own && (reSentKin.MatchString(sent) || reSuccession.MatchString(sent)) {
+	own := s.hdr != nil && ss == s.hdr.at || hz.kinNamesHead(sent, s.head)
+	if !own && (hz.reSentKin.MatchString(sent) || reSuccession.MatchString(sent)) {
 		return true
 	}
-	_, g := surname(s.head)
+	_, g := hz.surname(s.head)
 	if m := reSentZi.FindStringSubmatch(sent); !own && m != nil && m[1] != s.head && m[1] != g {
 		return true
 	}
@@ -481,21 +469,21 @@ func foreignSentence(text string, b int, s *section) bool {
 	// "鸿儒遂先期反，自号…": an earlier clause of the sentence names its
 	// own subject before an adverb; the last such subject holds.
 	if ms := reClauseSubject.FindAllStringSubmatch(sent, -1); ms != nil {
-		if subj := ms[len(ms)-1][1]; subj != s.head && subj != g && !ownClause(subj, s.head) && !sovereign(subj) {
+		if subj := ms[len(ms)-1][1]; subj != s.head && subj != g && !hz.ownClause(subj, s.head) && !sovereign(subj) {
 			return true
 		}
 	}
-	return foreignPrevious(text, b, s)
+	return hz.foreignPrevious(text, b, s)
 }
 
 // kinNamesHead reports whether sent opens with a kinship word and the
 // head's given name or name: the relative it speaks of is the head.
-func kinNamesHead(sent, head string) bool {
-	k, rest, _ := cutKin(sent)
+func (hz *han) kinNamesHead(sent, head string) bool {
+	k, rest, _ := hz.cutKin(sent)
 	if k == "" || head == "" {
 		return false
 	}
-	_, g := surname(head)
+	_, g := hz.surname(head)
 	return strings.HasPrefix(rest, head) || g != "" && strings.HasPrefix(rest, g)
 }
 
@@ -515,7 +503,7 @@ func sovereign(subj string) bool {
 // made an heir or a relative the subject. A sentence without a subject
 // continues the previous one's, so after "弟康王季埱嗣。" a bare "天顺六年
 // 薨" is the heir's.
-func foreignPrevious(text string, b int, s *section) bool {
+func (hz *han) foreignPrevious(text string, b int, s *section) bool {
 	ss := sentenceStart(text, b, s.start)
 	if ss <= s.start {
 		return false
@@ -525,30 +513,30 @@ func foreignPrevious(text string, b int, s *section) bool {
 		return false
 	}
 	prev := strings.TrimLeft(text[ps:ss], " 　")
-	if kinNamesHead(prev, s.head) {
+	if hz.kinNamesHead(prev, s.head) {
 		return false
 	}
 	if reSuccession.MatchString(prev) {
 		return true
 	}
-	if !reSentKin.MatchString(prev) {
+	if !hz.reSentKin.MatchString(prev) {
 		return false
 	}
 	// After "父复，宣德中进士及第。" a sentence without a subject goes on
 	// about the father; one that names the head ("向高甫妊") returns to him.
 	cur := strings.TrimLeft(text[ss:b], " 　")
-	_, g := surname(s.head)
+	_, g := hz.surname(s.head)
 	return !strings.HasPrefix(cur, s.head) && (g == "" || !strings.HasPrefix(cur, g))
 }
 
 // attributable returns the section of a narrative match at [start, …) when
 // its subject is the section's head, else nil.
-func attributable(text string, secs []section, start int) *section {
+func (hz *han) attributable(text string, secs []section, start int) *section {
 	s := sectionAt(secs, start)
 	if s == nil || s.head == "" {
 		return nil
 	}
-	if !ownClause(text[clauseStart(text, start, s.start):start], s.head) || foreignSentence(text, start, s) {
+	if !hz.ownClause(text[clauseStart(text, start, s.start):start], s.head) || hz.foreignSentence(text, start, s) {
 		return nil
 	}
 	return s
@@ -576,10 +564,10 @@ const (
 // entry. It returns the facts and the
 // sections, which LLM-synthesised regexes reuse to attribute their
 // matches.
-func extractHan(text, entry, sub string, begins bool) ([]fact, []section) {
-	headers := parseHeaders(text)
-	secs := splitSuccessions(text, entry, hanSections(text, entry, sub, begins, headers))
-	kins := kinNames(text)
+func (hz *han) extractHan(text, entry, sub string, begins bool) ([]fact, []section) {
+	headers := hz.parseHeaders(text)
+	secs := hz.splitSuccessions(text, entry, hz.hanSections(text, entry, sub, begins, headers))
+	kins := hz.kinNames(text)
 	others := map[string]bool{}
 	for _, k := range kins {
 		others[k.name] = true
@@ -608,11 +596,11 @@ func extractHan(text, entry, sub string, begins bool) ([]fact, []section) {
 		facts = append(facts, f)
 	}
 	if entry != "" {
-		s, e := mentionSpan(text, entry)
+		s, e := hz.mentionSpan(text, entry)
 		add(fact{head: entry, rel: schemas.RelMention, start: s, end: e, pattern: "han.mention", conf: confMention})
 	}
 	if sub != "" && sub != entry && !slices.ContainsFunc(headers, func(h hanHeader) bool { return h.head == sub }) {
-		s, e := mentionSpan(text, sub)
+		s, e := hz.mentionSpan(text, sub)
 		add(fact{head: sub, rel: schemas.RelMention, start: s, end: e, pattern: "han.mention.sub_entry", conf: confMention})
 	}
 	for i := range headers {
@@ -629,7 +617,7 @@ func extractHan(text, entry, sub string, begins bool) ([]fact, []section) {
 					pattern: "han.header.kin", conf: confRelative})
 			}
 		}
-		headerFacts(text, h, add)
+		hz.headerFacts(text, h, add)
 	}
 	for _, s := range secs {
 		if s.kin == "" || s.head == "" {
@@ -643,12 +631,12 @@ func extractHan(text, entry, sub string, begins bool) ([]fact, []section) {
 				pattern: "han.succession", conf: confRelative})
 		}
 	}
-	jinshiFacts(text, secs, add)
-	officeFacts(text, secs, add)
-	deathFacts(text, secs, add)
-	kinFacts(text, entry, secs, kins, add)
+	hz.jinshiFacts(text, secs, add)
+	hz.officeFacts(text, secs, add)
+	hz.deathFacts(text, secs, add)
+	hz.kinFacts(text, entry, secs, kins, add)
 	for _, m := range findAll(reSelfHao, text, hanEnds, "自号") {
-		if s := attributable(text, secs, m[0]); s != nil {
+		if s := hz.attributable(text, secs, m[0]); s != nil {
 			add(fact{head: s.head, rel: schemas.RelArtName, tail: text[m[2]:m[3]], tailType: schemas.EntityName,
 				quals: map[string]string{"form": "自号"}, start: m[0], end: m[3],
 				pattern: "han.art_name.self", conf: confNarrative})
@@ -661,11 +649,11 @@ func extractHan(text, entry, sub string, begins bool) ([]fact, []section) {
 // occurs, or an empty span at the start. A one-character given name is
 // looked for only at the start of the text, where a sub-entry writes it
 // ("琰，举人"): elsewhere it is too often another word.
-func mentionSpan(text, name string) (int, int) {
+func (hz *han) mentionSpan(text, name string) (int, int) {
 	if i := strings.Index(text, name); i >= 0 {
 		return i, i + len(name)
 	}
-	_, g := surname(name)
+	_, g := hz.surname(name)
 	switch n := utf8.RuneCountInString(g); {
 	case n >= 2:
 		if i := strings.Index(text, g); i >= 0 {
@@ -680,8 +668,8 @@ func mentionSpan(text, name string) (int, int) {
 	return 0, 0
 }
 
-func headerFacts(text string, h *hanHeader, add func(fact)) {
-	sur, given := surname(h.head)
+func (hz *han) headerFacts(text string, h *hanHeader, add func(fact)) {
+	sur, given := hz.surname(h.head)
 	for _, c := range h.clauses {
 		switch c.kind {
 		case "zi":
@@ -720,13 +708,16 @@ func headerFacts(text string, h *hanHeader, add func(fact)) {
 	}
 }
 
-func jinshiFacts(text string, secs []section, add func(fact)) {
-	for _, m := range findAll(reJinshi, text, hanEnds, "进士", "试第") {
-		s := attributable(text, secs, m[0])
+func (hz *han) jinshiFacts(text string, secs []section, add func(fact)) {
+	for _, m := range findAll(hz.reJinshi, text, hanEnds, "进士", "试第") {
+		s := hz.attributable(text, secs, m[0])
 		if s == nil {
 			continue
 		}
 		era, year, exam := text[m[2]:m[3]], text[m[4]:m[5]], text[m[6]:m[7]]
+		if hz.givenNameAsEra(s.head, era) {
+			continue
+		}
 		q := map[string]string{"era": era}
 		tail := era + year
 		switch year {
@@ -755,7 +746,7 @@ func jinshiFacts(text string, secs []section, add func(fact)) {
 // name of the person promoted ("擢向高礼部尚书"), which is skipped; the
 // office is the longest plausible office phrase after it, and the search
 // resumes after that phrase so "授庶吉士进编修" yields both offices.
-func officeFacts(text string, secs []section, add func(fact)) {
+func (hz *han) officeFacts(text string, secs []section, add func(fact)) {
 	for pos := 0; pos < len(text); {
 		// Find the next character that can begin a verb, then match the
 		// anchored pattern there, on a window of a few dozen characters.
@@ -777,14 +768,14 @@ func officeFacts(text string, secs []section, add func(fact)) {
 		verb := text[loc[2]:loc[3]]
 		runStart, run := loc[4], text[loc[4]:loc[5]]
 		pos = loc[3]
-		s := attributable(text, secs, loc[0])
+		s := hz.attributable(text, secs, loc[0])
 		if s == nil {
 			continue
 		}
 		skip := 0
 		if rest, ok := strings.CutPrefix(run, s.head); ok {
 			skip = len(run) - len(rest)
-		} else if _, g := surname(s.head); g != "" && strings.HasPrefix(run, g) {
+		} else if _, g := hz.surname(s.head); g != "" && strings.HasPrefix(run, g) {
 			skip = len(g)
 		}
 		for _, w := range []string{"为", "至"} {
@@ -792,7 +783,7 @@ func officeFacts(text string, secs []section, add func(fact)) {
 				skip += len(w)
 			}
 		}
-		office := longestOffice(run[skip:])
+		office := hz.longestOffice(run[skip:])
 		if office == "" {
 			continue
 		}
@@ -818,13 +809,13 @@ func officeVerbStart(r rune) bool {
 
 // longestOffice returns the longest prefix of run that is an office
 // phrase, or "".
-func longestOffice(run string) string {
+func (hz *han) longestOffice(run string) string {
 	// No office title contains a banned character: cut there first.
 	if i := strings.IndexAny(run, officeBanned); i >= 0 {
 		run = run[:i]
 	}
 	for end := len(run); end > 0; {
-		if officePhrase(run[:end]) {
+		if hz.officePhrase(run[:end]) {
 			return run[:end]
 		}
 		_, size := utf8.DecodeLastRuneInString(run[:end])
@@ -833,13 +824,13 @@ func longestOffice(run string) string {
 	return ""
 }
 
-func deathFacts(text string, secs []section, add func(fact)) {
-	for _, m := range findAll(reDeathA, text, hanEnds, "卒", "薨") {
+func (hz *han) deathFacts(text string, secs []section, add func(fact)) {
+	for _, m := range findAll(hz.reDeathA, text, hanEnds, "卒", "薨") {
 		timeS, placeS, ageS := sub(text, m, 1), sub(text, m, 3), sub(text, m, 4)
 		start := m[0]
 		if timeS == "" && ageS == "" {
 			// "十年，卒于官": the time may be the clause just before.
-			timeS, start = timeBefore(text, m[0])
+			timeS, start = hz.timeBefore(text, m[0])
 			if timeS == "" {
 				continue
 			}
@@ -856,11 +847,14 @@ func deathFacts(text string, secs []section, add func(fact)) {
 				}
 			}
 		}
-		s := attributable(text, secs, m[0])
+		s := hz.attributable(text, secs, m[0])
 		if s == nil {
 			continue
 		}
-		if timeS != "" && duration(text[clauseStart(text, start, s.start):start], timeS) {
+		if timeS != "" && hz.givenNameAsEra(s.head, timeS) {
+			continue
+		}
+		if timeS != "" && hz.duration(text[clauseStart(text, start, s.start):start], timeS) {
 			// "又二年卒" is two years later, not the second year of an era.
 			if timeS = ""; ageS == "" {
 				continue
@@ -869,7 +863,7 @@ func deathFacts(text string, secs []section, add func(fact)) {
 		add(deathFact(s.head, timeS, placeS, ageS, start, m[1], "han.death"))
 	}
 	for _, m := range findAll(reDeathB, text, hanEnds, "卒", "薨") {
-		s := attributable(text, secs, m[0])
+		s := hz.attributable(text, secs, m[0])
 		if s == nil {
 			continue
 		}
@@ -877,10 +871,19 @@ func deathFacts(text string, secs []section, add func(fact)) {
 	}
 }
 
+// givenNameAsEra reports whether a date opens with the head's given name
+// where an era name would stand: "天和初举进士" in 刘天和's entry is "(天和)
+// at first passed", not the 天和 era of the Northern Zhou. The era table
+// holds hundreds of names, some of them given names too.
+func (hz *han) givenNameAsEra(head, date string) bool {
+	_, g := hz.surname(head)
+	return g != "" && strings.HasPrefix(date, g) && slices.Contains(hz.eras, g)
+}
+
 // duration reports whether a year without an era counts years from an
 // earlier event: "又二年", "居三年", "一年" (the first year of an era is 元年).
-func duration(prefix, t string) bool {
-	for _, e := range eras {
+func (hz *han) duration(prefix, t string) bool {
+	for _, e := range hz.eras {
 		if strings.HasPrefix(t, e) {
 			return false
 		}
@@ -898,14 +901,14 @@ func duration(prefix, t string) bool {
 
 // timeBefore returns the clause ending with "，" just before b when it is a
 // time expression alone, and where it starts.
-func timeBefore(text string, b int) (string, int) {
+func (hz *han) timeBefore(text string, b int) (string, int) {
 	if !strings.HasSuffix(text[:b], "，") {
 		return "", b
 	}
 	end := b - len("，")
 	start := clauseStart(text, end, 0)
 	t := text[start:end]
-	if loc := reTimeLead.FindStringIndex(t); loc != nil && loc[1] == len(t) {
+	if loc := hz.reTimeLead.FindStringIndex(t); loc != nil && loc[1] == len(t) {
 		return t, start
 	}
 	return "", b
@@ -937,12 +940,12 @@ type kinName struct {
 }
 
 // kinNames finds the relatives a text names at sentence starts.
-func kinNames(text string) []kinName {
+func (hz *han) kinNames(text string) []kinName {
 	var out []kinName
 	ok := func(name string) bool {
 		return !strings.ContainsAny(name, kinNameStop) && !strings.ContainsRune(kinNameFirstStop, firstRune(name))
 	}
-	for _, m := range findAll(reKin, text, hanEnds, "父", "子", "弟", "兄") {
+	for _, m := range findAll(hz.reKin, text, hanEnds, "父", "子", "弟", "兄") {
 		kin, name := text[m[2]:m[3]], text[m[4]:m[5]]
 		if !ok(name) {
 			continue
@@ -964,15 +967,15 @@ func kinNames(text string) []kinName {
 // the person the text is about there. A sub-entry that opens with its own
 // kinship word ("子恭，举人") names the sub-entry's person: the fact is
 // then the entry's person's relative.
-func kinFacts(text, entry string, secs []section, kins []kinName, add func(fact)) {
+func (hz *han) kinFacts(text, entry string, secs []section, kins []kinName, add func(fact)) {
 	for _, k := range kins {
 		s := sectionAt(secs, k.start)
 		if s == nil || s.head == "" || (s.hdr != nil && k.start >= s.hdr.at && k.start < s.hdr.bodyEnd) {
 			// A header's own kinship word ("子琮，字季玉") is the header's fact.
 			continue
 		}
-		sur, _ := surname(s.head)
-		if sur == "" || !s.full || foreignPrevious(text, k.start, s) {
+		sur, _ := hz.surname(s.head)
+		if sur == "" || !s.full || hz.foreignPrevious(text, k.start, s) {
 			continue
 		}
 		tail := k.name

@@ -1,97 +1,153 @@
 package extractor
 
 import (
+	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/annalist-dev/annalist/internal/text"
+
+	"github.com/annalist-dev/annalist/internal/profile"
 )
 
-// The lexicon below is the domain knowledge the classical-Chinese patterns
-// rest on: era names, office titles, kinship words. It is deliberately
-// closed: a fact whose tail is not recognisably an office or an era year is
-// not emitted, because a wrong triplet becomes a wrong sentence in a
-// biography, while a missed one only costs recall (and may still be found
-// by the LLM path).
+// The classical-Chinese patterns rest on domain knowledge — era names,
+// office titles, examination terms, kinship words, names — which is the
+// profile's (internal/profile): the eras come from the era table, the
+// rest from the profile's files. It is deliberately closed: a fact whose
+// tail is not recognisably an office or an era year is not emitted,
+// because a wrong triplet becomes a wrong sentence in a biography, while a
+// missed one only costs recall (and may still be found by the LLM path).
 
-// eras are the reign titles (年号) a jinshi or death year is written with in
-// Ming biographies: the Ming eras, the late Yuan eras a Ming founder's
-// biography uses, the Southern Ming and the early Qing ones.
-var eras = []string{
-	"洪武", "建文", "永乐", "洪熙", "宣德", "正统", "景泰", "天顺", "成化", "弘治",
-	"正德", "嘉靖", "隆庆", "万历", "泰昌", "天启", "崇祯",
-	"弘光", "隆武", "绍武", "永历",
-	"至正", "至元", "至顺", "元统", "天历",
-	"天命", "天聪", "崇德", "顺治", "康熙",
+// han is the classical-Chinese rules of one profile: the patterns that
+// depend on its data compiled once, and its lexicons. It is immutable.
+type han struct {
+	offices profile.Offices
+	// kin are the kinship words cut off a header's name, longest first.
+	kin         []profile.KinWord
+	introducers []string
+	surnames    []string
+	eras        []string
+
+	reJinshi, reDeathA, reTimeLead, reKin, reSentKin, reHeir *regexp.Regexp
 }
 
-// officeSuffixes end a plausible office phrase. An office tail must end
-// with one of them; "令" and "丞" are short and also end ordinary words, so
-// officePhrase demands at least three characters for those.
-var officeSuffixes = []string{
-	"大学士", "学士", "尚书", "侍郎", "郎中", "员外郎", "主事", "司务", "都事", "经历", "照磨",
-	"都御史", "御史", "给事中", "编修", "修撰", "检讨", "庶吉士", "侍读", "侍讲", "祭酒", "司业",
-	"中允", "赞善", "洗马", "庶子", "詹事", "谕德", "少卿", "卿", "寺丞", "知县", "知州", "知府",
-	"同知", "通判", "推官", "判官", "知事", "教谕", "训导", "教授", "学正", "布政使", "按察使",
-	"参政", "参议", "副使", "佥事", "巡抚", "总督", "经略", "总兵", "总兵官", "都督", "都督同知",
-	"都督佥事", "指挥使", "指挥", "千户", "百户", "行人", "评事", "博士", "中书舍人", "舍人",
-	"太师", "太傅", "太保", "少师", "少傅", "少保", "长史", "纪善", "典史", "主簿", "提学",
-	"巡按", "参将", "游击", "守备", "元帅", "都尉", "司正", "正字", "待诏", "监丞", "典籍",
-	"县令", "令", "丞", "提督", "督学", "学政", "运使", "转运使", "盐运使", "理问", "断事",
-	"审理", "奉祀", "司直", "尚宝卿", "光禄卿", "起居注", "左右丞", "平章政事", "参知政事",
-	"都指挥使", "都指挥", "镇抚", "检校", "府尹", "左丞", "右丞", "丞相",
+// newHan compiles the rules of a Chinese profile. The patterns are RE2:
+// matching stays linear in the text however many eras the table holds.
+func newHan(p *profile.Profile) (*han, error) {
+	hz := &han{offices: p.Offices, kin: p.Kin.WithRole(profile.RoleHeader), introducers: p.Names.Introducers,
+		surnames: p.Names.CompoundSurnames, eras: p.EraNames()}
+	words := func(role string) string {
+		var ws []string
+		for _, k := range p.Kin.WithRole(role) {
+			ws = append(ws, regexp.QuoteMeta(k.Word))
+		}
+		return strings.Join(ws, "|")
+	}
+	quote := func(ss []string) string {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = regexp.QuoteMeta(s)
+		}
+		return strings.Join(out, "|")
+	}
+	eraAlt := quote(hz.eras)
+	timeExpr := `(?:(?:` + eraAlt + `)` + numYear + `|` + numYear + `|(?:` + eraAlt + `)[中末初])` +
+		`(?:(?:正|闰?[一二三四五六七八九十]{1,2}|冬|腊)月)?[春夏秋冬]?`
+	// The jinshi examination as the table writes it: a metropolitan degree
+	// (进士), a tier (二甲), then a rank (第一) or the rest of a palace
+	// designation that begins with the degree (及第 of 进士及第); or a
+	// metropolitan or palace examination with a rank (会试第一).
+	degrees := p.Exams.Select(profile.LevelMetropolitan, profile.KindDegree)
+	var designations []string
+	for _, d := range p.Exams.Select(profile.LevelPalace, profile.KindDegree) {
+		for _, g := range degrees {
+			if rest, ok := strings.CutPrefix(d, g); ok && rest != "" && !slices.Contains(designations, rest) {
+				designations = append(designations, rest)
+			}
+		}
+	}
+	ranked := append(p.Exams.Select(profile.LevelMetropolitan, profile.KindExam),
+		p.Exams.Select(profile.LevelPalace, profile.KindExam)...)
+	rank := `第[一二三]人?`
+	exam := `(?:` + quote(degrees) + `)(?:` + quote(p.Exams.Select("", profile.KindTier)) + `)?(?:` + rank
+	if len(designations) > 0 {
+		exam += `|` + quote(designations)
+	}
+	exam += `)?`
+	if len(ranked) > 0 {
+		exam += `|(?:` + quote(ranked) + `)` + rank
+	}
+	if len(degrees) == 0 || len(hz.eras) == 0 || words(profile.RoleNamed) == "" || words(profile.RoleSubject) == "" ||
+		words(profile.RoleHeir) == "" {
+		return nil, fmt.Errorf("profile %s: Chinese rules need eras, a metropolitan degree and named, subject and heir kinship words", p.Name)
+	}
+	var err error
+	compile := func(src string) *regexp.Regexp {
+		re, e := regexp.Compile(src)
+		if e != nil && err == nil {
+			err = fmt.Errorf("profile %s: %w", p.Name, e)
+		}
+		return re
+	}
+	hz.reJinshi = compile(`(?:举|成|登)?(` + eraAlt + `)(元年|[〇一二三四五六七八九十]{1,3}年|[中末初])[，、]?(?:又|复)?(?:举|成|登|中)?(` + exam + `)`)
+	hz.reDeathA = compile(`(` + timeExpr + `)?(卒|薨)(?:于(\p{Han}{1,4}))?(?:[，；]?年(` + ageExpr + `))?`)
+	hz.reTimeLead = compile(`^` + timeExpr)
+	hz.reKin = compile(`(?m)(?:^|[。；])[ 　]*(?:其)?(` + words(profile.RoleNamed) + `)(\p{Han}{1,2}?)(?:嗣|袭|[，、。])`)
+	// reSentKin finds a sentence whose subject is a relative ("父复，…"):
+	// what follows is about the relative, not the head.
+	hz.reSentKin = compile(`^(?:其)?(?:` + words(profile.RoleSubject) + `)(?:\p{Han}{1,2}[，、]|\p{Han}{1,6}(?:嗣|袭))`)
+	// reHeir matches a succession at a sentence or clause start: 其 (his,
+	// also "以其": had his …), 以 (had …), or the predecessor's given name;
+	// a kinship word; an optional title ending in 王; the heir's name (rare
+	// characters spelt out in brackets); an optional "由…" (from his former
+	// fief); a negation or a verb before 嗣 or 袭 (succeeded, inherited):
+	// "子隐王尚炳嗣", "表荣子端王知烊嗣", "再从子简王新〈土典〉嗣", "庶兄盖臣借
+	// 袭", "子昂降袭", "世子安泽未袭卒".
+	hz.reHeir = compile(`^(?:(?:以|命|诏|令)?其|以|(\p{Han}{1,2}))??` +
+		`(` + words(profile.RoleHeir) + `)` +
+		`(\p{Han}{1,2}王)?((?:\p{Han}|〈\p{Han}{1,3}〉){1,3}?)(?:由\p{Han}{1,6}?)?` +
+		`(?:未|不得|不)?(?:借|乞|请|得|当|应|世|降)?(?:嗣|袭)`)
+	if err != nil {
+		return nil, err
+	}
+	return hz, nil
 }
+
+// Year and age expressions of the patterns.
+const (
+	numYear = `(?:元|[〇一二三四五六七八九十]{1,3})年`
+	ageExpr = `[一二三四五六七八九十百]{1,4}(?:有[一二三四五六七八九])?`
+)
 
 // officeBanned are characters that show a phrase is a clause, not an office
 // title ("之", "以", "者" …).
 const officeBanned = "之以而其于与及所者也乃遂命请帝曰不未皆俱并又复因即欲将为此彼何进迁擢改授拜召除调升"
 
-// officePhrase reports whether s is a plausible office title.
-func officePhrase(s string) bool {
+// officePhrase reports whether s is a plausible office title: it ends with
+// a title the profile's lexicon lets the extractor take.
+func (hz *han) officePhrase(s string) bool {
 	n := utf8.RuneCountInString(s)
 	if n < 2 || n > 16 || strings.ContainsAny(s, officeBanned) || strings.HasPrefix(s, "封") {
 		return false
 	}
-	last, _ := utf8.DecodeLastRuneInString(s)
-	for _, suf := range officeSuffixesByLast[last] {
-		if strings.HasSuffix(s, suf) {
-			if (suf == "令" || suf == "丞") && n < 3 {
-				return false
-			}
-			return true
-		}
-	}
-	return false
+	return hz.offices.Extracted(s)
 }
 
-// officeSuffixesByLast indexes officeSuffixes by their last character.
-var officeSuffixesByLast = func() map[rune][]string {
-	m := map[rune][]string{}
-	for _, s := range officeSuffixes {
-		r, _ := utf8.DecodeLastRuneInString(s)
-		m[r] = append(m[r], s)
-	}
-	return m
-}()
-
-// compoundSurnames are the two-character surnames; every other Chinese
-// surname is taken to be one character.
-var compoundSurnames = []string{
-	"欧阳", "司马", "上官", "诸葛", "东方", "皇甫", "尉迟", "公孙", "慕容", "长孙", "宇文",
-	"夏侯", "令狐", "澹台", "司徒", "司空", "端木", "闻人", "万俟", "西门", "南宫", "独孤",
-	"呼延", "申屠", "轩辕", "钟离", "百里", "东郭", "濮阳", "太史", "仲孙", "赫连", "拓跋",
-}
-
-// surname splits a full name into surname and given name. Names of fewer
+// surname splits a full name into surname and given name: a compound
+// surname of the profile, else the first character. Names of fewer
 // than two characters, names in brackets of rare-character markup, and a
 // prince's or noble's title ("秦王樉", "汧阳王诚洌": 王 after the first
 // character ends a title, not a surname) have no known surname.
-func surname(name string) (sur, given string) {
+func (hz *han) surname(name string) (sur, given string) {
 	if utf8.RuneCountInString(name) < 2 || strings.ContainsAny(name, "〈〉｛｝") {
 		return "", name
 	}
 	if _, size := utf8.DecodeRuneInString(name); strings.Contains(name[size:], "王") {
 		return "", name
 	}
-	for _, c := range compoundSurnames {
+	for _, c := range hz.surnames {
 		if strings.HasPrefix(name, c) && utf8.RuneCountInString(name) >= 3 {
 			return c, name[len(c):]
 		}
@@ -100,37 +156,15 @@ func surname(name string) (sur, given string) {
 	return name[:size], name[size:]
 }
 
-// kinSame are kinship words (longest first) whose bearer shares the
-// subject's surname, so "子琮" under 陆文渊 names 陆琮.
-var kinSame = []string{
-	"从子", "从弟", "从兄", "从孙", "族子", "族弟", "族兄", "族孙", "长子", "次子", "仲子",
-	"季子", "少子", "幼子", "嗣子", "养子", "犹子", "曾孙", "玄孙", "叔父", "伯父",
-	"从祖", "曾祖", "高祖", "叔祖", "伯祖", "子", "弟", "兄", "父", "孙", "侄", "祖",
-}
-
-// kinOther are kinship words whose bearer has another surname.
-var kinOther = []string{"女婿", "婿", "甥", "外孙", "舅"}
-
-// cutKin splits a leading kinship word off s.
-func cutKin(s string) (kin, rest string, same bool) {
-	for _, k := range kinSame {
-		if strings.HasPrefix(s, k) {
-			return k, s[len(k):], true
-		}
-	}
-	for _, k := range kinOther {
-		if strings.HasPrefix(s, k) {
-			return k, s[len(k):], false
+// cutKin splits a leading kinship word off s; same says its bearer has the
+// person's surname ("子琮" under 陆文渊 names 陆琮).
+func (hz *han) cutKin(s string) (kin, rest string, same bool) {
+	for _, k := range hz.kin {
+		if strings.HasPrefix(s, k.Word) {
+			return k.Word, s[len(k.Word):], k.SameSurname
 		}
 	}
 	return "", s, false
-}
-
-// headerPrefixes introduce another person without kinship: "同时朱国祯",
-// "门人何寿朋", "同邑汪与立".
-var headerPrefixes = []string{
-	"同时有", "同时", "其同邑", "同邑", "同郡", "同县", "同里", "其弟子", "弟子", "门人",
-	"时有", "又有", "有",
 }
 
 // notNames are clause openers that look like a short name before a comma
@@ -163,7 +197,7 @@ func nameLike(s string) bool {
 				return false
 			}
 			size = j + utf8.RuneLen(closing)
-		case !isHan(r):
+		case !text.IsHan(r):
 			return false
 		}
 		i += size
@@ -174,11 +208,6 @@ func nameLike(s string) bool {
 	}
 	last, _ := utf8.DecodeLastRuneInString(s)
 	return !strings.ContainsRune("年月日时初末中后岁曰", last)
-}
-
-func isHan(r rune) bool {
-	return (r >= 0x4E00 && r <= 0x9FFF) || (r >= 0x3400 && r <= 0x4DBF) || (r >= 0x20000 && r <= 0x2FA1F) ||
-		(r >= 0xF900 && r <= 0xFAFF)
 }
 
 // placeBanned are characters that show a "…人" phrase counts people or
@@ -205,7 +234,7 @@ func placeName(s string) bool {
 		}
 	}
 	for _, r := range s {
-		if !isHan(r) {
+		if !text.IsHan(r) {
 			return false
 		}
 	}

@@ -1,21 +1,19 @@
 package extractor
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"text/template"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/text"
+
+	"github.com/annalist-dev/annalist/internal/ask"
+	"github.com/annalist-dev/annalist/internal/profile"
 	"github.com/annalist-dev/annalist/internal/regexmem"
-
-	"github.com/cloudwego/eino/schema"
-
-	"github.com/annalist-dev/annalist/internal/modeljson"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -29,27 +27,11 @@ const (
 //go:embed prompts/*.tmpl
 var promptFS embed.FS
 
-// prompts holds one template set per file: every file defines its own
-// "system" and "user" templates.
-var prompts = map[string]*template.Template{
-	PromptRegex: template.Must(template.ParseFS(promptFS, "prompts/"+PromptRegex+".tmpl")),
-	PromptPlanB: template.Must(template.ParseFS(promptFS, "prompts/"+PromptPlanB+".tmpl")),
-}
-
-// render executes the "system" and "user" templates of prompt name.
-func render(name string, data any) (system, user string, err error) {
-	tt := prompts[name]
-	if tt == nil {
-		return "", "", fmt.Errorf("prompt %s: no such template", name)
-	}
-	var s, u bytes.Buffer
-	if err := tt.ExecuteTemplate(&s, "system", data); err != nil {
-		return "", "", fmt.Errorf("prompt %s system: %w", name, err)
-	}
-	if err := tt.ExecuteTemplate(&u, "user", data); err != nil {
-		return "", "", fmt.Errorf("prompt %s user: %w", name, err)
-	}
-	return s.String(), u.String(), nil
+// prompts holds one prompt per file: every file defines its own "system"
+// and "user" templates.
+var prompts = map[string]*ask.Prompt{
+	PromptRegex: ask.MustParseFS(PromptRegex, nil, promptFS, "prompts/"+PromptRegex+".tmpl"),
+	PromptPlanB: ask.MustParseFS(PromptPlanB, nil, promptFS, "prompts/"+PromptPlanB+".tmpl"),
 }
 
 type demoView struct {
@@ -74,84 +56,86 @@ type planBPromptData struct {
 	Text                  string
 }
 
-// ask sends one prompt to the model and returns the answer's text.
-func (e *Extractor) ask(ctx context.Context, system, user string) (string, error) {
-	e.stats.llmCalls.Add(1)
-	msg, err := e.model.Generate(ctx, []*schema.Message{schema.SystemMessage(system), schema.UserMessage(user)})
-	if err != nil {
-		return "", err
-	}
-	if msg == nil {
-		return "", errors.New("model returned no message")
-	}
-	return msg.Content, nil
+// regexFound is a validated regex answer: the pattern and the facts it
+// yields, or none when the model answered that the chunk does not state
+// the fact (an empty regex).
+type regexFound struct {
+	p     regexmem.Pattern
+	facts []fact
 }
 
 // synthesise asks the model for a regex for relation rel of person target
 // in chunk c, validates it and, when it yields facts, stores it in memory.
 // A rejected answer is retried with the reason, up to MaxAttempts calls;
-// nil facts and a nil error mean the model gave no usable regex.
+// nil facts and a nil error mean the model gave no usable regex. A model
+// error is returned (transient).
 func (e *Extractor) synthesise(ctx context.Context, tenant string, c schemas.Chunk, rel, target string,
 	secs []section, memory []regexmem.Pattern) ([]fact, error) {
-	han := hasHan(c.Text)
+	prof := e.profileOf(c)
 	roles, _ := RoleNames(rel)
 	data := regexPromptData{
 		Relation: rel, Description: relationText[rel], Person: target,
 		Roles: strings.Join(roles, ", "), TailBound: tailBound[rel],
-		Demos: e.demos(han, rel, memory), Text: clip(c.Text, e.cfg.MaxPromptRunes),
+		Demos: e.demos(prof, rel, memory), Text: text.Clip(c.Text, e.cfg.MaxPromptRunes),
 	}
-	for attempt := 0; attempt < e.cfg.MaxAttempts; attempt++ {
-		system, user, err := render(PromptRegex, data)
-		if err != nil {
-			return nil, err
-		}
-		e.stats.regexCalls.Add(1)
-		answer, err := e.ask(ctx, system, user)
-		if err != nil {
-			return nil, fmt.Errorf("synthesise %s regex for chunk %s: %w", rel, c.ChunkID, err)
-		}
-		p, err := parseRegexAnswer(answer, rel)
-		if errors.Is(err, errNoRegex) {
-			e.log.Debug().Str("chunk_id", c.ChunkID).Str("relation", rel).Msg("model found no regex")
-			return nil, nil
-		}
-		var facts []fact
-		if err == nil {
-			var ms []RegexMatch
-			if ms, err = e.check(p, c.Text); err == nil {
-				facts, err = matchFacts(c.Text, secs, target, p, ms, MethodLLMRegex)
+	found, calls, err := ask.JSON(ctx, e.model, ask.Request[regexAnswer, regexFound]{
+		Prompt: prompts[PromptRegex],
+		Data: func(feedback string) any {
+			data.Feedback = feedback
+			return data
+		},
+		Validate: func(a regexAnswer) (regexFound, error) {
+			p, err := regexPattern(a, rel)
+			if err != nil || p.Source == "" {
+				return regexFound{}, err
 			}
-		}
-		if err != nil {
+			ms, err := e.check(p, c.Text)
+			if err != nil {
+				return regexFound{}, err
+			}
+			facts, err := matchFacts(c.Text, secs, target, p, ms, MethodLLMRegex)
+			return regexFound{p: p, facts: facts}, err
+		},
+		Attempts: e.cfg.MaxAttempts,
+		OnReject: func(attempt int, reason error) {
 			e.stats.regexRejected.Add(1)
-			e.log.Info().Str("chunk_id", c.ChunkID).Str("relation", rel).Int("attempt", attempt+1).
-				Err(err).Msg("synthesised regex rejected")
-			data.Feedback = err.Error()
-			continue
-		}
-		p.Example = clip(c.Text[facts[0].start:facts[0].end], 80)
-		p.Created = e.now().UTC()
-		if e.memory != nil {
-			if err := e.memory.Save(ctx, tenant, c.Profile, p); err != nil {
-				return nil, fmt.Errorf("store %s regex of chunk %s: %w", rel, c.ChunkID, err)
-			}
-		}
-		e.stats.regexLearned.Add(1)
-		return facts, nil
+			e.log.Info().Str("chunk_id", c.ChunkID).Str("relation", rel).Int("attempt", attempt).
+				Err(reason).Msg("synthesised regex rejected")
+		},
+	})
+	e.stats.llmCalls.Add(int64(calls))
+	e.stats.regexCalls.Add(int64(calls))
+	switch {
+	case errors.Is(err, ask.ErrRejected):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("synthesise %s regex for chunk %s: %w", rel, c.ChunkID, err)
+	case found.facts == nil:
+		e.log.Debug().Str("chunk_id", c.ChunkID).Str("relation", rel).Msg("model found no regex")
+		return nil, nil
 	}
-	return nil, nil
+	p, facts := found.p, found.facts
+	p.Example = text.Clip(c.Text[facts[0].start:facts[0].end], 80)
+	p.Created = e.now().UTC()
+	if e.memory != nil {
+		if err := e.memory.Save(ctx, tenant, c.Profile, p); err != nil {
+			return nil, fmt.Errorf("store %s regex of chunk %s: %w", rel, c.ChunkID, err)
+		}
+	}
+	e.stats.regexLearned.Add(1)
+	return facts, nil
 }
 
 // demos are the hand-made patterns for rel, then up to cfg.Demos patterns
 // for rel from memory (most used first).
-func (e *Extractor) demos(han bool, rel string, memory []regexmem.Pattern) []demoView {
+func (e *Extractor) demos(p *profile.Profile, rel string, memory []regexmem.Pattern) []demoView {
 	var out []demoView
 	add := func(p regexmem.Pattern) {
 		g, _ := json.Marshal(p.Groups)
 		out = append(out, demoView{Source: p.Source, GroupsJSON: string(g), Example: p.Example})
 	}
-	for _, p := range handDemos[han][rel] {
-		add(p)
+	for _, d := range handDemos(p, rel) {
+		add(d)
 	}
 	n := 0
 	for _, p := range memory {
@@ -163,28 +147,21 @@ func (e *Extractor) demos(han bool, rel string, memory []regexmem.Pattern) []dem
 	return out
 }
 
-// errNoRegex is the model's answer that the chunk does not state the fact.
-var errNoRegex = errors.New("no regex proposed")
-
 type regexAnswer struct {
 	Relation string         `json:"relation"`
 	Regex    string         `json:"regex"`
 	Groups   map[string]int `json:"groups"`
 }
 
-// parseRegexAnswer reads the model's answer strictly: one JSON object (a
-// surrounding Markdown code fence is tolerated), no unknown fields, the
-// relation asked for.
-func parseRegexAnswer(answer, rel string) (regexmem.Pattern, error) {
-	var a regexAnswer
-	if err := modeljson.Decode(answer, &a); err != nil {
-		return regexmem.Pattern{}, reject("answer is not the JSON object asked for: %v", err)
-	}
+// regexPattern reads a regex answer (decoded strictly by ask.JSON): the
+// relation must be the one asked for; an empty regex is the model's answer
+// that the chunk does not state the fact, a pattern with no source.
+func regexPattern(a regexAnswer, rel string) (regexmem.Pattern, error) {
 	if a.Relation != rel {
 		return regexmem.Pattern{}, reject("answer is for relation %q, asked for %q", a.Relation, rel)
 	}
 	if a.Regex == "" {
-		return regexmem.Pattern{}, errNoRegex
+		return regexmem.Pattern{}, nil
 	}
 	return regexmem.Pattern{
 		ID: regexmem.ID(rel, a.Regex, a.Groups), Relation: rel, Source: a.Regex, Groups: a.Groups,
@@ -263,10 +240,17 @@ type planBTriplet struct {
 	Qualifiers map[string]string `json:"qualifiers"`
 }
 
+// planBFound is a validated plan B answer: its valid triplets as facts,
+// and how many triplets were dropped.
+type planBFound struct {
+	facts   []fact
+	dropped int
+}
+
 // planB asks the model for the wanted relations of target directly, as
 // triplets in a strict JSON schema. A malformed answer is retried with the
 // reason, up to MaxAttempts calls; triplets that fail validation are
-// dropped one by one.
+// dropped one by one. A model error is returned (transient).
 func (e *Extractor) planB(ctx context.Context, c schemas.Chunk, target string, wanted []string) ([]fact, error) {
 	quals := make([]string, 0, len(wanted))
 	views := make([]wantedView, 0, len(wanted))
@@ -277,58 +261,59 @@ func (e *Extractor) planB(ctx context.Context, c schemas.Chunk, target string, w
 	}
 	data := planBPromptData{
 		Relations: strings.Join(wanted, ", "), Qualifiers: strings.Join(quals, "; "),
-		Person: target, Wanted: views, Text: clip(c.Text, e.cfg.MaxPromptRunes),
+		Person: target, Wanted: views, Text: text.Clip(c.Text, e.cfg.MaxPromptRunes),
 	}
-	for attempt := 0; attempt < e.cfg.MaxAttempts; attempt++ {
-		system, user, err := render(PromptPlanB, data)
-		if err != nil {
-			return nil, err
-		}
-		e.stats.planBCalls.Add(1)
-		answer, err := e.ask(ctx, system, user)
-		if err != nil {
-			return nil, fmt.Errorf("plan B for chunk %s: %w", c.ChunkID, err)
-		}
-		facts, dropped, err := parsePlanB(answer, c.Text, target, wanted)
-		if err != nil {
+	found, calls, err := ask.JSON(ctx, e.model, ask.Request[planBAnswer, planBFound]{
+		Prompt: prompts[PromptPlanB],
+		Data: func(feedback string) any {
+			data.Feedback = feedback
+			return data
+		},
+		Validate: func(a planBAnswer) (planBFound, error) { return planBFacts(a, c.Text, target, wanted) },
+		Attempts: e.cfg.MaxAttempts,
+		OnReject: func(attempt int, reason error) {
 			e.stats.planBRejected.Add(1)
-			e.log.Info().Str("chunk_id", c.ChunkID).Int("attempt", attempt+1).Err(err).Msg("plan B answer rejected")
-			data.Feedback = err.Error()
-			continue
-		}
-		e.stats.planBRejected.Add(int64(dropped))
-		e.stats.planBTriplets.Add(int64(len(facts)))
-		return facts, nil
+			e.log.Info().Str("chunk_id", c.ChunkID).Int("attempt", attempt).Err(reason).Msg("plan B answer rejected")
+		},
+	})
+	e.stats.llmCalls.Add(int64(calls))
+	e.stats.planBCalls.Add(int64(calls))
+	switch {
+	case errors.Is(err, ask.ErrRejected):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("plan B for chunk %s: %w", c.ChunkID, err)
 	}
-	return nil, nil
+	e.stats.planBRejected.Add(int64(found.dropped))
+	e.stats.planBTriplets.Add(int64(len(found.facts)))
+	return found.facts, nil
 }
 
-// parsePlanB validates a plan B answer: strict JSON; each triplet's relation
-// one of those asked for, its tail non-empty, within the relation's bound
-// and verbatim in the text, its evidence (when given) verbatim in the text
-// and containing the tail, its qualifier keys those of the relation. The
-// span is the evidence's first occurrence, else the tail's.
-func parsePlanB(answer, text, target string, wanted []string) (facts []fact, dropped int, err error) {
-	var a planBAnswer
-	if err := modeljson.Decode(answer, &a); err != nil {
-		return nil, 0, reject("answer is not the JSON object asked for: %v", err)
-	}
+// planBFacts validates a plan B answer (decoded strictly by ask.JSON): it
+// must have a "triplets" array; each triplet's relation one of those asked
+// for, its tail non-empty, within the relation's bound and verbatim in the
+// text, its evidence (when given) verbatim in the text and containing the
+// tail, its qualifier keys those of the relation. A triplet that fails is
+// dropped, not the answer. The span is the evidence's first occurrence,
+// else the tail's.
+func planBFacts(a planBAnswer, text, target string, wanted []string) (planBFound, error) {
 	if a.Triplets == nil {
-		return nil, 0, reject(`answer has no "triplets" array`)
+		return planBFound{}, reject(`answer has no "triplets" array`)
 	}
 	ok := map[string]bool{}
 	for _, r := range wanted {
 		ok[r] = true
 	}
+	var out planBFound
 	for _, t := range a.Triplets {
 		f, valid := planBFact(t, text, target, ok)
 		if !valid {
-			dropped++
+			out.dropped++
 			continue
 		}
-		facts = append(facts, f)
+		out.facts = append(out.facts, f)
 	}
-	return facts, dropped, nil
+	return out, nil
 }
 
 func planBFact(t planBTriplet, text, target string, wanted map[string]bool) (fact, bool) {
@@ -374,17 +359,4 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
-}
-
-// clip cuts s to at most n runes.
-func clip(s string, n int) string {
-	if n <= 0 || utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for k := 0; k < n; k++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return s[:i]
 }

@@ -7,58 +7,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/regexmem"
-
-	"github.com/cloudwego/eino/components/model"
-	"github.com/cloudwego/eino/schema"
-
 	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/infra/memory"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/internal/llmtest"
+	"github.com/annalist-dev/annalist/internal/regexmem"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
-
-// scripted is a chat model that gives canned answers in order and records
-// the prompts it was sent.
-type scripted struct {
-	mu      sync.Mutex
-	answers []string
-	prompts []string
-	err     error
-}
-
-var _ model.BaseChatModel = (*scripted)(nil)
-
-func (s *scripted) Generate(_ context.Context, in []*schema.Message, _ ...model.Option) (*schema.Message, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var b strings.Builder
-	for _, m := range in {
-		b.WriteString(m.Content)
-		b.WriteString("\n")
-	}
-	s.prompts = append(s.prompts, b.String())
-	if s.err != nil {
-		return nil, s.err
-	}
-	if len(s.answers) == 0 {
-		return nil, errors.New("scripted model: no answer left")
-	}
-	a := s.answers[0]
-	s.answers = s.answers[1:]
-	return schema.AssistantMessage(a, nil), nil
-}
-
-func (s *scripted) Stream(context.Context, []*schema.Message, ...model.Option) (*schema.StreamReader[*schema.Message], error) {
-	return nil, errors.New("scripted model: no streaming")
-}
-
-func (s *scripted) calls() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.prompts)
-}
 
 // fakeMemory is an in-process Memory.
 type fakeMemory struct {
@@ -122,7 +78,7 @@ func TestSynthesisedRegexIsValidatedStoredAndReused(t *testing.T) {
 	ctx := context.Background()
 	rdb := redistest.Client(t)
 	mem := memory.NewRegexes(rdb, 0)
-	m := &scripted{answers: []string{goodRegex}}
+	m := llmtest.Answers(goodRegex)
 	ex := extractor.New(extractor.Config{}, extractor.WithModel(m), extractor.WithMemory(mem))
 
 	first := chunk("lin", "林远", entryLin)
@@ -138,11 +94,11 @@ func TestSynthesisedRegexIsValidatedStoredAndReused(t *testing.T) {
 	for _, tr := range ts {
 		checkTriplet(t, first, tr)
 	}
-	if m.calls() != 1 {
-		t.Fatalf("first chunk: %d model calls, want 1", m.calls())
+	if m.Calls() != 1 {
+		t.Fatalf("first chunk: %d model calls, want 1", m.Calls())
 	}
 	// The prompt carries the hand-made demonstration and the chunk.
-	if p := m.prompts[0]; !strings.Contains(p, `，字(\p{Han}{1,3})[，。]`) || !strings.Contains(p, entryLin) ||
+	if p := m.Prompts()[0]; !strings.Contains(p, `，字(\p{Han}{1,3})[，。]`) || !strings.Contains(p, entryLin) ||
 		!strings.Contains(p, "Person: 林远") {
 		t.Fatalf("prompt lacks demonstration, person or chunk:\n%s", p)
 	}
@@ -156,8 +112,8 @@ func TestSynthesisedRegexIsValidatedStoredAndReused(t *testing.T) {
 	if cn := find(ts, schemas.RelCourtesyName); len(cn) != 1 || cn[0].Tail != "伯安" || cn[0].Method != extractor.MethodLLMRegex {
 		t.Fatalf("courtesy name from memory: %+v", cn)
 	}
-	if m.calls() != 1 {
-		t.Fatalf("after the second chunk: %d model calls, want still 1", m.calls())
+	if m.Calls() != 1 {
+		t.Fatalf("after the second chunk: %d model calls, want still 1", m.Calls())
 	}
 
 	// A chunk the hand-made patterns cover needs neither.
@@ -179,10 +135,10 @@ func TestSynthesisedRegexIsValidatedStoredAndReused(t *testing.T) {
 		t.Fatalf("hit count in redis = %v, want 1", n)
 	}
 	// Another tenant does not share the memory.
-	other := &scripted{answers: []string{goodRegex}}
+	other := llmtest.Answers(goodRegex)
 	ex2 := extractor.New(extractor.Config{}, extractor.WithModel(other), extractor.WithMemory(mem))
-	if _, err := ex2.Extract(ctx, "t2", second); err != nil || other.calls() != 1 {
-		t.Fatalf("tenant t2: %d calls, %v; want 1", other.calls(), err)
+	if _, err := ex2.Extract(ctx, "t2", second); err != nil || other.Calls() != 1 {
+		t.Fatalf("tenant t2: %d calls, %v; want 1", other.Calls(), err)
 	}
 }
 
@@ -202,7 +158,7 @@ func TestInvalidAndOverBroadRegexesAreRejected(t *testing.T) {
 		`{"relation": "courtesy_name", "regex": "表字(\\p{Han}{2})", "groups": {"tail": 1}, "note": "x"}`,
 		`{"relation": "art_name", "regex": "表字(\\p{Han}{2})", "groups": {"tail": 1}}`,
 	}
-	m := &scripted{answers: append([]string(nil), answers...)}
+	m := llmtest.Answers(answers...)
 	mem := &fakeMemory{}
 	ex := extractor.New(extractor.Config{MaxAttempts: len(answers), DisablePlanB: true},
 		extractor.WithModel(m), extractor.WithMemory(mem))
@@ -224,14 +180,14 @@ func TestInvalidAndOverBroadRegexesAreRejected(t *testing.T) {
 	reasons := []string{"does not compile", "does not compile", "without bound", "no anchor",
 		"control sentences", "at most 4", "not the JSON object", "not the JSON object", "relation \"art_name\""}
 	for i, r := range reasons[:len(reasons)-1] {
-		if p := m.prompts[i+1]; !strings.Contains(p, "rejected") || !strings.Contains(p, r) {
+		if p := m.Prompts()[i+1]; !strings.Contains(p, "rejected") || !strings.Contains(p, r) {
 			t.Errorf("prompt %d lacks reason %q:\n%s", i+1, r, p)
 		}
 	}
 }
 
 func TestPlanBWhenNoRegexValidates(t *testing.T) {
-	m := &scripted{answers: []string{
+	m := llmtest.Answers(
 		// Regex synthesis: the model finds none.
 		`{"relation": "courtesy_name", "regex": "", "groups": {}}`,
 		// Plan B: prose first (rejected, retried), then triplets of which
@@ -244,7 +200,7 @@ func TestPlanBWhenNoRegexValidates(t *testing.T) {
 			{"relation": "courtesy_name", "tail": "叔平", "evidence": "字叔平，吴县"},
 			{"relation": "courtesy_name", "tail": "叔平", "evidence": "表字叔平", "qualifiers": {"rank": "一"}}
 		]}`,
-	}}
+	)
 	ex := extractor.New(extractor.Config{}, extractor.WithModel(m))
 	c := chunk("zheng", "郑恒", entryZheng)
 	ts, err := ex.Extract(context.Background(), "", c)
@@ -265,17 +221,17 @@ func TestPlanBWhenNoRegexValidates(t *testing.T) {
 	if st != want {
 		t.Fatalf("stats = %+v, want %+v", st, want)
 	}
-	if !strings.Contains(m.prompts[2], "not the JSON object") {
-		t.Fatalf("plan B retry lacks the reason:\n%s", m.prompts[2])
+	if !strings.Contains(m.Prompts()[2], "not the JSON object") {
+		t.Fatalf("plan B retry lacks the reason:\n%s", m.Prompts()[2])
 	}
 }
 
 func TestPlanBGivesUpOnMalformedAnswers(t *testing.T) {
-	m := &scripted{answers: []string{
+	m := llmtest.Answers(
 		`{"relation": "courtesy_name", "regex": "", "groups": {}}`,
 		`{"triplets": [{"relation": "courtesy_name", "tail": "叔平"}]} trailing`,
 		`{"facts": []}`,
-	}}
+	)
 	ex := extractor.New(extractor.Config{}, extractor.WithModel(m))
 	ts, err := ex.Extract(context.Background(), "", chunk("zheng", "郑恒", entryZheng))
 	if err != nil {
@@ -294,7 +250,7 @@ func TestPlanBGivesUpOnMalformedAnswers(t *testing.T) {
 }
 
 func TestModelErrorIsTransient(t *testing.T) {
-	m := &scripted{err: errors.New("connection refused")}
+	m := llmtest.Failing(errors.New("connection refused"))
 	ex := extractor.New(extractor.Config{}, extractor.WithModel(m))
 	_, err := ex.Extract(context.Background(), "", chunk("zheng", "郑恒", entryZheng))
 	if err == nil || pipeline.IsPermanent(err) || !strings.Contains(err.Error(), "connection refused") {

@@ -1,7 +1,6 @@
 package extractor
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -11,20 +10,8 @@ import (
 // 均由渭南王嗣", "子辉祖嗣". What follows is about the heir, up to the next
 // succession or the end of the paragraph; a princes' or nobles' entry is
 // often a chain of such paragraphs, and none of their deaths or offices is
-// the entry person's.
-
-// reHeir matches a succession at a sentence or clause start: 其 (his, also
-// "以其": had his …), 以 (had …), or the predecessor's given name; a
-// kinship word; an
-// optional title ending in 王; the heir's name (rare characters spelt out
-// in brackets); an optional "由…" (from his former fief); a negation or a
-// verb before 嗣 or 袭 (succeeded, inherited): "子隐王尚炳嗣", "表荣子端王
-// 知烊嗣", "再从子简王新〈土典〉嗣", "庶兄盖臣借袭", "子昂降袭", "世子安泽未
-// 袭卒".
-var reHeir = regexp.MustCompile(`^(?:(?:以|命|诏|令)?其|以|(\p{Han}{1,2}))??` +
-	`(再从子|再从弟|庶长子|长子|次子|庶子|嫡子|世子|子|弟|庶兄|兄|从子|从弟|从兄|从孙|侄|曾孙|孙|族子|族弟)` +
-	`(\p{Han}{1,2}王)?((?:\p{Han}|〈\p{Han}{1,3}〉){1,3}?)(?:由\p{Han}{1,6}?)?` +
-	`(?:未|不得|不)?(?:借|乞|请|得|当|应|世|降)?(?:嗣|袭)`)
+// the entry person's. The pattern of a succession is the profile's
+// (han.reHeir: the kinship words of the heir role).
 
 // succession is a sentence or clause that makes an heir the subject.
 type succession struct {
@@ -36,14 +23,14 @@ type succession struct {
 }
 
 // successions finds the successions of text, in order.
-func successions(text string) []succession {
+func (hz *han) successions(text string) []succession {
 	var out []succession
 	try := func(at int) {
 		window := text[at:min(len(text), at+60)]
 		if !strings.Contains(window, "嗣") && !strings.Contains(window, "袭") {
 			return
 		}
-		m := reHeir.FindStringSubmatchIndex(window)
+		m := hz.reHeir.FindStringSubmatchIndex(window)
 		if m == nil {
 			return
 		}
@@ -96,16 +83,16 @@ func successions(text string) []succession {
 // not read either. The heir of a same-surname kinship word takes his
 // family's surname when it is the entry's (a title stays in the entry's
 // family), unless he is written with a title (a prince: his given name).
-func splitSuccessions(text, entry string, secs []section) []section {
-	esur, _ := surname(entry)
-	for _, sc := range successions(text) {
+func (hz *han) splitSuccessions(text, entry string, secs []section) []section {
+	esur, _ := hz.surname(entry)
+	for _, sc := range hz.successions(text) {
 		j := -1
 		for k := range secs {
 			if sc.at >= secs[k].start && sc.at < secs[k].end {
 				j = k
 			}
 		}
-		if j < 0 || othersDeath(text, sc.at, secs[j]) {
+		if j < 0 || hz.othersDeath(text, sc.at, secs[j]) {
 			continue
 		}
 		s := secs[j]
@@ -128,12 +115,12 @@ func splitSuccessions(text, entry string, secs []section) []section {
 		case s.full:
 			family = s.head
 		}
-		if pred == s.head && foreignPrevious(text, sc.at, &s) {
+		if pred == s.head && hz.foreignPrevious(text, sc.at, &s) {
 			// "父把思台，…。子胜嗣": the father's heir.
 			pred = ""
 		}
 		if sc.of != "" {
-			if _, g := surname(pred); sc.of != pred && sc.of != g {
+			if _, g := hz.surname(pred); sc.of != pred && sc.of != g {
 				if !sc.titled {
 					continue
 				}
@@ -148,7 +135,7 @@ func splitSuccessions(text, entry string, secs []section) []section {
 		}
 		heir := section{start: sc.at, end: end, head: sc.name, pred: pred, kin: sc.kin,
 			hdr: &hanHeader{at: sc.at, bodyEnd: sc.nameEnd, end: end, body: sc.name}, others: s.others}
-		if sur, _ := surname(family); !sc.titled && sur != "" && utf8.RuneCountInString(sc.name) <= 2 {
+		if sur, _ := hz.surname(family); !sc.titled && sur != "" && utf8.RuneCountInString(sc.name) <= 2 {
 			if !strings.HasPrefix(sc.name, sur) {
 				heir.head = sur + sc.name
 			}
@@ -180,7 +167,7 @@ func splitSuccessions(text, entry string, secs []section) []section {
 // othersDeath reports whether the clause before a succession at b, in the
 // same sentence, tells the death of someone other than the section's
 // person ("利死，子麟嗣").
-func othersDeath(text string, b int, s section) bool {
+func (hz *han) othersDeath(text string, b int, s section) bool {
 	ss := sentenceStart(text, b, s.start)
 	if ss == b {
 		return false
@@ -189,7 +176,7 @@ func othersDeath(text string, b int, s section) bool {
 	cs := clauseStart(text, len(prev)+ss, ss)
 	clause := text[cs : ss+len(prev)]
 	for _, v := range []string{"死", "卒", "薨", "殁"} {
-		if subj, ok := strings.CutSuffix(clause, v); ok && subj != "" && !ownClause(subj, s.head) && !ownClause(subj, s.after) {
+		if subj, ok := strings.CutSuffix(clause, v); ok && subj != "" && !hz.ownClause(subj, s.head) && !hz.ownClause(subj, s.after) {
 			return true
 		}
 	}

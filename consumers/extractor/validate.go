@@ -9,6 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/text"
+
 	"github.com/annalist-dev/annalist/internal/regexmem"
 
 	"github.com/annalist-dev/annalist/schemas"
@@ -361,7 +363,7 @@ func textUnits(s string) int {
 	n, inWord := 0, false
 	for _, r := range s {
 		switch {
-		case isHan(r):
+		case text.IsHan(r):
 			n++
 			inWord = false
 		case unicode.IsLetter(r) || unicode.IsDigit(r):

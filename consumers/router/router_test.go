@@ -3,6 +3,7 @@ package router_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/router"
@@ -47,29 +48,24 @@ func TestRoute(t *testing.T) {
 	}
 }
 
-// Every topic Route may name is one the router stage declares it writes,
-// and every solver name is one a solver stage runs.
+// Every verdict routes to a repairs topic of the routing table and a solver
+// it names. That the router stage writes exactly those topics and that
+// every solver has a stage reading them is checked where the stages are
+// declared (internal/app's registry test).
 func TestRoutesAreDeclared(t *testing.T) {
-	st, err := topology.LookupStage(topology.StageRouter)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writes := map[string]bool{}
-	for _, w := range st.Writes {
-		writes[w] = true
-	}
-	solvers := map[string]bool{}
-	for _, s := range topology.GenerateStages() {
-		solvers[topology.Solver(s)] = true
-	}
+	topics := topology.RepairTopics("")
+	solvers := topology.Solvers()
 	for _, s := range []string{schemas.StatusNotIncluded, schemas.StatusNotSupported} {
 		for _, e := range []string{"", schemas.ErrorEra, schemas.ErrorAlias, schemas.ErrorRefConflict, schemas.ErrorKnowledge, schemas.ErrorOther} {
 			topic, solver := topology.RouteVerdict(verdict(s, e))
-			if !writes[topic] {
-				t.Errorf("%s/%s routes to %q, which the router stage does not write", s, e, topic)
+			if !slices.Contains(topics, topic) {
+				t.Errorf("%s/%s routes to %q, which the routing table does not name", s, e, topic)
 			}
-			if !solvers[solver] {
-				t.Errorf("%s/%s routes to solver %q, which no stage runs", s, e, solver)
+			if !slices.Contains(solvers, solver) {
+				t.Errorf("%s/%s routes to solver %q, which the routing table does not name", s, e, solver)
+			}
+			if _, ok := topology.LookupTopic(topic); !ok {
+				t.Errorf("%s/%s routes to %q, an undeclared topic", s, e, topic)
 			}
 		}
 	}

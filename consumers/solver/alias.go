@@ -22,7 +22,7 @@ func (Alias) Name() string { return NameAlias }
 // (rightName). When no name can be put in, the verdict's failed facts are
 // repaired the regenerate way; other failures are otherwise left to the
 // next verification (fixRestIfUnfixed).
-func (a Alias) Solve(_ context.Context, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error) {
+func (a Alias) Solve(_ context.Context, _ string, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error) {
 	if refs == nil {
 		return schemas.Correction{}, nil, errNoReferences
 	}

@@ -142,12 +142,12 @@ func TestCorpusCorrection(t *testing.T) {
 		}
 	}
 	tab := era.Default()
-	ctx := solver.WithTenant(context.Background(), "t1")
+	ctx := context.Background()
 	chk := verifier.NewOffline(verifier.Config{Era: tab})
 	drafter := writer.NewOffline(writer.OfflineConfig{Era: tab})
 	solvers := map[string]solver.Solver{}
 	for _, s := range []solver.Solver{solver.NewEra(tab), solver.NewAlias(), solver.NewRefConflict(),
-		solver.NewKnowledge(newFakeGlossary()), solver.NewRegenerate(solver.RegenerateConfig{}, nil)} {
+		solver.NewKnowledge(newFakeGlossary()), solver.NewRegenerate(solver.RegenerateConfig{})} {
 		solvers[s.Name()] = s
 	}
 	type tally struct{ n, detected, corrected, clauseDropped, sentenceDropped int }
@@ -185,7 +185,7 @@ func TestCorpusCorrection(t *testing.T) {
 					}
 					detected = true
 					_, sname := topology.RouteVerdict(v)
-					c, _, err := solvers[sname].Solve(ctx, rs, schemas.Repair{RequestID: "r", Solver: sname, Verdict: v})
+					c, _, err := solvers[sname].Solve(ctx, "t1", rs, schemas.Repair{RequestID: "r", Solver: sname, Verdict: v})
 					if err != nil {
 						t.Fatal(err)
 					}

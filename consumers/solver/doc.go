@@ -1,5 +1,5 @@
 // Package solver holds the solver agents of the generation loop (seed 000
-// §2.3.2, DESIGN §4): each reads a repair — a verdict the router sent it —
+// §2.3.2, ARCHITECTURE.md §2): each reads a repair — a verdict the router sent it —
 // and answers with one schemas.Correction that the writer re-submits to
 // the verifier as the next attempt of the same sentence. A solver never
 // publishes anything itself: every correction is verified again, so a

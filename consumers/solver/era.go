@@ -7,21 +7,35 @@ import (
 	"unicode"
 
 	"github.com/annalist-dev/annalist/internal/era"
+	"github.com/annalist-dev/annalist/internal/profile"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
 // Era repairs dates: era names and years, and the Gregorian years that
 // gloss them, with the era table.
 type Era struct {
-	t *era.Table
+	t        *era.Table
+	profiles *profile.Set
 }
 
 // NewEra returns the era solver using table t; nil means era.Default().
+// A reference set's dates are read with t and the preference among
+// dynasties of the set's profile (profile.Default()).
 func NewEra(t *era.Table) Solver {
 	if t == nil {
 		t = era.Default()
 	}
-	return &Era{t: t}
+	return &Era{t: t, profiles: profile.Default()}
+}
+
+// forRefs is the solver for a reference set: its table resolves an era
+// name several dynasties used in the order the set's profile prefers.
+func (s *Era) forRefs(refs *schemas.ReferenceSet) *Era {
+	p := s.profiles.For(refs.Profile, refs.Lang)
+	if len(p.EraPrefer) == 0 {
+		return s
+	}
+	return &Era{t: s.t.WithPrefer(p.EraPrefer...), profiles: s.profiles}
 }
 
 // Name is "era".
@@ -45,10 +59,11 @@ func (*Era) Name() string { return NameEra }
 // When the rules change nothing, the verdict's failed facts are repaired
 // the regenerate way; other failures are otherwise left to the next
 // verification (fixRestIfUnfixed).
-func (s *Era) Solve(_ context.Context, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error) {
+func (s *Era) Solve(_ context.Context, _ string, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error) {
 	if refs == nil {
 		return schemas.Correction{}, nil, errNoReferences
 	}
+	s = s.forRefs(refs)
 	e := newEdit(refs, r.Verdict)
 	for _, i := range e.failed(schemas.ErrorEra) {
 		fv := e.v.Facts[i]

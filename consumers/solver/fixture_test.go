@@ -223,7 +223,7 @@ var (
 func solve(t *testing.T, s solver.Solver, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review) {
 	t.Helper()
 	r.Solver = s.Name()
-	c, rvs, err := s.Solve(solver.WithTenant(context.Background(), "t1"), refs, r)
+	c, rvs, err := s.Solve(context.Background(), "t1", refs, r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/solver"
+	"github.com/annalist-dev/annalist/internal/llmtest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
@@ -118,11 +119,11 @@ func TestHandlerErrors(t *testing.T) {
 		permanent bool
 	}{
 		{"not a repair", solver.NewAlias(), &fakeRefs{set: yeRefs(false)}, r.Verdict, true},
-		{"invalid repair", solver.NewRegenerate(solver.RegenerateConfig{}, nil), &fakeRefs{set: yeRefs(false)}, schemas.Repair{Solver: "regenerate"}, true},
+		{"invalid repair", solver.NewRegenerate(solver.RegenerateConfig{}), &fakeRefs{set: yeRefs(false)}, schemas.Repair{Solver: "regenerate"}, true},
 		{"routed to another solver", solver.NewAlias(), &fakeRefs{set: yeRefs(false)}, r, true},
-		{"no reference set", solver.NewRegenerate(solver.RegenerateConfig{}, nil), &fakeRefs{}, r, true},
-		{"memory unavailable", solver.NewRegenerate(solver.RegenerateConfig{}, nil), &fakeRefs{err: errors.New("connection refused")}, r, false},
-		{"model unavailable", solver.NewRegenerate(solver.RegenerateConfig{}, &scripted{err: errors.New("429")}), &fakeRefs{set: yeRefs(false)}, r, false},
+		{"no reference set", solver.NewRegenerate(solver.RegenerateConfig{}), &fakeRefs{}, r, true},
+		{"memory unavailable", solver.NewRegenerate(solver.RegenerateConfig{}), &fakeRefs{err: errors.New("connection refused")}, r, false},
+		{"model unavailable", solver.NewRegenerate(solver.RegenerateConfig{}, solver.WithModel(llmtest.Failing(errors.New("429")))), &fakeRefs{set: yeRefs(false)}, r, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := solver.Handler(tc.s, tc.refs, nil)(context.Background(), pipeline.Input{Msg: tc.msg})
@@ -136,21 +137,16 @@ func TestHandlerErrors(t *testing.T) {
 	}
 }
 
-// Every solver a stage runs has the name the router routes to.
+// Every solver has a name the routing table routes to, and every routed
+// solver exists (the stage registry checks that each has its stage).
 func TestSolverNamesMatchStages(t *testing.T) {
 	solvers := []solver.Solver{solver.NewEra(nil), solver.NewAlias(), solver.NewRefConflict(),
-		solver.NewKnowledge(nil), solver.NewRegenerate(solver.RegenerateConfig{}, nil)}
+		solver.NewKnowledge(nil), solver.NewRegenerate(solver.RegenerateConfig{})}
 	var names []string
 	for _, s := range solvers {
 		names = append(names, s.Name())
 	}
-	var stages []string
-	for _, st := range topology.GenerateStages() {
-		if n := topology.Solver(st); n != st {
-			stages = append(stages, n)
-		}
-	}
-	if !reflect.DeepEqual(names, stages) {
-		t.Errorf("solver names %v, solver stages %v", names, stages)
+	if routed := topology.Solvers(); !reflect.DeepEqual(names, routed) {
+		t.Errorf("solver names %v, solvers of the routing table %v", names, routed)
 	}
 }

@@ -48,12 +48,11 @@ type term struct {
 // can be put in, the verdict's failed facts are repaired the regenerate
 // way; other failures are otherwise left to the next verification
 // (fixRestIfUnfixed).
-func (k *Knowledge) Solve(ctx context.Context, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error) {
+func (k *Knowledge) Solve(ctx context.Context, tenant string, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error) {
 	if refs == nil {
 		return schemas.Correction{}, nil, errNoReferences
 	}
 	e := newEdit(refs, r.Verdict)
-	tenant := tenantOf(ctx)
 	for _, i := range e.failed(schemas.ErrorKnowledge) {
 		fv := e.v.Facts[i]
 		if fv.Status != schemas.StatusNotSupported || fv.ErrorType != schemas.ErrorKnowledge {

@@ -2,11 +2,11 @@ package solver
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/annalist-dev/annalist/internal/era"
+	"github.com/annalist-dev/annalist/internal/profile"
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
@@ -18,13 +18,16 @@ const ReviewOpen = "open"
 // RefConflict handles references that disagree: the sentence states each
 // value with its own citation, and an expert is asked which is right.
 type RefConflict struct {
-	t *era.Table
+	t        *era.Table
+	profiles *profile.Set
 }
 
 // NewRefConflict returns the ref-conflict solver. The review it opens is
 // returned by Solve (Handler stores and publishes it). Dates in conflict
-// are read with era.Default().
-func NewRefConflict() Solver { return &RefConflict{t: era.Default()} }
+// are read with era.Default(); how the sentence states the other values
+// and the review's question are the wording of the reference set's
+// profile (profile.Default()).
+func NewRefConflict() Solver { return &RefConflict{t: era.Default(), profiles: profile.Default()} }
 
 // Name is "refconflict".
 func (*RefConflict) Name() string { return NameRefConflict }
@@ -49,7 +52,7 @@ type value struct {
 // A date in conflict takes the dates the evidence passages write, and the
 // Gregorian year glossing it follows the date kept. Other failures are
 // left to the next verification (fixRestIfUnfixed).
-func (rc *RefConflict) Solve(_ context.Context, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error) {
+func (rc *RefConflict) Solve(_ context.Context, _ string, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error) {
 	if refs == nil {
 		return schemas.Correction{}, nil, errNoReferences
 	}
@@ -100,8 +103,9 @@ func (rc *RefConflict) Solve(_ context.Context, refs *schemas.ReferenceSet, r sc
 		} else {
 			e.restate(wrong, vals[0].chunk)
 		}
-		e.stateAlternatives(s, t, rel, vals[1:], refs.Lang)
-		rv := review(refs, v, subjectRel, vals)
+		wording := rc.wording(refs, e)
+		e.stateAlternatives(s, t, rel, vals[1:], wording)
+		rv := review(wording, refs, v, subjectRel, vals)
 		c.Outcome, c.ReviewID = schemas.OutcomeConflict, rv.ReviewID
 		reviews = append(reviews, rv)
 		e.note("references disagree on %s: %s; review %s", rel, joinValues(vals), rv.ReviewID)
@@ -209,23 +213,32 @@ func (e *edit) restate(val, chunk string) {
 	e.use(chunk)
 }
 
-// stateAlternatives writes the other values after the value at [s, t):
-// in Chinese after its clause, as （一说X人）, the clause's words after the
-// value repeated with each value; in English right after the value.
-func (e *edit) stateAlternatives(s, t int, rel string, alts []value, lang string) {
+// wording is the review wording of the reference set's profile, read in
+// the set's language (the sentence's when the set does not say).
+func (rc *RefConflict) wording(refs *schemas.ReferenceSet, e *edit) profile.Review {
+	lang := refs.Lang
 	if lang == "" {
 		lang = text.Lang(e.text())
 	}
+	return rc.profiles.For(refs.Profile, lang).Review
+}
+
+// stateAlternatives writes the other values after the value at [s, t), in
+// the profile's style: after its clause (profile.ConflictClause), as
+// （一说X人）, the clause's words after the value repeated with each value
+// after the profile's marker; or right after the value
+// (profile.ConflictInline), as " (another source: X)".
+func (e *edit) stateAlternatives(s, t int, rel string, alts []value, w profile.Review) {
 	var ins string
 	at := t
 	var units []string
-	if lang == "en" {
+	if w.Style == profile.ConflictInline {
 		for _, a := range alts {
 			units = append(units, a.value)
 		}
-		word := "another source"
+		word := w.One
 		if len(alts) > 1 {
-			word = "other sources"
+			word = w.Many
 		}
 		ins = " (" + word + ": " + strings.Join(units, "; ") + ")"
 	} else {
@@ -236,14 +249,14 @@ func (e *edit) stateAlternatives(s, t int, rel string, alts []value, lang string
 		}
 		suffix := string(e.rs[t:ue])
 		for _, a := range alts {
-			units = append(units, "一说"+a.value+suffix)
+			units = append(units, w.Marker+a.value+suffix)
 		}
 		ins = "（" + strings.Join(units, "，") + "）"
 		at = ce
 	}
 	e.rs = splice(e.rs, at, at, []rune(ins))
 	for i, a := range alts {
-		e.facts = append(e.facts, schemas.Fact{Text: strings.TrimPrefix(units[i], "一说"), Relation: rel,
+		e.facts = append(e.facts, schemas.Fact{Text: strings.TrimPrefix(units[i], w.Marker), Relation: rel,
 			Value: a.value, ChunkID: a.chunk})
 		e.use(a.chunk)
 		e.inserted = append(e.inserted, a.value)
@@ -254,7 +267,7 @@ func (e *edit) stateAlternatives(s, t int, rel string, alts []value, lang string
 // subject's entity (its name when the set has no entity id), the relation
 // and the sorted values, so the same disagreement always opens the same
 // review however often it is met.
-func review(refs *schemas.ReferenceSet, v schemas.Verdict, rel string, vals []value) schemas.Review {
+func review(w profile.Review, refs *schemas.ReferenceSet, v schemas.Verdict, rel string, vals []value) schemas.Review {
 	subject := refs.EntityID
 	if subject == "" {
 		subject = refs.Name
@@ -276,7 +289,7 @@ func review(refs *schemas.ReferenceSet, v schemas.Verdict, rel string, vals []va
 		Subject:   v.Subject,
 		RequestID: v.RequestID,
 		Relation:  rel,
-		Question:  question(refs.Lang, name, rel, vals),
+		Question:  w.Format(name, rel, optionValues(vals)),
 		Status:    ReviewOpen,
 	}
 	if rv.Subject == "" {
@@ -288,31 +301,12 @@ func review(refs *schemas.ReferenceSet, v schemas.Verdict, rel string, vals []va
 	return rv
 }
 
-// relationNames label relations in review questions: Chinese, English.
-var relationNames = map[string][2]string{
-	schemas.RelCourtesyName: {"字", "courtesy name"},
-	schemas.RelArtName:      {"号", "art name"},
-	schemas.RelAlias:        {"名", "name"},
-	schemas.RelNativePlace:  {"籍贯", "native place"},
-	schemas.RelJinshi:       {"进士及第", "jinshi examination"},
-	schemas.RelOffice:       {"官职", "office"},
-	schemas.RelBirth:        {"生年", "birth"},
-	schemas.RelDeath:        {"卒年", "death"},
-}
-
-func question(lang, name, rel string, vals []value) string {
-	label, ok := relationNames[rel]
-	if !ok {
-		label = [2]string{rel, strings.ReplaceAll(rel, "_", " ")}
+func optionValues(vals []value) []string {
+	out := make([]string, len(vals))
+	for i, x := range vals {
+		out[i] = x.value
 	}
-	var opts []string
-	for _, x := range vals {
-		opts = append(opts, x.value)
-	}
-	if lang == "en" {
-		return fmt.Sprintf("The references disagree on the %s of %s: %s. Which is right?", label[1], name, strings.Join(opts, " or "))
-	}
-	return fmt.Sprintf("%s之%s，诸书所载不一：%s。孰是？", name, label[0], strings.Join(opts, "、"))
+	return out
 }
 
 func joinValues(vals []value) string {

@@ -1,19 +1,16 @@
 package solver
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"text/template"
 
 	"github.com/cloudwego/eino/components/model"
-	"github.com/cloudwego/eino/schema"
 
-	"github.com/annalist-dev/annalist/internal/modeljson"
+	"github.com/annalist-dev/annalist/internal/ask"
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -61,10 +58,23 @@ type Regenerate struct {
 	model model.BaseChatModel
 }
 
-// NewRegenerate returns the regenerate solver; m nil means the offline
-// rewrite only.
-func NewRegenerate(cfg RegenerateConfig, m model.BaseChatModel) Solver {
-	return &Regenerate{cfg: cfg.withDefaults(), model: m}
+// RegenerateOption configures the regenerate solver.
+type RegenerateOption func(*Regenerate)
+
+// WithModel has the model rewrite the sentence before the offline rewrite
+// is tried (default none: the offline rewrite only). Wrap it (infra/llm)
+// for timeouts, retries and a concurrency limit.
+func WithModel(m model.BaseChatModel) RegenerateOption {
+	return func(g *Regenerate) { g.model = m }
+}
+
+// NewRegenerate returns the regenerate solver.
+func NewRegenerate(cfg RegenerateConfig, opts ...RegenerateOption) Solver {
+	g := &Regenerate{cfg: cfg.withDefaults()}
+	for _, o := range opts {
+		o(g)
+	}
+	return g
 }
 
 // Name is "regenerate".
@@ -72,7 +82,7 @@ func (*Regenerate) Name() string { return NameRegenerate }
 
 // Solve rewrites the sentence: dropped when the attempts are used up or
 // nothing supported is left, else corrected.
-func (g *Regenerate) Solve(ctx context.Context, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error) {
+func (g *Regenerate) Solve(ctx context.Context, _ string, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error) {
 	if refs == nil {
 		return schemas.Correction{}, nil, errNoReferences
 	}
@@ -90,7 +100,7 @@ func (g *Regenerate) Solve(ctx context.Context, refs *schemas.ReferenceSet, r sc
 	}
 	var rejected string
 	if g.model != nil {
-		txt, cites, calls, err := g.ask(ctx, refs, v)
+		txt, cites, calls, err := g.askModel(ctx, refs, v)
 		c.LLMCalls = calls
 		if err != nil {
 			return schemas.Correction{}, nil, err
@@ -170,7 +180,7 @@ var promptFS embed.FS
 
 // regeneratePrompt is parsed once; the embedded file is part of the build,
 // so a parse error is a programming error caught by every test.
-var regeneratePrompt = template.Must(template.ParseFS(promptFS, "prompts/"+PromptRegenerate+".tmpl"))
+var regeneratePrompt = ask.MustParseFS(PromptRegenerate, nil, promptFS, "prompts/"+PromptRegenerate+".tmpl")
 
 type promptRef struct{ ID, Text string }
 
@@ -198,22 +208,15 @@ func supporting(refs *schemas.ReferenceSet, v schemas.Verdict, maxRunes int) []p
 			continue
 		}
 		if r, ok := refs.Reference(id); ok {
-			out = append(out, promptRef{ID: id, Text: clip(r.Text, maxRunes)})
+			out = append(out, promptRef{ID: id, Text: text.Clip(r.Text, maxRunes)})
 		}
 	}
 	return out
 }
 
-func clip(s string, n int) string {
-	if text.RuneLen(s) <= n {
-		return s
-	}
-	return text.Substr(s, 0, n) + "…"
-}
-
-// ask has the model rewrite the sentence; an empty text with a nil error
-// means every answer was rejected.
-func (g *Regenerate) ask(ctx context.Context, refs *schemas.ReferenceSet, v schemas.Verdict) (txt string, cites []string, calls int, err error) {
+// askModel has the model rewrite the sentence; an empty text with a nil
+// error means every answer was rejected.
+func (g *Regenerate) askModel(ctx context.Context, refs *schemas.ReferenceSet, v schemas.Verdict) (txt string, cites []string, calls int, err error) {
 	data := regenerateData{Subject: v.Subject, Lang: refs.Lang, Sentence: v.Draft.Text,
 		References: supporting(refs, v, g.cfg.MaxReferenceRunes)}
 	if data.Lang == "" {
@@ -231,31 +234,22 @@ func (g *Regenerate) ask(ctx context.Context, refs *schemas.ReferenceSet, v sche
 	for i, p := range data.References {
 		allowed[i] = p.ID
 	}
-	for calls < g.cfg.ModelAttempts {
-		var sys, user bytes.Buffer
-		if err := regeneratePrompt.ExecuteTemplate(&sys, "system", data); err != nil {
-			return "", nil, calls, fmt.Errorf("prompt %s: %w", PromptRegenerate, err)
-		}
-		if err := regeneratePrompt.ExecuteTemplate(&user, "user", data); err != nil {
-			return "", nil, calls, fmt.Errorf("prompt %s: %w", PromptRegenerate, err)
-		}
-		calls++
-		msg, err := g.model.Generate(ctx, []*schema.Message{schema.SystemMessage(sys.String()), schema.UserMessage(user.String())})
-		if err != nil {
-			return "", nil, calls, fmt.Errorf("regenerate with model: %w", err)
-		}
-		if msg == nil {
-			data.Feedback = "the answer was empty"
-			continue
-		}
-		txt, cites, err := parseRewrite(msg.Content, allowed, v)
-		if err != nil {
-			data.Feedback = err.Error()
-			continue
-		}
-		return txt, cites, calls, nil
+	rw, calls, err := ask.JSON(ctx, g.model, ask.Request[rewriteAnswer, rewrite]{
+		Prompt: regeneratePrompt,
+		Data: func(feedback string) any {
+			data.Feedback = feedback
+			return data
+		},
+		Validate: func(a rewriteAnswer) (rewrite, error) { return checkRewrite(a, allowed, v) },
+		Attempts: g.cfg.ModelAttempts,
+	})
+	switch {
+	case errors.Is(err, ask.ErrRejected):
+		return "", nil, calls, nil
+	case err != nil:
+		return "", nil, calls, fmt.Errorf("regenerate with model: %w", err)
 	}
-	return "", nil, calls, nil
+	return rw.text, rw.cites, calls, nil
 }
 
 // rewriteAnswer is the model's answer.
@@ -264,31 +258,31 @@ type rewriteAnswer struct {
 	Citations []string `json:"citations"`
 }
 
-// parseRewrite reads and validates the model's answer: one JSON object
-// with a non-empty text other than the sentence's and at least one
+// rewrite is a validated answer: the sentence and its citations.
+type rewrite struct {
+	text  string
+	cites []string
+}
+
+// checkRewrite validates the model's answer (decoded strictly by
+// ask.JSON): a non-empty text other than the sentence's and at least one
 // citation, every citation one of the offered references, and none of the
 // values the verifier rejected in the text.
-func parseRewrite(answer string, allowed []string, v schemas.Verdict) (string, []string, error) {
-	var a rewriteAnswer
-	if err := modeljson.Decode(answer, &a); errors.Is(err, modeljson.ErrTrailing) {
-		return "", nil, errors.New("the answer has more than one JSON value")
-	} else if err != nil {
-		return "", nil, fmt.Errorf("the answer is not the JSON object asked for: %w", err)
-	}
+func checkRewrite(a rewriteAnswer, allowed []string, v schemas.Verdict) (rewrite, error) {
 	a.Text = strings.TrimSpace(a.Text)
 	if a.Text == "" || !hasContent([]rune(a.Text)) {
-		return "", nil, errors.New(`"text" is empty`)
+		return rewrite{}, errors.New(`"text" is empty`)
 	}
 	if a.Text == strings.TrimSpace(v.Draft.Text) {
-		return "", nil, errors.New(`"text" is the sentence unchanged: correct the errors listed`)
+		return rewrite{}, errors.New(`"text" is the sentence unchanged: correct the errors listed`)
 	}
 	if len(a.Citations) == 0 {
-		return "", nil, errors.New(`"citations" is empty: cite the references the sentence rests on`)
+		return rewrite{}, errors.New(`"citations" is empty: cite the references the sentence rests on`)
 	}
 	var cites []string
 	for _, c := range a.Citations {
 		if !slices.Contains(allowed, c) {
-			return "", nil, fmt.Errorf("citation %q is not one of the references given (%s)", c, strings.Join(allowed, ", "))
+			return rewrite{}, fmt.Errorf("citation %q is not one of the references given (%s)", c, strings.Join(allowed, ", "))
 		}
 		if !slices.Contains(cites, c) {
 			cites = append(cites, c)
@@ -296,10 +290,10 @@ func parseRewrite(answer string, allowed []string, v schemas.Verdict) (string, [
 	}
 	for _, fv := range v.Facts {
 		if bad := rejectedValue(fv); bad != "" && strings.Contains(a.Text, bad) {
-			return "", nil, fmt.Errorf("the text still says %q, which the verifier rejected", bad)
+			return rewrite{}, fmt.Errorf("the text still says %q, which the verifier rejected", bad)
 		}
 	}
-	return a.Text, cites, nil
+	return rewrite{text: a.Text, cites: cites}, nil
 }
 
 // rejectedValue is what of a failed fact must not come back: a

@@ -4,50 +4,12 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/cloudwego/eino/components/model"
-	"github.com/cloudwego/eino/schema"
-
 	"github.com/annalist-dev/annalist/consumers/solver"
+	"github.com/annalist-dev/annalist/internal/llmtest"
 	"github.com/annalist-dev/annalist/schemas"
 )
-
-// scripted is a chat model that returns canned answers in order and
-// records the prompts it was given.
-type scripted struct {
-	mu      sync.Mutex
-	answers []string
-	prompts []string
-	err     error
-}
-
-var _ model.BaseChatModel = (*scripted)(nil)
-
-func (s *scripted) Generate(_ context.Context, in []*schema.Message, _ ...model.Option) (*schema.Message, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var b strings.Builder
-	for _, m := range in {
-		b.WriteString(m.Content)
-		b.WriteString("\n")
-	}
-	s.prompts = append(s.prompts, b.String())
-	if s.err != nil {
-		return nil, s.err
-	}
-	if len(s.answers) == 0 {
-		return schema.AssistantMessage("", nil), nil
-	}
-	a := s.answers[0]
-	s.answers = s.answers[1:]
-	return schema.AssistantMessage(a, nil), nil
-}
-
-func (s *scripted) Stream(context.Context, []*schema.Message, ...model.Option) (*schema.StreamReader[*schema.Message], error) {
-	return nil, errors.New("scripted model: no streaming")
-}
 
 // placeRepair: the native place is contradicted by 叶向高's entry; the
 // neighbour chunk c-other is in the set but supports nothing.
@@ -87,14 +49,14 @@ func TestRegenerateWithModel(t *testing.T) {
 			want{outcome: schemas.OutcomeCorrected, has: []string{"叶向高，字进卿，福清人。"}, gone: []string{"晋江"}}, "empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := &scripted{answers: tc.answers}
+			m := llmtest.Answers(tc.answers...)
 			r := placeRepair()
-			c, _ := solve(t, solver.NewRegenerate(solver.RegenerateConfig{}, m), yeRefs(false), r)
+			c, _ := solve(t, solver.NewRegenerate(solver.RegenerateConfig{}, solver.WithModel(m)), yeRefs(false), r)
 			check(t, r, c, tc.want)
-			if c.LLMCalls != tc.calls || len(m.prompts) != tc.calls {
-				t.Errorf("LLMCalls %d, model saw %d prompts, want %d", c.LLMCalls, len(m.prompts), tc.calls)
+			if c.LLMCalls != tc.calls || m.Calls() != tc.calls {
+				t.Errorf("LLMCalls %d, model saw %d prompts, want %d", c.LLMCalls, m.Calls(), tc.calls)
 			}
-			p := m.prompts[0]
+			p := m.Prompts()[0]
 			for _, in := range []string{"叶向高，字进卿，晋江人。", "[c-ye] " + textYe, "晋江"} {
 				if !strings.Contains(p, in) {
 					t.Errorf("prompt lacks %q:\n%s", in, p)
@@ -103,7 +65,7 @@ func TestRegenerateWithModel(t *testing.T) {
 			if strings.Contains(p, chunkOther) || strings.Contains(p, textOther) {
 				t.Errorf("prompt quotes a reference that supports nothing:\n%s", p)
 			}
-			if tc.feedback != "" && (len(m.prompts) < 2 || !strings.Contains(m.prompts[1], tc.feedback)) {
+			if tc.feedback != "" && (m.Calls() < 2 || !strings.Contains(m.Prompts()[1], tc.feedback)) {
 				t.Errorf("second prompt does not say %q", tc.feedback)
 			}
 		})
@@ -111,10 +73,10 @@ func TestRegenerateWithModel(t *testing.T) {
 }
 
 func TestRegenerateModelErrorIsReturned(t *testing.T) {
-	m := &scripted{err: errors.New("503 from the provider")}
+	m := llmtest.Failing(errors.New("503 from the provider"))
 	r := placeRepair()
 	r.Solver = solver.NameRegenerate
-	_, _, err := solver.NewRegenerate(solver.RegenerateConfig{}, m).Solve(context.Background(), yeRefs(false), r)
+	_, _, err := solver.NewRegenerate(solver.RegenerateConfig{}, solver.WithModel(m)).Solve(context.Background(), "t1", yeRefs(false), r)
 	if err == nil || !strings.Contains(err.Error(), "503") {
 		t.Errorf("err = %v, want the model's error", err)
 	}
@@ -122,12 +84,12 @@ func TestRegenerateModelErrorIsReturned(t *testing.T) {
 
 // The last attempt is dropped without asking the model.
 func TestRegenerateWithModelDropsAfterMaxAttempts(t *testing.T) {
-	m := &scripted{answers: []string{`{"text": "叶向高，字进卿，福清人。", "citations": ["c-ye"]}`}}
+	m := llmtest.Answers(`{"text": "叶向高，字进卿，福清人。", "citations": ["c-ye"]}`)
 	r := placeRepair()
 	r.Verdict.Attempt = solver.DefaultMaxAttempts - 1
-	c, _ := solve(t, solver.NewRegenerate(solver.RegenerateConfig{}, m), yeRefs(false), r)
+	c, _ := solve(t, solver.NewRegenerate(solver.RegenerateConfig{}, solver.WithModel(m)), yeRefs(false), r)
 	check(t, r, c, want{outcome: schemas.OutcomeDropped})
-	if len(m.prompts) != 0 || !strings.Contains(c.Reason, "晋江") {
-		t.Errorf("model called %d times, reason %q; want no call and the error in the reason", len(m.prompts), c.Reason)
+	if m.Calls() != 0 || !strings.Contains(c.Reason, "晋江") {
+		t.Errorf("model called %d times, reason %q; want no call and the error in the reason", m.Calls(), c.Reason)
 	}
 }

@@ -15,11 +15,11 @@ type Solver interface {
 	// Name is the solver's name as routed: "era", "alias", "refconflict",
 	// "knowledge" or "regenerate".
 	Name() string
-	// Solve returns the correction of r's sentence. refs is the request's
-	// reference set. Errors are for failures of the solver's own
+	// Solve returns the correction of r's sentence. tenant owns the stores
+	// the solver reads (a glossary); refs is the request's reference set. Errors are for failures of the solver's own
 	// dependencies (glossary, model): a sentence it cannot fix is a
 	// correction with outcome dropped, not an error.
-	Solve(ctx context.Context, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error)
+	Solve(ctx context.Context, tenant string, refs *schemas.ReferenceSet, r schemas.Repair) (schemas.Correction, []schemas.Review, error)
 }
 
 // RefSource reads a request's reference set from agent memory.
@@ -63,7 +63,6 @@ func Handler(s Solver, refs RefSource, reviews ReviewStore) pipeline.Handler {
 		if tenant == "" {
 			tenant = schemas.DefaultTenant
 		}
-		ctx = WithTenant(ctx, tenant)
 		rs, err := refs.References(ctx, tenant, r.RequestID)
 		if err != nil {
 			return nil, fmt.Errorf("solve repair of %s: read references: %w", r.RequestID, err)
@@ -71,7 +70,7 @@ func Handler(s Solver, refs RefSource, reviews ReviewStore) pipeline.Handler {
 		if rs == nil {
 			return nil, pipeline.Permanentf("solve repair of %s: no reference set", r.RequestID)
 		}
-		c, rvs, err := s.Solve(ctx, rs, r)
+		c, rvs, err := s.Solve(ctx, tenant, rs, r)
 		if err != nil {
 			return nil, fmt.Errorf("solve repair of %s with %s: %w", r.RequestID, s.Name(), err)
 		}
@@ -92,23 +91,6 @@ func Handler(s Solver, refs RefSource, reviews ReviewStore) pipeline.Handler {
 		}
 		return append(out, pipeline.Output{Topic: topology.Corrections, Msg: c}), nil
 	}
-}
-
-type tenantKey struct{}
-
-// WithTenant returns ctx carrying the tenant whose stores the solvers read
-// (the glossary). Handler sets it from the input; a caller of Solve outside
-// the pipeline sets it too, or the default tenant is used.
-func WithTenant(ctx context.Context, tenant string) context.Context {
-	return context.WithValue(ctx, tenantKey{}, tenant)
-}
-
-// tenantOf is the tenant ctx carries, schemas.DefaultTenant when none.
-func tenantOf(ctx context.Context) string {
-	if t, ok := ctx.Value(tenantKey{}).(string); ok && t != "" {
-		return t
-	}
-	return schemas.DefaultTenant
 }
 
 // errNoReferences is returned by Solve when called without a reference set.

@@ -187,7 +187,7 @@ func TestRegenerateOffline(t *testing.T) {
 		{Text: "字进卿", Relation: schemas.RelCourtesyName, Value: "进卿", ChunkID: chunkYe},
 		{Text: "福清人", Relation: schemas.RelNativePlace, Value: "福清", ChunkID: chunkYe},
 	}
-	runCases(t, solver.NewRegenerate(solver.RegenerateConfig{}, nil), []solverCase{
+	runCases(t, solver.NewRegenerate(solver.RegenerateConfig{}), []solverCase{
 		{"fabricated clause at the end", yeRefs(false),
 			repair("叶向高", "叶向高，字进卿，福清人，尝游日本。", []string{chunkYe}, yeFacts, 0,
 				ok(schemas.RelAlias, "叶向高", "叶向高"),
@@ -245,7 +245,7 @@ func TestRegenerateDropsCitationsOfDroppedFacts(t *testing.T) {
 	r := repair("叶向高", "叶向高，字进卿，天启七年卒。", []string{chunkYe, chunkYe2}, facts, 0,
 		ok(schemas.RelCourtesyName, "进卿", "字进卿"),
 		fv(ni, "", schemas.RelDeath, "天启七年", "天启七年卒"))
-	c, _ := solve(t, solver.NewRegenerate(solver.RegenerateConfig{}, nil), yeRefs(false), r)
+	c, _ := solve(t, solver.NewRegenerate(solver.RegenerateConfig{}), yeRefs(false), r)
 	check(t, r, c, want{outcome: schemas.OutcomeCorrected, has: []string{"叶向高，字进卿。"}, cites: []string{chunkYe}})
 	if len(c.Citations) != 1 || len(c.Facts) != 1 || c.Facts[0].Value != "进卿" {
 		t.Errorf("citations %v facts %+v, want only the courtesy name's", c.Citations, c.Facts)
@@ -256,10 +256,10 @@ func TestRegenerateAttemptsAreConfigurable(t *testing.T) {
 	r := repair("叶向高", "叶向高，字进卿，尝游日本。", []string{chunkYe}, nil, 2,
 		ok(schemas.RelCourtesyName, "进卿", "字进卿"),
 		fv(ni, "", relText, "", "尝游日本"))
-	c, _ := solve(t, solver.NewRegenerate(solver.RegenerateConfig{MaxAttempts: 5}, nil), yeRefs(false), r)
+	c, _ := solve(t, solver.NewRegenerate(solver.RegenerateConfig{MaxAttempts: 5}), yeRefs(false), r)
 	check(t, r, c, want{outcome: schemas.OutcomeCorrected, gone: []string{"日本"}})
 	r.Verdict.Attempt, r.Verdict.Draft.Attempt = 4, 4
-	c, _ = solve(t, solver.NewRegenerate(solver.RegenerateConfig{MaxAttempts: 5}, nil), yeRefs(false), r)
+	c, _ = solve(t, solver.NewRegenerate(solver.RegenerateConfig{MaxAttempts: 5}), yeRefs(false), r)
 	check(t, r, c, want{outcome: schemas.OutcomeDropped})
 }
 
@@ -269,7 +269,7 @@ func TestUnchangedSentenceIsDropped(t *testing.T) {
 	r := repair("叶向高", "叶向高，字进卿，福清人。", []string{chunkYe}, nil, 0,
 		ok(schemas.RelCourtesyName, "进卿", "字进卿"),
 		fv(ns, schemas.ErrorOther, schemas.RelNativePlace, "晋江", "晋江人", ev(chunkYe, textYe, "福清人")))
-	for _, s := range []solver.Solver{solver.NewRegenerate(solver.RegenerateConfig{}, nil), solver.NewAlias(), solver.NewEra(nil)} {
+	for _, s := range []solver.Solver{solver.NewRegenerate(solver.RegenerateConfig{}), solver.NewAlias(), solver.NewEra(nil)} {
 		c, _ := solve(t, s, yeRefs(false), r)
 		check(t, r, c, want{outcome: schemas.OutcomeDropped})
 		if !strings.HasPrefix(c.Reason, "no change") {

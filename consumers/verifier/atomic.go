@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/annalist-dev/annalist/internal/era"
+	"github.com/annalist-dev/annalist/internal/profile"
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -39,10 +40,12 @@ const (
 // of X", "passed the jinshi", "appointed X", "died" and "born" are
 // recognised.
 //
-// Atomic reads the embedded era table (era.Default) on each call; a
-// checker keeps its own table.
+// Atomic has no reference set to take a profile from: it reads the
+// sentence with the generic profile in the sentence's language. It reads
+// the embedded era table (era.Default) on each call; a checker keeps its
+// own table and reads each sentence with its reference set's profile.
 func Atomic(sentence string) []schemas.Fact {
-	atoms := atomize(era.Default(), sentence)
+	atoms := atomize(era.Default(), newLexicon(profile.Default().For(profile.Generic, text.Lang(sentence))), sentence)
 	out := make([]schemas.Fact, len(atoms))
 	for i, a := range atoms {
 		out[i] = a.fact
@@ -66,9 +69,11 @@ type clause struct {
 	sep        rune // the separator before it; 0 for the first
 }
 
-// atomize is Atomic with a given era table.
-func atomize(tab *era.Table, sentence string) []atom {
-	if text.Lang(sentence) == "en" {
+// atomize is Atomic with a given era table, reading the sentence with
+// lex: English clauses under an English profile, classical-Chinese ones
+// otherwise, whatever characters the sentence holds.
+func atomize(tab *era.Table, lex *lexicon, sentence string) []atom {
+	if lex.english {
 		return atomizeEnglish(tab, sentence)
 	}
 	rs := []rune(sentence)
@@ -123,7 +128,7 @@ func atomize(tab *era.Table, sentence string) []atom {
 			prevRel = RelDate
 			continue
 		}
-		rel, val := recogniseClause(ctext, ci, cls, rs, identity, prevRel, cl.sep)
+		rel, val := recogniseClause(lex, ctext, ci, cls, rs, identity, prevRel, cl.sep)
 		switch rel {
 		case schemas.RelAlias, schemas.RelCourtesyName, schemas.RelArtName:
 		default:
@@ -265,7 +270,7 @@ func nativeClause(c string) (string, bool) {
 }
 
 // recogniseClause gives the relation and value of clause ci.
-func recogniseClause(c string, ci int, cls []clause, rs []rune, identity bool, prevRel string, sep rune) (rel, val string) {
+func recogniseClause(lex *lexicon, c string, ci int, cls []clause, rs []rune, identity bool, prevRel string, sep rune) (rel, val string) {
 	next := ""
 	if ci+1 < len(cls) {
 		next = string(rs[cls[ci+1].start:cls[ci+1].end])
@@ -292,10 +297,10 @@ func recogniseClause(c string, ci int, cls []clause, rs []rune, identity bool, p
 	if m := reAge.FindStringSubmatch(c); m != nil && prevRel == schemas.RelDeath {
 		return schemas.RelDeath, m[1]
 	}
-	if ps := examPhrases(c); len(ps) > 0 {
+	if ps := lex.examPhrases(c); len(ps) > 0 {
 		return schemas.RelJinshi, ps[0]
 	}
-	if v, ok := officeOf(c); ok {
+	if v, ok := lex.officeOf(c); ok {
 		return schemas.RelOffice, v
 	}
 	if sep == '、' && prevRel == schemas.RelOffice && runeLen(c) <= 12 {
@@ -358,7 +363,7 @@ func artPrefix(c string) int {
 var careerVerbs = []string{"历官", "官至", "累官", "历任", "累迁至", "累擢至"}
 
 // officeOf finds "verb + office title" in a clause and returns the title.
-func officeOf(c string) (string, bool) {
+func (l *lexicon) officeOf(c string) (string, bool) {
 	for _, v := range careerVerbs {
 		if rest, ok := strings.CutPrefix(c, v); ok && runeLen(rest) >= 1 {
 			return rest, true
@@ -372,7 +377,7 @@ func officeOf(c string) (string, bool) {
 				continue
 			}
 			rest := string(rs[i+len(vr):])
-			if runeLen(rest) >= 2 && hasOfficeSuffix(rest) {
+			if runeLen(rest) >= 2 && l.hasOfficeSuffix(rest) {
 				return rest, true
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/annalist-dev/annalist/internal/era"
+	"github.com/annalist-dev/annalist/internal/profile"
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -62,6 +63,11 @@ type Config struct {
 	CacheSize int
 	// Era is the era table (default era.Default()).
 	Era *era.Table
+	// Profiles are the corpus profiles a reference set names (default
+	// profile.Default()): the set's profile, in its language, decides how
+	// a sentence is split and gives the examination terms, offices and
+	// kinship words it is read with.
+	Profiles *profile.Set
 }
 
 func (c Config) withDefaults() Config {
@@ -85,6 +91,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Era == nil {
 		c.Era = era.Default()
+	}
+	if c.Profiles == nil {
+		c.Profiles = profile.Default()
 	}
 	return c
 }
@@ -116,6 +125,8 @@ type Offline struct {
 	mu    sync.Mutex
 	cache map[uint64]*refIndex
 	order []uint64
+	// lexicons are the lexicons by profile (*profile.Profile → *lexicon).
+	lexicons sync.Map
 }
 
 var _ Checker = (*Offline)(nil)
@@ -139,7 +150,7 @@ func (o *Offline) Check(ctx context.Context, refs *schemas.ReferenceSet, d schem
 		return schemas.Verdict{}, err
 	}
 	idx := o.index(refs)
-	sc := newSentenceCheck(o.cfg, idx, refs, d)
+	sc := newSentenceCheck(o.cfg, o.lexiconOf(refs, d.Text), idx, refs, d)
 	var fvs []schemas.FactVerdict
 	if d.Conflict && len(d.Facts) > 0 {
 		fvs = sc.checkConflict()
@@ -147,6 +158,22 @@ func (o *Offline) Check(ctx context.Context, refs *schemas.ReferenceSet, d schem
 		fvs = sc.check()
 	}
 	return verdict(d, fvs), nil
+}
+
+// lexiconOf is the lexicon a sentence about refs' subject is read with:
+// the set's profile in the set's language, or in the sentence's language
+// when the set does not say (a set made by hand).
+func (o *Offline) lexiconOf(refs *schemas.ReferenceSet, sentence string) *lexicon {
+	lang := refs.Lang
+	if lang == "" {
+		lang = text.Lang(sentence)
+	}
+	p := o.cfg.Profiles.For(refs.Profile, lang)
+	if l, ok := o.lexicons.Load(p); ok {
+		return l.(*lexicon)
+	}
+	l, _ := o.lexicons.LoadOrStore(p, newLexicon(p))
+	return l.(*lexicon)
 }
 
 // verdict wraps fact verdicts into the draft's verdict with the overall

@@ -46,7 +46,7 @@ func (s *sentenceCheck) checkConflict() []schemas.FactVerdict {
 		out = append(out, s.chunkDisagrees(f, val))
 	}
 	// The era table still holds inside a conflict sentence.
-	atoms := atomize(s.cfg.Era, s.d.Text)
+	atoms := atomize(s.cfg.Era, s.lex, s.d.Text)
 	for i, a := range atoms {
 		if a.date == nil || a.date.kind != dateGregorian {
 			continue

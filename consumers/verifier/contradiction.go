@@ -2,7 +2,6 @@ package verifier
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -184,8 +183,8 @@ func (s *sentenceCheck) classify(a atom, p int, r diffRun) classification {
 		c.ownTyped = c.typed
 		return c
 	}
-	w, wok := examAround(s.rs, as, ae)
-	rr, rok := examAround(doc.rs, bs, be)
+	w, wok := s.lex.examAround(s.rs, as, ae)
+	rr, rok := s.lex.examAround(doc.rs, bs, be)
 	if wok || rok {
 		c.etype, c.kind = schemas.ErrorKnowledge, "examination"
 		if wok {
@@ -206,7 +205,7 @@ func (s *sentenceCheck) classify(a atom, p int, r diffRun) classification {
 		return c
 	case schemas.RelOffice:
 		c.etype, c.kind = schemas.ErrorKnowledge, "office"
-		c.typed = inOffice(doc.rs, bs, be)
+		c.typed = s.lex.inOffice(doc.rs, bs, be)
 		c.ownTyped = c.typed
 		return c
 	case schemas.RelNativePlace:
@@ -217,7 +216,7 @@ func (s *sentenceCheck) classify(a atom, p int, r diffRun) classification {
 		c.etype, c.kind, c.typed, c.ownTyped = schemas.ErrorAlias, "name", true, true
 		return c
 	}
-	if inOffice(s.rs, as, ae) && inOffice(doc.rs, bs, be) {
+	if s.lex.inOffice(s.rs, as, ae) && s.lex.inOffice(doc.rs, bs, be) {
 		c.etype, c.kind, c.typed, c.ownTyped = schemas.ErrorKnowledge, "office", true, true
 		return c
 	}
@@ -250,10 +249,10 @@ func overlaps(s1, e1, s2, e2 int) bool {
 
 // examAround returns the examination phrase that overlaps rs[s:e] (or
 // touches the point s when s == e).
-func examAround(rs []rune, s, e int) (string, bool) {
+func (l *lexicon) examAround(rs []rune, s, e int) (string, bool) {
 	from := max(0, s-4)
 	for i := from; i < len(rs) && i <= e; i++ {
-		n := examTermAt(rs, i)
+		n := l.examTermAt(rs, i)
 		if n == 0 {
 			continue
 		}
@@ -280,7 +279,7 @@ func markerBefore(rs []rune, i int) bool {
 // inOffice reports whether rs[s:e] lies in an office title: the clause
 // text from s to the clause's end begins with the segment and holds a
 // title that ends within a few runes of it.
-func inOffice(rs []rune, s, e int) bool {
+func (l *lexicon) inOffice(rs []rune, s, e int) bool {
 	end := e
 	for end < len(rs) && end < e+8 && !punct(rs[end]) {
 		end++
@@ -291,16 +290,7 @@ func inOffice(rs []rune, s, e int) bool {
 	// Titles of two runes or more only: 卿, 令, 使 alone end too many
 	// other words.
 	for k := e; k <= end; k++ {
-		if hasLongOfficeSuffix(string(rs[s:k])) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasLongOfficeSuffix(s string) bool {
-	for _, suf := range officeSuffixes {
-		if len([]rune(suf)) >= 2 && strings.HasSuffix(s, suf) {
+		if l.offices.Recognised(string(rs[s:k]), 2) {
 			return true
 		}
 	}

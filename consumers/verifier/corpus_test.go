@@ -259,7 +259,8 @@ func mutate(tab *era.Table, s, typ string, places, courtesy []string, rng *rand.
 			return string(rs[:d.Start]) + name + era.FormatNumeral(y) + "年" + string(rs[d.End:]), true
 		}
 	case "gregorian":
-		for _, y := range era.FindGregorian(s) {
+		if ys := era.FindGregorian(s); len(ys) > 0 {
+			y := ys[0]
 			d := 1 + rng.IntN(9)
 			if rng.IntN(2) == 0 {
 				d = -d

@@ -1,10 +1,15 @@
-// Package verifier is the verifier stage (Alstorian §2.3.2, DESIGN §4):
+// Package verifier is the verifier stage (Alstorian §2.3.2, ARCHITECTURE.md §2):
 // every draft sentence is checked against the request's reference set
 // before the writer may go on, so errors do not cascade.
 //
 // A sentence is split into atomic facts (Atomic): clauses that carry one
 // piece of information, with names (字X, 号Y), native places (X人) and dates
-// kept as facts of their own. Each fact is decided:
+// kept as facts of their own. The reference set's corpus profile
+// (internal/profile) decides how: classical-Chinese clause rules under a
+// Chinese profile, English ones under an English profile, whatever
+// characters the sentence holds; the examination terms, the office titles
+// and the kinship words that open another person's sentence are the
+// profile's data. Each fact is decided:
 //
 //   - supported: a reference includes it — verbatim up to punctuation, or
 //     as a knowledge-graph fact of the subject whose chunk is in the set, or

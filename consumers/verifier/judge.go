@@ -1,7 +1,6 @@
 package verifier
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"errors"
@@ -11,12 +10,10 @@ import (
 	"sync/atomic"
 	"text/template"
 
-	"github.com/annalist-dev/annalist/internal/genmem"
-
 	"github.com/cloudwego/eino/components/model"
-	"github.com/cloudwego/eino/schema"
 
-	"github.com/annalist-dev/annalist/internal/modeljson"
+	"github.com/annalist-dev/annalist/internal/ask"
+	"github.com/annalist-dev/annalist/internal/genmem"
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -78,22 +75,36 @@ type Judge struct {
 	fallback Checker
 	cfg      JudgeConfig
 	sel      *Offline
-	tmpl     *template.Template
 	stats    struct{ drafts, calls, invalid, fallbacks atomic.Int64 }
 }
 
 var _ Checker = (*Judge)(nil)
 
-// NewJudge returns the LLM judge. fallback decides the drafts the model
-// fails on (nil: such drafts fail with an error). The model should be
-// wrapped by infra/llm for timeouts, retries and a concurrency limit.
-func NewJudge(m model.BaseChatModel, fallback Checker, cfg JudgeConfig) *Judge {
+// JudgeOption configures the LLM judge.
+type JudgeOption func(*Judge)
+
+// WithModel sets the chat model the judge asks; it is required (without
+// one every draft the model would decide fails). Wrap it (infra/llm) for
+// timeouts, retries and a concurrency limit.
+func WithModel(m model.BaseChatModel) JudgeOption { return func(j *Judge) { j.model = m } }
+
+// WithFallback sets the checker that decides the drafts the model fails on
+// and conflict drafts (default none: such drafts fail with an error, and
+// conflict drafts go to the model).
+func WithFallback(c Checker) JudgeOption { return func(j *Judge) { j.fallback = c } }
+
+// judgePrompt is parsed once; the embedded file is part of the build.
+var judgePrompt = ask.MustParseFS(PromptVerify, template.FuncMap{"inc": func(i int) int { return i + 1 }},
+	promptFS, "prompts/"+PromptVerify+".tmpl")
+
+// NewJudge returns the LLM judge.
+func NewJudge(cfg JudgeConfig, opts ...JudgeOption) *Judge {
 	cfg = cfg.withDefaults()
-	funcs := template.FuncMap{"inc": func(i int) int { return i + 1 }}
-	return &Judge{
-		model: m, fallback: fallback, cfg: cfg, sel: NewOffline(cfg.Offline),
-		tmpl: template.Must(template.New(PromptVerify).Funcs(funcs).ParseFS(promptFS, "prompts/"+PromptVerify+".tmpl")),
+	j := &Judge{cfg: cfg, sel: NewOffline(cfg.Offline)}
+	for _, o := range opts {
+		o(j)
 	}
+	return j
 }
 
 // JudgeStats counts the judge's work since it was made.
@@ -139,7 +150,7 @@ func (j *Judge) Check(ctx context.Context, refs *schemas.ReferenceSet, d schemas
 	if d.Conflict && len(d.Facts) > 0 && j.fallback != nil {
 		return j.fallback.Check(ctx, refs, d)
 	}
-	atoms := atomize(j.sel.cfg.Era, d.Text)
+	atoms := atomize(j.sel.cfg.Era, j.sel.lexiconOf(refs, d.Text), d.Text)
 	if len(atoms) == 0 {
 		return verdict(d, nil), nil
 	}
@@ -151,34 +162,25 @@ func (j *Judge) Check(ctx context.Context, refs *schemas.ReferenceSet, d schemas
 	for _, a := range atoms {
 		data.Facts = append(data.Facts, a.fact.Text)
 	}
-	calls := 0
-	for range j.cfg.Attempts {
-		system, user, err := j.render(data)
-		if err != nil {
-			return schemas.Verdict{}, err
-		}
-		calls++
-		j.stats.calls.Add(1)
-		msg, err := j.model.Generate(ctx, []*schema.Message{schema.SystemMessage(system), schema.UserMessage(user)})
-		if err != nil {
-			return schemas.Verdict{}, fmt.Errorf("judge draft %s/%d: %w", d.RequestID, d.Index, err)
-		}
-		if msg == nil {
-			err = errors.New("the model returned no message")
-		} else {
-			var fvs []schemas.FactVerdict
-			if fvs, err = parseJudgement(msg.Content, atoms, data.References); err == nil {
-				j.eraTable(d.Text, atoms, fvs)
-				v := verdict(d, fvs)
-				v.LLMCalls = calls
-				return v, nil
-			}
-		}
-		j.stats.invalid.Add(1)
-		data.Feedback = err.Error()
-	}
-	if j.fallback == nil {
-		return schemas.Verdict{}, fmt.Errorf("judge draft %s/%d: %d answers rejected, last: %s", d.RequestID, d.Index, calls, data.Feedback)
+	fvs, calls, err := ask.JSON(ctx, j.model, ask.Request[judgeAnswer, []schemas.FactVerdict]{
+		Prompt: judgePrompt,
+		Data: func(feedback string) any {
+			data.Feedback = feedback
+			return data
+		},
+		Validate: func(a judgeAnswer) ([]schemas.FactVerdict, error) { return judgement(a, atoms, data.References) },
+		Attempts: j.cfg.Attempts,
+		OnReject: func(int, error) { j.stats.invalid.Add(1) },
+	})
+	j.stats.calls.Add(int64(calls))
+	switch {
+	case err == nil:
+		j.eraTable(d.Text, atoms, fvs)
+		v := verdict(d, fvs)
+		v.LLMCalls = calls
+		return v, nil
+	case !errors.Is(err, ask.ErrRejected) || j.fallback == nil:
+		return schemas.Verdict{}, fmt.Errorf("judge draft %s/%d: %w", d.RequestID, d.Index, err)
 	}
 	j.stats.fallbacks.Add(1)
 	v, err := j.fallback.Check(ctx, refs, d)
@@ -197,17 +199,6 @@ func aliasesBut(aliases []string, name string) []string {
 		}
 	}
 	return out
-}
-
-func (j *Judge) render(data promptData) (system, user string, err error) {
-	var s, u bytes.Buffer
-	if err := j.tmpl.ExecuteTemplate(&s, "system", data); err != nil {
-		return "", "", fmt.Errorf("prompt %s system: %w", PromptVerify, err)
-	}
-	if err := j.tmpl.ExecuteTemplate(&u, "user", data); err != nil {
-		return "", "", fmt.Errorf("prompt %s user: %w", PromptVerify, err)
-	}
-	return s.String(), u.String(), nil
 }
 
 // selectRefs filters the references as the offline checker does: each
@@ -282,16 +273,12 @@ type judgeFact struct {
 	Quote     string `json:"quote"`
 }
 
-// parseJudgement reads the model's answer strictly: one JSON object (a
-// Markdown code fence around it is tolerated), no unknown fields, one
-// entry per fact in order, statuses and error types from the enums, and
-// for a supported or contradicted fact a quote found verbatim in the
-// chunk it names, which must be one the prompt showed.
-func parseJudgement(answer string, atoms []atom, shown []shownRef) ([]schemas.FactVerdict, error) {
-	var a judgeAnswer
-	if err := modeljson.Decode(answer, &a); err != nil {
-		return nil, fmt.Errorf("the answer is not the JSON object asked for: %v", err)
-	}
+// judgement validates the model's answer (decoded strictly by ask.JSON:
+// one JSON object, a Markdown code fence around it tolerated, no unknown
+// fields): one entry per fact in order, statuses and error types from the
+// enums, and for a supported or contradicted fact a quote found verbatim
+// in the chunk it names, which must be one the prompt showed.
+func judgement(a judgeAnswer, atoms []atom, shown []shownRef) ([]schemas.FactVerdict, error) {
 	if len(a.Facts) != len(atoms) {
 		return nil, fmt.Errorf("the answer decides %d facts, want %d", len(a.Facts), len(atoms))
 	}

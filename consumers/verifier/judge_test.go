@@ -5,54 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/genmem"
-
-	"github.com/cloudwego/eino/components/model"
-	"github.com/cloudwego/eino/schema"
-
 	"github.com/annalist-dev/annalist/consumers/verifier"
+	"github.com/annalist-dev/annalist/internal/genmem"
+	"github.com/annalist-dev/annalist/internal/llmtest"
 	"github.com/annalist-dev/annalist/schemas"
 )
-
-// scripted is a chat model that returns canned answers in order (the last
-// one again when they run out) and records the prompts it was given.
-type scripted struct {
-	mu      sync.Mutex
-	answers []string
-	err     error
-	prompts []string
-}
-
-var _ model.BaseChatModel = (*scripted)(nil)
-
-func (s *scripted) Generate(_ context.Context, in []*schema.Message, _ ...model.Option) (*schema.Message, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var b strings.Builder
-	for _, m := range in {
-		b.WriteString(m.Content)
-		b.WriteString("\n")
-	}
-	s.prompts = append(s.prompts, b.String())
-	if s.err != nil {
-		return nil, s.err
-	}
-	i := min(len(s.prompts)-1, len(s.answers)-1)
-	return schema.AssistantMessage(s.answers[i], nil), nil
-}
-
-func (s *scripted) Stream(context.Context, []*schema.Message, ...model.Option) (*schema.StreamReader[*schema.Message], error) {
-	return nil, errors.New("scripted model: no streaming")
-}
-
-func (s *scripted) calls() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.prompts)
-}
 
 // answer writes a judge answer deciding the facts of a sentence in order.
 func answer(t testing.TB, facts ...map[string]string) string {
@@ -116,8 +75,8 @@ func TestJudge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := &scripted{answers: tt.answers}
-			j := verifier.NewJudge(m, verifier.NewOffline(verifier.Config{}), verifier.JudgeConfig{})
+			m := llmtest.Repeat(tt.answers...)
+			j := verifier.NewJudge(verifier.JudgeConfig{}, verifier.WithModel(m), verifier.WithFallback(verifier.NewOffline(verifier.Config{})))
 			d := schemas.Draft{RequestID: "r", Subject: fixtureName, Index: 0, Text: identity}
 			v, err := j.Check(context.Background(), fixtureRefs(t), d)
 			if err != nil {
@@ -126,16 +85,16 @@ func TestJudge(t *testing.T) {
 			if v.Status != tt.status || v.ErrorType != tt.etype {
 				t.Errorf("→ %s/%q, want %s/%q\n%s", v.Status, v.ErrorType, tt.status, tt.etype, describe(v))
 			}
-			if m.calls() != tt.calls || v.LLMCalls != tt.calls {
-				t.Errorf("model called %d times, verdict says %d, want %d", m.calls(), v.LLMCalls, tt.calls)
+			if m.Calls() != tt.calls || v.LLMCalls != tt.calls {
+				t.Errorf("model called %d times, verdict says %d, want %d", m.Calls(), v.LLMCalls, tt.calls)
 			}
 			st := j.Stats()
 			if st.Fallbacks != tt.fallbacks || st.Invalid != tt.invalid || st.LLMCalls != int64(tt.calls) {
 				t.Errorf("stats %+v, want %d fallbacks, %d invalid", st, tt.fallbacks, tt.invalid)
 			}
 			checkEvidence(t, fixtureRefs(t), v)
-			if tt.invalid > 0 && tt.calls > 1 && !strings.Contains(m.prompts[1], "rejected") {
-				t.Errorf("the retry does not say why the answer was rejected:\n%s", m.prompts[1])
+			if tt.invalid > 0 && tt.calls > 1 && !strings.Contains(m.Prompts()[1], "rejected") {
+				t.Errorf("the retry does not say why the answer was rejected:\n%s", m.Prompts()[1])
 			}
 		})
 	}
@@ -144,13 +103,13 @@ func TestJudge(t *testing.T) {
 // TestJudgePrompt checks what the model is shown: the sentence, its atomic
 // facts and the filtered references, numbered, with their chunk ids.
 func TestJudgePrompt(t *testing.T) {
-	m := &scripted{answers: []string{answer(t, supportedBy("林敬安", "林敬安"), supportedBy("字守拙", "字守拙"),
-		supportedBy("莆田人", "莆田人"))}}
-	j := verifier.NewJudge(m, nil, verifier.JudgeConfig{MaxReferences: 2})
+	m := llmtest.Repeat(answer(t, supportedBy("林敬安", "林敬安"), supportedBy("字守拙", "字守拙"),
+		supportedBy("莆田人", "莆田人")))
+	j := verifier.NewJudge(verifier.JudgeConfig{MaxReferences: 2}, verifier.WithModel(m))
 	if _, err := j.Check(context.Background(), fixtureRefs(t), schemas.Draft{RequestID: "r", Text: identity}); err != nil {
 		t.Fatal(err)
 	}
-	p := m.prompts[0]
+	p := m.Prompts()[0]
 	for _, want := range []string{"Sentence: " + identity, "1. 林敬安", "2. 字守拙", "3. 莆田人",
 		"[1] chunk_id " + chunkEntry, "\"facts\"", "quote"} {
 		if !strings.Contains(p, want) {
@@ -164,9 +123,9 @@ func TestJudgePrompt(t *testing.T) {
 
 func TestJudgeEraTableOverridesTheModel(t *testing.T) {
 	s := "万历十一年（1586年），林敬安举进士。"
-	m := &scripted{answers: []string{answer(t, supportedBy("万历十一年", "万历十一年"), supportedBy("1586年", "万历十一年"),
-		supportedBy("林敬安举进士", "举万历十一年进士"))}}
-	j := verifier.NewJudge(m, nil, verifier.JudgeConfig{})
+	m := llmtest.Repeat(answer(t, supportedBy("万历十一年", "万历十一年"), supportedBy("1586年", "万历十一年"),
+		supportedBy("林敬安举进士", "举万历十一年进士")))
+	j := verifier.NewJudge(verifier.JudgeConfig{}, verifier.WithModel(m))
 	v, err := j.Check(context.Background(), fixtureRefs(t), schemas.Draft{RequestID: "r", Text: s})
 	if err != nil {
 		t.Fatal(err)
@@ -179,11 +138,11 @@ func TestJudgeEraTableOverridesTheModel(t *testing.T) {
 func TestJudgeFailures(t *testing.T) {
 	ctx := context.Background()
 	boom := errors.New("upstream 503")
-	j := verifier.NewJudge(&scripted{err: boom}, verifier.NewOffline(verifier.Config{}), verifier.JudgeConfig{})
+	j := verifier.NewJudge(verifier.JudgeConfig{}, verifier.WithModel(llmtest.Failing(boom)), verifier.WithFallback(verifier.NewOffline(verifier.Config{})))
 	if _, err := j.Check(ctx, fixtureRefs(t), schemas.Draft{RequestID: "r", Text: identity}); !errors.Is(err, boom) {
 		t.Errorf("model error: %v, want it wrapped", err)
 	}
-	j = verifier.NewJudge(&scripted{answers: []string{"no"}}, nil, verifier.JudgeConfig{Attempts: 3})
+	j = verifier.NewJudge(verifier.JudgeConfig{Attempts: 3}, verifier.WithModel(llmtest.Repeat("no")))
 	if _, err := j.Check(ctx, fixtureRefs(t), schemas.Draft{RequestID: "r", Text: identity}); err == nil {
 		t.Error("malformed answers and no fallback: want an error")
 	}
@@ -191,14 +150,14 @@ func TestJudgeFailures(t *testing.T) {
 		t.Errorf("nil reference set: %v", err)
 	}
 	// A conflict draft is decided by the fallback's per-chunk check.
-	m := &scripted{answers: []string{"unused"}}
-	j = verifier.NewJudge(m, verifier.NewOffline(verifier.Config{}), verifier.JudgeConfig{})
+	m := llmtest.Repeat("unused")
+	j = verifier.NewJudge(verifier.JudgeConfig{}, verifier.WithModel(m), verifier.WithFallback(verifier.NewOffline(verifier.Config{})))
 	d := schemas.Draft{RequestID: "r", Text: "林敬安的籍贯，本传作莆田，另有记载作仙游。", Conflict: true, Facts: []schemas.Fact{
 		{Relation: schemas.RelNativePlace, Value: "莆田", ChunkID: chunkEntry},
 		{Relation: schemas.RelNativePlace, Value: "仙游", ChunkID: chunkArchive},
 	}}
 	v, err := j.Check(ctx, withArchive(t, fixtureRefs(t)), d)
-	if err != nil || v.Status != schemas.StatusSupported || m.calls() != 0 {
-		t.Errorf("conflict draft → %s, %v, %d model calls; want supported without the model", v.Status, err, m.calls())
+	if err != nil || v.Status != schemas.StatusSupported || m.Calls() != 0 {
+		t.Errorf("conflict draft → %s, %v, %d model calls; want supported without the model", v.Status, err, m.Calls())
 	}
 }

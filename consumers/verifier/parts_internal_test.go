@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/internal/era"
+	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/schemas"
 )
 
 // The building blocks are tested from inside: their contracts (what a
@@ -129,8 +131,47 @@ func TestExamPassed(t *testing.T) {
 		{"与进士韩如璜结乡兵", ""},
 		{"而举人", ""},
 	} {
-		if got := examPassed(tt.clause); got != tt.want {
+		if got := liezhuanLexicon().examPassed(tt.clause); got != tt.want {
 			t.Errorf("examPassed(%s) = %q, want %q", tt.clause, got, tt.want)
+		}
+	}
+}
+
+// liezhuanLexicon is the lexicon of the liezhuan profile.
+func liezhuanLexicon() *lexicon {
+	return newLexicon(profile.Default().For(profile.Liezhuan, ""))
+}
+
+// The reference set's profile decides how a sentence is read, not the
+// characters of the sentence; a set that names neither profile nor
+// language (made by hand) is read in the sentence's language.
+func TestProfileDecidesTheReading(t *testing.T) {
+	o := NewOffline(Config{})
+	english := "Ye Xianggao passed the jinshi in 1583; he was appointed minister of rites."
+	chinese := "叶向高，字进卿，福清人。"
+	for _, tt := range []struct {
+		refs     schemas.ReferenceSet
+		sentence string
+		english  bool
+	}{
+		{schemas.ReferenceSet{Profile: profile.Liezhuan, Lang: "zh"}, english, false},
+		{schemas.ReferenceSet{Profile: profile.English, Lang: "en"}, chinese, true},
+		{schemas.ReferenceSet{Profile: profile.Generic, Lang: "en"}, chinese, true},
+		{schemas.ReferenceSet{Profile: profile.Generic, Lang: "zh"}, english, false},
+		{schemas.ReferenceSet{}, english, true},
+		{schemas.ReferenceSet{}, chinese, false},
+	} {
+		if got := o.lexiconOf(&tt.refs, tt.sentence).english; got != tt.english {
+			t.Errorf("%s/%s %q: english %v, want %v", tt.refs.Profile, tt.refs.Lang, tt.sentence, got, tt.english)
+		}
+	}
+	if len(o.lexiconOf(&schemas.ReferenceSet{Profile: profile.Liezhuan}, "").examTerms) == 0 {
+		t.Error("liezhuan lexicon has no examination terms")
+	}
+	// Under the English profile a Chinese clause is no office or degree.
+	for _, a := range atomize(era.Default(), o.lexiconOf(&schemas.ReferenceSet{Profile: profile.English}, chinese), "授翰林院编修，举万历十一年进士。") {
+		if a.fact.Relation == "office" || a.fact.Relation == "jinshi" {
+			t.Errorf("Chinese rule under the english profile: %+v", a.fact)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 // sentenceCheck is the state of one Check of one sentence.
 type sentenceCheck struct {
 	cfg  Config
+	lex  *lexicon
 	idx  *refIndex
 	refs *schemas.ReferenceSet
 	d    schemas.Draft
@@ -46,8 +47,8 @@ type sentenceCheck struct {
 	decisions map[string][]schemas.Decision
 }
 
-func newSentenceCheck(cfg Config, idx *refIndex, refs *schemas.ReferenceSet, d schemas.Draft) *sentenceCheck {
-	s := &sentenceCheck{cfg: cfg, idx: idx, refs: refs, d: d, rs: []rune(d.Text), anchor: -1,
+func newSentenceCheck(cfg Config, lex *lexicon, idx *refIndex, refs *schemas.ReferenceSet, d schemas.Draft) *sentenceCheck {
+	s := &sentenceCheck{cfg: cfg, lex: lex, idx: idx, refs: refs, d: d, rs: []rune(d.Text), anchor: -1,
 		aligned: map[int]alignment{}, kgCache: map[string][]schemas.KGFact{}, cited: map[int]bool{},
 		factScore: map[[2]int][]float64{}}
 	for _, c := range d.Citations {
@@ -75,10 +76,10 @@ func newSentenceCheck(cfg Config, idx *refIndex, refs *schemas.ReferenceSet, d s
 
 // prepare splits the sentence and finds its anchor passage.
 func (s *sentenceCheck) prepare() {
-	s.atoms = atomize(s.cfg.Era, s.d.Text)
+	s.atoms = atomize(s.cfg.Era, s.lex, s.d.Text)
 	s.detectOther()
 	// Chinese sources never write Gregorian years; English ones do.
-	english := text.Lang(s.d.Text) == "en"
+	english := s.lex.english
 	skipGreg := make([]bool, len(s.rs))
 	skipDate := make([]bool, len(s.rs))
 	for _, a := range s.atoms {

@@ -9,10 +9,6 @@ import (
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// kinWords open a sentence about a relative of the entry's person.
-var kinWords = []string{"父", "母", "祖", "曾祖", "高祖", "子", "孙", "兄", "弟", "妻", "从子", "从弟", "从兄",
-	"侄", "婿", "长子", "次子", "季子", "族子", "族弟", "其子", "其父", "其弟", "其兄", "门人", "仲子", "叔子"}
-
 // detectOther decides whether the sentence is about another person: it
 // opens an identity sentence with a name that is not the subject's but
 // that the references write, or its first clause names a kinsman (父允中，
@@ -48,7 +44,7 @@ func (s *sentenceCheck) detectOther() {
 		s.startsWithName(first.fact.Text) {
 		return
 	}
-	for _, k := range kinWords {
+	for _, k := range s.lex.kinWords {
 		if strings.HasPrefix(first.fact.Text, k) && runeLen(first.fact.Text) > runeLen(k) {
 			s.other = true
 			return
@@ -68,7 +64,7 @@ var clauseAdverbs = []string{"亦", "又", "遂", "乃", "寻", "复", "后", "�
 func (s *sentenceCheck) otherActor(c string) bool {
 	rs := []rune(c)
 	for i := 1; i <= 3 && i < len(rs); i++ {
-		if !slices.Contains(passVerbs, rs[i]) || examTermAt(rs, i+1) == 0 && !exactYearAt(rs, i+1) {
+		if !slices.Contains(passVerbs, rs[i]) || s.lex.examTermAt(rs, i+1) == 0 && !exactYearAt(rs, i+1) {
 			continue
 		}
 		prefix := string(rs[:i])
@@ -345,7 +341,7 @@ func (s *sentenceCheck) bySlot(a atom) (schemas.FactVerdict, bool) {
 		}
 		var stated []string
 		for _, f := range fs {
-			ps := examPhrases(f.Evidence)
+			ps := s.lex.examPhrases(f.Evidence)
 			if r := f.Qualifiers["rank"]; r != "" && len(ps) > 0 && !strings.Contains(ps[0], r) {
 				ps = append(ps, ps[0]+r)
 			}
@@ -356,7 +352,7 @@ func (s *sentenceCheck) bySlot(a atom) (schemas.FactVerdict, bool) {
 		}
 		// Every degree and rank the clause gives must be one the KG's
 		// evidence gives; 进士 itself is what the relation says.
-		for _, p := range examPhrases(a.fact.Text) {
+		for _, p := range s.lex.examPhrases(a.fact.Text) {
 			if p == "进士" || containsPhrase(stated, p) {
 				continue
 			}
@@ -399,7 +395,7 @@ func (s *sentenceCheck) sameExamEvent(c atom, fs []schemas.KGFact) bool {
 		// Undated: the same examination only if the clause names one of
 		// the metropolitan level, as the KG's 进士 is; a provincial
 		// degree (举乡试第一) comes before it and contradicts nothing.
-		return !provincial(s.passedPhrase(c))
+		return !s.lex.provincial(s.passedPhrase(c))
 	}
 	for _, d := range ds {
 		for _, f := range fs {
@@ -420,10 +416,10 @@ func (s *sentenceCheck) passed(c atom) bool { return s.passedPhrase(c) != "" }
 
 // passedPhrase is the degree a clause says its person passed, or "".
 func (s *sentenceCheck) passedPhrase(c atom) string {
-	if p := examPassed(c.fact.Text); p != "" {
+	if p := s.lex.examPassed(c.fact.Text); p != "" {
 		return p
 	}
-	ps := examPhrases(c.fact.Text)
+	ps := s.lex.examPhrases(c.fact.Text)
 	if len(ps) > 0 && strings.Join(ps, "") == normValue(c.fact.Text) && len(s.clauseDates(c)) > 0 {
 		return ps[len(ps)-1]
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/consumers/writer/biography"
+	"github.com/annalist-dev/annalist/consumers/writer/internal/writertest"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -40,9 +42,9 @@ func draftAll(t testing.TB, d writer.Drafter, refs *schemas.ReferenceSet) []sche
 // highest office, each sentence citing the chunk it comes from.
 func TestOfflineYeXiangGao(t *testing.T) {
 	dir := datasettest.Require(t, "mingshi-liezhuan")
-	w := newWorld(t)
-	w.ingest(t, volumeDocs(t, dir, "128.txt"))
-	refs, err := writer.NewRetriever(w.g, w.chunks).Retrieve(context.Background(), tenant, "叶向高")
+	w := writertest.NewWorld(t)
+	ingest(t, w, writertest.VolumeDocs(t, dir, "128.txt"))
+	refs, err := biography.NewRetriever(w.G, w.Chunks).Retrieve(context.Background(), tenant, "叶向高")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,15 +81,15 @@ func TestOfflineCorpusVerified(t *testing.T) {
 	for i := range files {
 		files[i] = filepath.Base(files[i])
 	}
-	w := newWorld(t)
+	w := writertest.NewWorld(t)
 	var subjects []string
-	for _, c := range w.ingest(t, volumeDocs(t, dir, files...)) {
+	for _, c := range ingest(t, w, writertest.VolumeDocs(t, dir, files...)) {
 		if c.Subject != "" && !slices.Contains(subjects, c.Subject) {
 			subjects = append(subjects, c.Subject)
 		}
 	}
 	ctx := context.Background()
-	r := writer.NewRetriever(w.g, w.chunks)
+	r := biography.NewRetriever(w.G, w.Chunks)
 	o := writer.NewOffline(writer.OfflineConfig{})
 	ck := verifier.NewOffline(verifier.Config{})
 	sentences, supported, pages, inRange := 0, 0, 0, 0

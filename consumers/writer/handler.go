@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/annalist-dev/annalist/internal/genmem"
-
+	"github.com/annalist-dev/annalist/internal/kind"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
@@ -23,9 +23,14 @@ const (
 	DefaultMaxSentences = 24
 )
 
-// LoopConfig bounds a request: no request loops forever. The zero value
-// means the defaults.
+// LoopConfig bounds a request, so that no request loops forever, and
+// names the drafting engine. The zero value means the defaults.
 type LoopConfig struct {
+	// Engine is the drafting engine (kind.EngineOffline, the default, or
+	// kind.EngineLLM). It is chosen when the process is wired, not per
+	// request; a kind without a drafter for it drafts with its offline
+	// one (kind.Spec.Drafter).
+	Engine string
 	// MaxAttempts is how many drafts one sentence may take (the first
 	// included) before it is dropped (default DefaultMaxAttempts).
 	MaxAttempts int
@@ -46,18 +51,23 @@ func (c LoopConfig) withDefaults() LoopConfig {
 	if c.MaxDrafts <= 0 {
 		c.MaxDrafts = c.MaxSentences * c.MaxAttempts
 	}
+	if c.Engine == "" {
+		c.Engine = kind.EngineOffline
+	}
 	return c
-}
-
-// Referencer builds a subject's reference set (Retriever does).
-type Referencer interface {
-	Retrieve(ctx context.Context, tenant, subject string) (*schemas.ReferenceSet, error)
 }
 
 // Loop is the writer stage: it starts requests and drafts each sentence
 // once the previous one is final, keeping its state in Memory.
 //
-// Inputs: a Request starts the page (retrieval, reference set into
+// The loop is the same for every kind of page; what differs is looked up
+// in the kind registry by Request.Kind (State.Kind for later steps): the
+// kind's Planner builds the reference set, its Drafter for the configured
+// engine writes each sentence. A request of a kind the registry does not
+// hold is a permanent error (dead-lettered with the registry's message),
+// never drafted as another kind.
+//
+// Inputs: a Request starts the page (the kind's plan, reference set into
 // memory, sentence 0); a supported Verdict makes its sentence final and
 // drafts the next; a Correction is re-submitted as the next attempt of its
 // sentence (so every published sentence passed the verifier), or drops the
@@ -68,16 +78,27 @@ type Referencer interface {
 // redelivered input replays the outputs its step stored, with the same
 // event ids, and an input the loop has moved past produces nothing.
 type Loop struct {
-	refs    Referencer
-	drafter Drafter
-	mem     genmem.Memory
-	cfg     LoopConfig
-	now     func() time.Time
+	kinds *kind.Registry
+	mem   genmem.Memory
+	cfg   LoopConfig
+	now   func() time.Time
 }
 
-// NewLoop returns the writer stage.
-func NewLoop(r Referencer, d Drafter, m genmem.Memory, cfg LoopConfig) *Loop {
-	return &Loop{refs: r, drafter: d, mem: m, cfg: cfg.withDefaults(), now: time.Now}
+// NewLoop returns the writer stage serving the kinds registered in kinds
+// (read on every request, so a kind registered later is served from then
+// on).
+func NewLoop(kinds *kind.Registry, m genmem.Memory, cfg LoopConfig) *Loop {
+	return &Loop{kinds: kinds, mem: m, cfg: cfg.withDefaults(), now: time.Now}
+}
+
+// spec is the kind's Spec; an unregistered kind is permanent: no retry
+// registers it.
+func (l *Loop) spec(name string) (kind.Spec, error) {
+	s, err := l.kinds.Lookup(name)
+	if err != nil {
+		return kind.Spec{}, pipeline.Permanent(fmt.Errorf("writer: %w", err))
+	}
+	return s, nil
 }
 
 // Handler is the stage's handler for the requests, verdicts and
@@ -102,6 +123,13 @@ func (l *Loop) Handler() pipeline.Handler {
 }
 
 func (l *Loop) start(ctx context.Context, tenant string, r schemas.Request) ([]pipeline.Output, error) {
+	if err := l.kinds.Validate(r); err != nil {
+		return nil, pipeline.Permanent(fmt.Errorf("writer: %w", err))
+	}
+	spec, err := l.spec(r.Kind)
+	if err != nil {
+		return nil, err
+	}
 	if _, ok, err := l.mem.State(ctx, tenant, r.RequestID); err != nil {
 		return nil, err
 	} else if ok {
@@ -111,15 +139,15 @@ func (l *Loop) start(ctx context.Context, tenant string, r schemas.Request) ([]p
 	if t, err := time.Parse(time.RFC3339Nano, r.RequestedAt); err == nil {
 		started = t.UnixMilli()
 	}
-	refs, err := l.refs.Retrieve(ctx, tenant, r.Subject)
-	if errors.Is(err, ErrUnknownSubject) {
+	refs, err := spec.Planner.Plan(ctx, tenant, r)
+	if errors.Is(err, kind.ErrUnknownSubject) {
 		d := schemas.Draft{RequestID: r.RequestID, Kind: r.Kind, Subject: r.Subject, Final: true,
 			Error: err.Error()}
 		return l.take(ctx, tenant, r.RequestID, genmem.Step{Key: "start", Start: &r, Name: r.Subject,
 			StartedMillis: started, Done: true}, []schemas.Draft{d})
 	}
 	if err != nil {
-		return nil, fmt.Errorf("retrieve %q: %w", r.Subject, err)
+		return nil, fmt.Errorf("plan %s of %q: %w", r.Kind, r.Subject, err)
 	}
 	if err := l.mem.PutReferences(ctx, tenant, r.RequestID, refs); err != nil {
 		return nil, err
@@ -252,12 +280,18 @@ func (l *Loop) next(ctx context.Context, tenant string, st genmem.State, s genme
 	return l.take(ctx, tenant, st.RequestID, s, []schemas.Draft{d})
 }
 
-// draft asks the drafter for sentence k; done when the page is complete.
+// draft asks the drafter of the request's kind for sentence k; done when
+// the page is complete.
 func (l *Loop) draft(ctx context.Context, r schemas.Request, refs *schemas.ReferenceSet,
 	accepted []schemas.PageSentence, k int) (schemas.Draft, bool, int64, error) {
-	before := callsOf(l.drafter)
-	d, done, err := l.drafter.Draft(ctx, refs, accepted, k)
-	calls := callsOf(l.drafter) - before
+	spec, err := l.spec(r.Kind)
+	if err != nil {
+		return schemas.Draft{}, false, 0, err
+	}
+	drafter := spec.Drafter(l.cfg.Engine)
+	before := callsOf(drafter)
+	d, done, err := drafter.Draft(ctx, refs, accepted, k)
+	calls := callsOf(drafter) - before
 	if err != nil {
 		return schemas.Draft{}, false, calls, fmt.Errorf("draft sentence %d of %s: %w", k, r.RequestID, err)
 	}

@@ -1,7 +1,6 @@
 package writer
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"errors"
@@ -9,13 +8,13 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"text/template"
 	"unicode/utf8"
 
-	"github.com/cloudwego/eino/components/model"
-	"github.com/cloudwego/eino/schema"
+	"github.com/annalist-dev/annalist/internal/text"
 
-	"github.com/annalist-dev/annalist/internal/modeljson"
+	"github.com/cloudwego/eino/components/model"
+
+	"github.com/annalist-dev/annalist/internal/ask"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -27,7 +26,7 @@ const PromptDraft = "draft.v1"
 //go:embed prompts/*.tmpl
 var promptFS embed.FS
 
-var draftPrompt = template.Must(template.ParseFS(promptFS, "prompts/"+PromptDraft+".tmpl"))
+var draftPrompt = ask.MustParseFS(PromptDraft, nil, promptFS, "prompts/"+PromptDraft+".tmpl")
 
 // LLMConfig configures the LLM drafter. The zero value is usable.
 type LLMConfig struct {
@@ -79,13 +78,28 @@ type LLM struct {
 
 var _ Drafter = (*LLM)(nil)
 
-// NewLLM returns the LLM drafter; plan supplies what each sentence says
-// (nil means NewOffline with defaults).
-func NewLLM(m model.BaseChatModel, plan *Offline, cfg LLMConfig) *LLM {
-	if plan == nil {
-		plan = NewOffline(OfflineConfig{})
+// LLMOption configures the LLM drafter.
+type LLMOption func(*LLM)
+
+// WithModel sets the chat model the drafter asks; it is required (without
+// one Draft fails). Wrap it (infra/llm) for timeouts, retries and a
+// concurrency limit.
+func WithModel(m model.BaseChatModel) LLMOption { return func(l *LLM) { l.m = m } }
+
+// WithPlan sets the offline drafter whose plan the LLM drafter words
+// (default NewOffline with defaults).
+func WithPlan(plan *Offline) LLMOption { return func(l *LLM) { l.plan = plan } }
+
+// NewLLM returns the LLM drafter.
+func NewLLM(cfg LLMConfig, opts ...LLMOption) *LLM {
+	l := &LLM{cfg: cfg.withDefaults()}
+	for _, o := range opts {
+		o(l)
 	}
-	return &LLM{m: m, plan: plan, cfg: cfg.withDefaults()}
+	if l.plan == nil {
+		l.plan = NewOffline(OfflineConfig{})
+	}
+	return l
 }
 
 // Calls is the number of model calls made so far.
@@ -128,51 +142,32 @@ func (l *LLM) Draft(ctx context.Context, refs *schemas.ReferenceSet, accepted []
 	}
 	it := adjust(items[index], accepted)
 	data := l.promptData(refs, accepted, index, it)
-	var reason error
-	for attempt := 0; attempt < l.cfg.MaxAttempts; attempt++ {
-		system, user, err := renderDraft(data)
-		if err != nil {
-			return schemas.Draft{}, false, err
-		}
-		l.calls.Add(1)
-		msg, err := l.m.Generate(ctx, []*schema.Message{schema.SystemMessage(system), schema.UserMessage(user)})
-		if err != nil {
-			return schemas.Draft{}, false, fmt.Errorf("draft sentence %d of %s: %w", index, refs.Subject, err)
-		}
-		if msg == nil {
-			reason = errors.New("the model returned no message")
-		} else {
-			var d schemas.Draft
-			if d, reason = l.parse(msg.Content, refs, it); reason == nil {
-				d.Subject, d.Index = refs.Subject, index
-				return d, false, nil
-			}
-		}
-		data.Feedback = reason.Error()
+	d, calls, err := ask.JSON(ctx, l.m, ask.Request[draftAnswer, schemas.Draft]{
+		Prompt: draftPrompt,
+		Data: func(feedback string) any {
+			data.Feedback = feedback
+			return data
+		},
+		Validate: func(a draftAnswer) (schemas.Draft, error) { return l.draft(a, refs, it) },
+		Attempts: l.cfg.MaxAttempts,
+	})
+	l.calls.Add(int64(calls))
+	switch {
+	case errors.Is(err, ask.ErrRejected):
+		return schemas.Draft{}, false, pipeline.Permanent(fmt.Errorf("draft sentence %d of %s: %w: %w",
+			index, refs.Subject, ErrMalformed, err))
+	case err != nil:
+		return schemas.Draft{}, false, fmt.Errorf("draft sentence %d of %s: %w", index, refs.Subject, err)
 	}
-	return schemas.Draft{}, false, pipeline.Permanent(fmt.Errorf("draft sentence %d of %s: %w: %v",
-		index, refs.Subject, ErrMalformed, reason))
-}
-
-func renderDraft(data draftPromptData) (system, user string, err error) {
-	var s, u bytes.Buffer
-	if err := draftPrompt.ExecuteTemplate(&s, "system", data); err != nil {
-		return "", "", fmt.Errorf("prompt %s system: %w", PromptDraft, err)
-	}
-	if err := draftPrompt.ExecuteTemplate(&u, "user", data); err != nil {
-		return "", "", fmt.Errorf("prompt %s user: %w", PromptDraft, err)
-	}
-	return s.String(), u.String(), nil
+	d.Subject, d.Index = refs.Subject, index
+	return d, false, nil
 }
 
 func (l *LLM) promptData(refs *schemas.ReferenceSet, accepted []schemas.PageSentence, index int, it PlanItem) draftPromptData {
 	d := draftPromptData{Name: refs.Name, Index: index + 1, Task: tasks[it.Kind], Hint: it.Text,
-		Language: "classical Chinese"}
+		Language: profileOf(l.plan.cfg.Profiles, refs).Writing.LanguageName}
 	if d.Name == "" {
 		d.Name = refs.Subject
-	}
-	if refs.Lang == "en" {
-		d.Language = "English"
 	}
 	if len(refs.Aliases) > 1 {
 		d.Aliases = strings.Join(refs.Aliases[1:], ", ")
@@ -190,7 +185,7 @@ func (l *LLM) promptData(refs *schemas.ReferenceSet, accepted []schemas.PageSent
 		}
 	}
 	for i, r := range order[:min(len(order), l.cfg.MaxReferences)] {
-		d.References = append(d.References, promptRef{N: i + 1, ChunkID: r.ChunkID, Text: clip(r.Text, l.cfg.MaxReferenceRunes)})
+		d.References = append(d.References, promptRef{N: i + 1, ChunkID: r.ChunkID, Text: text.Clip(strings.TrimSpace(r.Text), l.cfg.MaxReferenceRunes)})
 	}
 	for _, a := range accepted {
 		d.Accepted = append(d.Accepted, a.Text)
@@ -206,29 +201,17 @@ func (l *LLM) promptData(refs *schemas.ReferenceSet, accepted []schemas.PageSent
 	return d
 }
 
-func clip(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
-}
-
 type draftAnswer struct {
 	Text      string   `json:"text"`
 	Citations []string `json:"citations"`
 }
 
-// parse reads an answer strictly — one JSON object (a surrounding Markdown
-// code fence is tolerated), no unknown fields — and validates it: one
-// sentence of bounded length, at least one citation, every citation a
+// draft validates an answer (decoded strictly by ask.JSON: one JSON
+// object, a surrounding Markdown code fence tolerated, no unknown fields):
+// one sentence of bounded length, at least one citation, every citation a
 // reference. The draft's facts are the plan item's facts from cited
 // chunks whose value the sentence states, else the sentence itself.
-func (l *LLM) parse(answer string, refs *schemas.ReferenceSet, it PlanItem) (schemas.Draft, error) {
-	var a draftAnswer
-	if err := modeljson.Decode(answer, &a); err != nil {
-		return schemas.Draft{}, fmt.Errorf("the answer is not the JSON object asked for: %v", err)
-	}
+func (l *LLM) draft(a draftAnswer, refs *schemas.ReferenceSet, it PlanItem) (schemas.Draft, error) {
 	text := strings.TrimSpace(a.Text)
 	switch n := utf8.RuneCountInString(text); {
 	case n == 0:

@@ -4,56 +4,20 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/cloudwego/eino/components/model"
-	"github.com/cloudwego/eino/schema"
-
 	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/internal/llmtest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// scripted is a chat model that gives canned answers in order and records
-// the prompts it was sent. An answer "ERR" fails the call.
-type scripted struct {
-	mu      sync.Mutex
-	answers []string
-	prompts []string
-}
-
-var _ model.BaseChatModel = (*scripted)(nil)
-
-func (s *scripted) Generate(_ context.Context, in []*schema.Message, _ ...model.Option) (*schema.Message, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var b strings.Builder
-	for _, m := range in {
-		b.WriteString(string(m.Role) + ": " + m.Content + "\n")
-	}
-	s.prompts = append(s.prompts, b.String())
-	if len(s.answers) == 0 {
-		return nil, errors.New("scripted model: no answer left")
-	}
-	a := s.answers[0]
-	s.answers = s.answers[1:]
-	if a == "ERR" {
-		return nil, errors.New("scripted model: 503 service unavailable")
-	}
-	return schema.AssistantMessage(a, nil), nil
-}
-
-func (s *scripted) Stream(context.Context, []*schema.Message, ...model.Option) (*schema.StreamReader[*schema.Message], error) {
-	return nil, errors.New("scripted model: no streaming")
-}
-
 func TestLLMDraftsThePlanItem(t *testing.T) {
 	r := shen(t)
-	m := &scripted{answers: []string{
+	m := llmtest.Answers(
 		"```json\n{\"text\": \"嘉靖二十六年（1547年），元亮成进士第三人。\", \"citations\": [\"v9-0003\"]}\n```",
-	}}
-	l := writer.NewLLM(m, writer.NewOffline(writer.OfflineConfig{}), writer.LLMConfig{})
+	)
+	l := writer.NewLLM(writer.LLMConfig{}, writer.WithModel(m), writer.WithPlan(writer.NewOffline(writer.OfflineConfig{})))
 	accepted := []schemas.PageSentence{{Text: "沈元亮，字子明，号东冈，浙江山阴人。"}}
 	d, done, err := l.Draft(context.Background(), r.rs, accepted, 1)
 	if err != nil || done {
@@ -72,7 +36,7 @@ func TestLLMDraftsThePlanItem(t *testing.T) {
 	if l.Calls() != 1 {
 		t.Errorf("%d calls", l.Calls())
 	}
-	p := m.prompts[0]
+	p := m.Prompts()[0]
 	for _, want := range []string{
 		"classical Chinese", "Subject: 沈元亮 (also called 子明, 东冈)",
 		"[1] chunk v9-0003:",                  // the item's own chunk first
@@ -102,8 +66,8 @@ func TestLLMRetriesAMalformedAnswerOnce(t *testing.T) {
 	good := `{"text": "沈元亮，字子明，号东冈，浙江山阴人。", "citations": ["v9-0003", "v9-0003"]}`
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := &scripted{answers: []string{tc.bad, good}}
-			l := writer.NewLLM(m, nil, writer.LLMConfig{})
+			m := llmtest.Answers(tc.bad, good)
+			l := writer.NewLLM(writer.LLMConfig{}, writer.WithModel(m))
 			d, _, err := l.Draft(ctx, r.rs, nil, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -111,20 +75,20 @@ func TestLLMRetriesAMalformedAnswerOnce(t *testing.T) {
 			if d.Text != "沈元亮，字子明，号东冈，浙江山阴人。" || len(d.Citations) != 1 {
 				t.Errorf("draft %+v", d)
 			}
-			if l.Calls() != 2 || len(m.prompts) != 2 {
+			if l.Calls() != 2 || m.Calls() != 2 {
 				t.Fatalf("%d calls", l.Calls())
 			}
-			if !strings.Contains(m.prompts[1], "Your previous answer was rejected: ") || !strings.Contains(m.prompts[1], tc.reason) {
-				t.Errorf("retry prompt does not give the reason %q:\n%s", tc.reason, m.prompts[1])
+			if !strings.Contains(m.Prompts()[1], "Your previous answer was rejected: ") || !strings.Contains(m.Prompts()[1], tc.reason) {
+				t.Errorf("retry prompt does not give the reason %q:\n%s", tc.reason, m.Prompts()[1])
 			}
-			if strings.Contains(m.prompts[0], "rejected") {
+			if strings.Contains(m.Prompts()[0], "rejected") {
 				t.Error("the first prompt carries feedback")
 			}
 		})
 	}
 
-	m := &scripted{answers: []string{"no", `{"text": "x", "citations": ["nope"]}`, good}}
-	l := writer.NewLLM(m, nil, writer.LLMConfig{})
+	m := llmtest.Answers("no", `{"text": "x", "citations": ["nope"]}`, good)
+	l := writer.NewLLM(writer.LLMConfig{}, writer.WithModel(m))
 	_, _, err := l.Draft(ctx, r.rs, nil, 0)
 	if !errors.Is(err, writer.ErrMalformed) || !errors.Is(err, pipeline.ErrPermanent) {
 		t.Errorf("two malformed answers: %v, want a permanent ErrMalformed", err)
@@ -136,7 +100,7 @@ func TestLLMRetriesAMalformedAnswerOnce(t *testing.T) {
 
 func TestLLMModelFailureIsTransient(t *testing.T) {
 	r := shen(t)
-	l := writer.NewLLM(&scripted{answers: []string{"ERR"}}, nil, writer.LLMConfig{})
+	l := writer.NewLLM(writer.LLMConfig{}, writer.WithModel(llmtest.Answers(llmtest.Fail)))
 	_, _, err := l.Draft(context.Background(), r.rs, nil, 0)
 	if err == nil || errors.Is(err, pipeline.ErrPermanent) || errors.Is(err, writer.ErrMalformed) {
 		t.Errorf("model failure: %v, want a transient error the runtime retries", err)
@@ -145,8 +109,8 @@ func TestLLMModelFailureIsTransient(t *testing.T) {
 
 func TestLLMEndsWithThePlan(t *testing.T) {
 	r := shen(t)
-	m := &scripted{}
-	l := writer.NewLLM(m, nil, writer.LLMConfig{})
+	m := llmtest.Answers()
+	l := writer.NewLLM(writer.LLMConfig{}, writer.WithModel(m))
 	n := len(writer.NewOffline(writer.OfflineConfig{}).Plan(r.rs))
 	if _, done, err := l.Draft(context.Background(), r.rs, nil, n); err != nil || !done {
 		t.Errorf("sentence %d of a plan of %d: done %v, err %v", n, n, done, err)
@@ -158,12 +122,12 @@ func TestLLMEndsWithThePlan(t *testing.T) {
 
 func TestLLMEnglishPrompt(t *testing.T) {
 	r := newRefSet("Anne Corrie", "en").chunk("corrie-0000", "corrie", "Anne Corrie was a Scottish botanist.")
-	m := &scripted{answers: []string{`{"text": "Anne Corrie was a Scottish botanist.", "citations": ["corrie-0000"]}`}}
-	d, _, err := writer.NewLLM(m, nil, writer.LLMConfig{}).Draft(context.Background(), r.rs, nil, 0)
+	m := llmtest.Answers(`{"text": "Anne Corrie was a Scottish botanist.", "citations": ["corrie-0000"]}`)
+	d, _, err := writer.NewLLM(writer.LLMConfig{}, writer.WithModel(m)).Draft(context.Background(), r.rs, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(m.prompts[0], "in English") || d.Facts[0].ChunkID != "corrie-0000" {
-		t.Errorf("prompt %q, draft %+v", m.prompts[0], d)
+	if !strings.Contains(m.Prompts()[0], "in English") || d.Facts[0].ChunkID != "corrie-0000" {
+		t.Errorf("prompt %q, draft %+v", m.Prompts()[0], d)
 	}
 }

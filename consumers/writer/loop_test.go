@@ -4,32 +4,36 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/writer"
 	"github.com/annalist-dev/annalist/infra/memory"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/internal/kind"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
 
-// fixedRefs resolves every subject but "nobody" to one reference set.
+// fixedRefs plans every subject but "nobody" as one reference set.
 type fixedRefs struct{ calls int }
 
-func (f *fixedRefs) Retrieve(_ context.Context, _, subject string) (*schemas.ReferenceSet, error) {
+func (f *fixedRefs) Plan(_ context.Context, _ string, r schemas.Request) (*schemas.ReferenceSet, error) {
 	f.calls++
+	subject := r.Subject
 	if subject == "nobody" {
-		return nil, fmt.Errorf("resolve %q: %w", subject, writer.ErrUnknownSubject)
+		return nil, fmt.Errorf("resolve %q: %w", subject, kind.ErrUnknownSubject)
 	}
 	return &schemas.ReferenceSet{Subject: subject, Name: "甲乙", EntityID: "person:甲乙@c0",
 		References: []schemas.Reference{{ChunkID: "c0", Text: "甲乙，字丙丁，某地人。"}}}, nil
 }
 
-// listDrafter drafts sentence k as "s<k>" for k < n, and records what it
-// was given.
+// listDrafter drafts sentence k as "<prefix>s<k>" for k < n, and records
+// what it was given.
 type listDrafter struct {
 	n        int
+	prefix   string
 	accepted [][]string
 }
 
@@ -42,7 +46,7 @@ func (d *listDrafter) Draft(_ context.Context, _ *schemas.ReferenceSet, acc []sc
 	if k >= d.n {
 		return schemas.Draft{}, true, nil
 	}
-	return schemas.Draft{Text: fmt.Sprintf("s%d", k), Citations: []string{"c0"}}, false, nil
+	return schemas.Draft{Text: fmt.Sprintf("%ss%d", d.prefix, k), Citations: []string{"c0"}}, false, nil
 }
 
 type loopHarness struct {
@@ -53,10 +57,21 @@ type loopHarness struct {
 	d    *listDrafter
 }
 
+// oneSection is the layout of the test kinds.
+var oneSection = kind.Layout{Sections: []kind.Section{{Name: "all", Order: "drafted"}}}
+
+// newLoop is the loop on a real redis-server serving the biography kind,
+// planned by fixedRefs and drafted by a listDrafter of n sentences.
 func newLoop(t *testing.T, n int, cfg writer.LoopConfig) *loopHarness {
+	t.Helper()
 	mem := memory.NewRequests(redistest.Client(t), 0)
 	refs, d := &fixedRefs{}, &listDrafter{n: n}
-	return &loopHarness{t: t, h: writer.NewLoop(refs, d, mem, cfg).Handler(), mem: mem, refs: refs, d: d}
+	var kinds kind.Registry
+	if err := kinds.Register(kind.Spec{Name: schemas.KindBiography, Planner: refs,
+		Drafters: map[string]kind.Drafter{kind.EngineOffline: d}, Layout: oneSection}); err != nil {
+		t.Fatal(err)
+	}
+	return &loopHarness{t: t, h: writer.NewLoop(&kinds, mem, cfg).Handler(), mem: mem, refs: refs, d: d}
 }
 
 func (l *loopHarness) send(m schemas.Message) []pipeline.Output {
@@ -195,5 +210,78 @@ func TestLoopForgottenRequestIsPermanent(t *testing.T) {
 	_, err := l.h(context.Background(), pipeline.Input{Meta: schemas.Meta{Tenant: "t", EventID: "e"}, Msg: v})
 	if !errors.Is(err, pipeline.ErrPermanent) {
 		t.Fatalf("verdict of an unknown request: err = %v; want permanent", err)
+	}
+}
+
+// An unregistered kind is dead-lettered, never drafted as a biography: the
+// error is permanent, carries the registry's message and nothing is
+// planned, drafted or remembered.
+func TestLoopRefusesAnUnregisteredKind(t *testing.T) {
+	l := newLoop(t, 2, writer.LoopConfig{})
+	req := schemas.Request{RequestID: "r-topic", Kind: schemas.KindTopicPage, Subject: "丙丁"}
+	outs, err := l.h(context.Background(), pipeline.Input{Meta: schemas.Meta{Tenant: "t", EventID: "e"}, Msg: req})
+	if !errors.Is(err, pipeline.ErrPermanent) || !errors.Is(err, kind.ErrUnregistered) {
+		t.Fatalf("request of an unregistered kind: err = %v; want permanent and unregistered", err)
+	}
+	if want := "kind topic_page is not registered (registered: biography)"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not say %q", err, want)
+	}
+	if len(outs) != 0 || l.refs.calls != 0 || len(l.d.accepted) != 0 {
+		t.Fatalf("refused request produced %+v, %d plans, %d drafts", outs, l.refs.calls, len(l.d.accepted))
+	}
+	if _, ok, err := l.mem.State(context.Background(), "t", req.RequestID); err != nil || ok {
+		t.Fatalf("refused request is in memory: ok=%v err=%v", ok, err)
+	}
+}
+
+// Requests of two kinds go through the same loop, each planned and drafted
+// by its own kind, on every step (the kind of a verdict's request is read
+// from memory); the engine picks the kind's drafter, the offline one when
+// the kind has none for it.
+func TestLoopDispatchesOnKind(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.NewRequests(redistest.Client(t), 0)
+	bioRefs, bio := &fixedRefs{}, &listDrafter{n: 2, prefix: "bio-"}
+	ansRefs, ansOff, ansLLM := &fixedRefs{}, &listDrafter{n: 2, prefix: "answer-"}, &listDrafter{n: 2, prefix: "answer-llm-"}
+	var kinds kind.Registry
+	for _, s := range []kind.Spec{
+		{Name: schemas.KindBiography, Planner: bioRefs, Drafters: map[string]kind.Drafter{kind.EngineOffline: bio}, Layout: oneSection},
+		{Name: schemas.KindAnswer, Planner: ansRefs, Layout: oneSection,
+			Drafters: map[string]kind.Drafter{kind.EngineOffline: ansOff, kind.EngineLLM: ansLLM}},
+	} {
+		if err := kinds.Register(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		engine, kind, want0, want1 string
+	}{
+		{kind.EngineOffline, schemas.KindAnswer, "answer-s0", "answer-s1"},
+		{kind.EngineOffline, schemas.KindBiography, "bio-s0", "bio-s1"},
+		{kind.EngineLLM, schemas.KindAnswer, "answer-llm-s0", "answer-llm-s1"},
+		{kind.EngineLLM, schemas.KindBiography, "bio-s0", "bio-s1"},
+	} {
+		h := writer.NewLoop(&kinds, mem, writer.LoopConfig{Engine: tc.engine}).Handler()
+		one := func(m schemas.Message) schemas.Draft {
+			t.Helper()
+			outs, err := h(ctx, pipeline.Input{Meta: schemas.Meta{Tenant: "t", EventID: "e"}, Msg: m})
+			if err != nil || len(outs) != 1 {
+				t.Fatalf("%s %s: handle %T = %+v, %v", tc.engine, tc.kind, m, outs, err)
+			}
+			return outs[0].Msg.(schemas.Draft)
+		}
+		id := "r-" + tc.engine + "-" + tc.kind
+		d0 := one(schemas.Request{RequestID: id, Kind: tc.kind, Subject: "丙丁"})
+		d1 := one(supported(d0))
+		if d0.Text != tc.want0 || d1.Text != tc.want1 || d0.Kind != tc.kind || d1.Kind != tc.kind {
+			t.Errorf("%s engine, %s: drafts %q (%s), %q (%s); want %q, %q", tc.engine, tc.kind,
+				d0.Text, d0.Kind, d1.Text, d1.Kind, tc.want0, tc.want1)
+		}
+		if end := one(supported(d1)); !end.Final || end.Kind != tc.kind {
+			t.Errorf("%s engine, %s: end = %+v", tc.engine, tc.kind, end)
+		}
+	}
+	if bioRefs.calls != 2 || ansRefs.calls != 2 {
+		t.Errorf("plans: biography %d, answer %d; want 2 each", bioRefs.calls, ansRefs.calls)
 	}
 }

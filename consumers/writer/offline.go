@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/internal/era"
+	"github.com/annalist-dev/annalist/internal/profile"
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -62,6 +63,10 @@ type OfflineConfig struct {
 	MaxCopy, MaxOpening int
 	// MaxNotable bounds the notable acts (default 5).
 	MaxNotable int
+	// Profiles are the corpus profiles a reference set names (default
+	// profile.Default()): the set's profile gives the plan, the wording
+	// limits and the office grades.
+	Profiles *profile.Set
 }
 
 func (c OfflineConfig) withDefaults() OfflineConfig {
@@ -82,6 +87,9 @@ func (c OfflineConfig) withDefaults() OfflineConfig {
 	}
 	if c.MaxNotable <= 0 {
 		c.MaxNotable = 5
+	}
+	if c.Profiles == nil {
+		c.Profiles = profile.Default()
 	}
 	return c
 }
@@ -178,7 +186,7 @@ func fingerprint(rs *schemas.ReferenceSet) uint64 {
 			h.Write([]byte{0})
 		}
 	}
-	w(rs.Subject, rs.Name, rs.EntityID, rs.Lang)
+	w(rs.Subject, rs.Name, rs.EntityID, rs.Lang, rs.Profile)
 	w(rs.Aliases...)
 	for _, r := range rs.References {
 		w(r.ChunkID, strconv.Itoa(len(r.Text)))
@@ -204,6 +212,8 @@ type passage struct {
 type planner struct {
 	refs  *schemas.ReferenceSet
 	cfg   OfflineConfig
+	prof  *profile.Profile
+	w     profile.Writing
 	byID  map[string]schemas.Reference
 	facts []schemas.KGFact // usable facts: chunk in the set, decisions applied
 	names []string         // the subject's names and given names, longest first
@@ -215,7 +225,9 @@ type planner struct {
 }
 
 func newPlanner(refs *schemas.ReferenceSet, cfg OfflineConfig) *planner {
-	p := &planner{refs: refs, cfg: cfg, byID: map[string]schemas.Reference{}, used: map[string]bool{}, said: map[string]bool{}}
+	p := &planner{refs: refs, cfg: cfg, prof: profileOf(cfg.Profiles, refs), byID: map[string]schemas.Reference{},
+		used: map[string]bool{}, said: map[string]bool{}}
+	p.w = p.prof.Writing
 	for _, r := range refs.References {
 		p.byID[r.ChunkID] = r
 	}
@@ -224,6 +236,16 @@ func newPlanner(refs *schemas.ReferenceSet, cfg OfflineConfig) *planner {
 	p.entry = p.entryChunk()
 	p.passages()
 	return p
+}
+
+// profileOf is the profile a reference set is written with: the one it
+// names, in its language (its first reference's when it does not say).
+func profileOf(set *profile.Set, refs *schemas.ReferenceSet) *profile.Profile {
+	lang := refs.Lang
+	if lang == "" && len(refs.References) > 0 {
+		lang = text.Lang(refs.References[0].Text)
+	}
+	return set.For(refs.Profile, lang)
 }
 
 // usableFacts are the subject's facts whose chunk is in the set, with the
@@ -343,7 +365,7 @@ func (p *planner) passages() {
 			break // a later entry's chunk that mentions the subject
 		}
 		for j, ps := range split(r) {
-			if p.refs.Lang != "en" && (i > 0 || j > 0) && ps.lineStart && p.subEntry(ps.text) {
+			if p.w.SubEntries && (i > 0 || j > 0) && ps.lineStart && p.subEntry(ps.text) {
 				stop = true
 				break
 			}
@@ -512,21 +534,18 @@ func (p *planner) factItem(kind string, f schemas.KGFact) (PlanItem, bool) {
 	if ps, ok := p.passageOf(f); ok && !p.used[key(ps)] && utf8.RuneCountInString(ps.text) <= p.maxCopy() {
 		return p.copyItem(kind, ps), true
 	}
-	if f.Evidence == "" || p.refs.Lang == "en" {
-		// An English evidence span is a phrase, not a sentence.
+	if f.Evidence == "" || !p.w.EvidenceSentences {
+		// An evidence span of this language is a phrase, not a sentence
+		// (English).
 		return PlanItem{}, false
 	}
 	return p.evidenceItem(kind, f), true
 }
 
-// maxCopy is MaxCopy in characters of the sources' language: an English
-// sentence takes about three letters for a Chinese character.
-func (p *planner) maxCopy() int {
-	if p.refs.Lang == "en" {
-		return 3 * p.cfg.MaxCopy
-	}
-	return p.cfg.MaxCopy
-}
+// maxCopy is MaxCopy in characters of the sources' language: the
+// profile's copy scale says how many (an English sentence takes about
+// three letters for a Chinese character).
+func (p *planner) maxCopy() int { return p.w.CopyScale * p.cfg.MaxCopy }
 
 func factOf(f schemas.KGFact) schemas.Fact {
 	t := f.Evidence
@@ -546,41 +565,51 @@ func citationsOf(fs []schemas.Fact) []string {
 	return out
 }
 
-// plan builds the items in the conventional order: identity, birth,
-// examination, career, highest office, notable acts, death, posthumous
-// name.
+// plan builds the items the profile's plan names, in its order (the
+// conventional order of a biography: identity, birth, examination,
+// career, highest office, notable acts, death, posthumous name). The
+// items before notable open the page, those after it close it; the
+// notable acts fill the room the others leave.
 func (p *planner) plan() []PlanItem {
 	var head, tail []PlanItem
-	toHead := func(it PlanItem, ok bool) {
-		if ok && it.Text != "" {
-			head = append(head, it)
+	atHead := true
+	add := func(it PlanItem, ok bool) {
+		if !ok || it.Text == "" {
+			return
 		}
-	}
-	toTail := func(it PlanItem, ok bool) {
-		if ok && it.Text != "" {
+		if atHead {
+			head = append(head, it)
+		} else {
 			tail = append(tail, it)
 		}
 	}
-	en := p.refs.Lang == "en"
-	toHead(p.identity())
-	if f, ok := p.first(schemas.RelBirth); ok {
-		toHead(p.factItem(ItemBirth, f))
-	}
-	if !en {
-		toHead(p.examination())
-		career, highest, ok := p.career()
-		toHead(career, ok && len(career.Facts) > 0)
-		toHead(highest, ok)
-	} else {
-		for _, it := range p.englishCareer() {
-			toHead(it, true)
+	for _, item := range p.w.Plan {
+		switch item {
+		case profile.PlanIdentity:
+			add(p.identity())
+		case profile.PlanBirth:
+			if f, ok := p.first(schemas.RelBirth); ok {
+				add(p.factItem(ItemBirth, f))
+			}
+		case profile.PlanExamination:
+			add(p.examination())
+		case profile.PlanCareer:
+			career, highest, ok := p.career()
+			add(career, ok && len(career.Facts) > 0)
+			add(highest, ok)
+		case profile.PlanCareerSentences:
+			for _, it := range p.careerSentences() {
+				add(it, true)
+			}
+		case profile.PlanNotable:
+			atHead = false
+		case profile.PlanDeath:
+			if f, ok := p.first(schemas.RelDeath); ok {
+				add(p.factItem(ItemDeath, f))
+			}
+		case profile.PlanPosthumous:
+			add(p.posthumous())
 		}
-	}
-	if f, ok := p.first(schemas.RelDeath); ok {
-		toTail(p.factItem(ItemDeath, f))
-	}
-	if !en {
-		toTail(p.posthumous())
 	}
 	notable := p.notable(len(head) + len(tail))
 	return slices.Concat(head, notable, tail)
@@ -589,37 +618,27 @@ func (p *planner) plan() []PlanItem {
 // identity is the entry's opening sentence when it is short and names the
 // subject, else "{Name}，字X，号Y，Z人。" from the KG facts.
 func (p *planner) identity() (PlanItem, bool) {
-	for _, ps := range p.body {
-		if ps.chunk != p.entry {
-			break
-		}
-		limit := p.cfg.MaxOpening
-		if p.refs.Lang == "en" {
-			limit = 3 * p.cfg.MaxOpening
-		}
+	// Only the first passage can be the entry's opening.
+	if len(p.body) > 0 && p.body[0].chunk == p.entry {
+		ps := p.body[0]
+		limit := p.w.CopyScale * p.cfg.MaxOpening
 		if p.opensWithName(ps.text) && utf8.RuneCountInString(ps.text) <= limit && !p.overruled(ps.text) {
 			return p.copyItem(ItemIdentity, ps), true
 		}
-		break
-	}
-	if p.refs.Lang == "en" {
-		return PlanItem{}, false
 	}
 	var fs []schemas.KGFact
 	var b strings.Builder
 	b.WriteString(p.refs.Name)
-	for _, c := range []struct{ rel, pre, post string }{
-		{schemas.RelCourtesyName, "，字", ""}, {schemas.RelArtName, "，号", ""}, {schemas.RelNativePlace, "，", "人"},
-	} {
-		if f, ok := p.first(c.rel); ok {
-			b.WriteString(c.pre + f.Value + c.post)
+	for _, part := range p.w.Identity {
+		if f, ok := p.first(part.Relation); ok {
+			b.WriteString(strings.Replace(part.Format, "%s", f.Value, 1))
 			fs = append(fs, f)
 		}
 	}
 	if len(fs) == 0 {
 		return PlanItem{}, false
 	}
-	b.WriteString("。")
+	b.WriteString(p.w.IdentityEnd)
 	p.say(fs...)
 	it := PlanItem{Kind: ItemIdentity, Text: b.String()}
 	for _, f := range fs {
@@ -741,7 +760,7 @@ func (p *planner) career() (career, highest PlanItem, ok bool) {
 	for _, f := range p.all(schemas.RelOffice) {
 		// 本部尚书, "minister of the same ministry", names no office
 		// out of its sentence.
-		if !seen[f.Value] && !honorary(f.Value) && !strings.HasPrefix(f.Value, "本") {
+		if !seen[f.Value] && !p.prof.Offices.Honorary(f.Value) && !strings.HasPrefix(f.Value, "本") {
 			seen[f.Value] = true
 			offices = append(offices, f)
 		}
@@ -753,14 +772,14 @@ func (p *planner) career() (career, highest PlanItem, ok bool) {
 	for i, f := range offices {
 		titles[i] = f.Value
 	}
-	hi := highestOffice(titles)
+	hi := highestOffice(p.prof.Offices, titles)
 	if hi >= 0 {
-		g, _ := grade(titles[hi])
+		g, _ := grade(p.prof.Offices, titles[hi])
 		var body strings.Builder
 		for _, ps := range p.body {
 			body.WriteString(ps.text)
 		}
-		if outranked(body.String(), g) {
+		if outranked(p.prof.Offices, body.String(), g) {
 			hi = -1
 		}
 	}
@@ -810,8 +829,10 @@ func spread[T any](xs []T, n int) []T {
 	return out
 }
 
-// englishCareer copies the sentences that state offices (at most two).
-func (p *planner) englishCareer() []PlanItem {
+// careerSentences copies the sentences that state offices (at most two):
+// the career of a profile whose offices are phrases (English), not titles
+// to list.
+func (p *planner) careerSentences() []PlanItem {
 	var out []PlanItem
 	for _, f := range p.all(schemas.RelOffice) {
 		if len(out) == 2 || p.saidFact(f) {
@@ -866,18 +887,10 @@ func (p *planner) posthumous() (PlanItem, bool) {
 	return PlanItem{}, false
 }
 
-// reYear finds year expressions of classical Chinese: era dates and
-// ordinal years ("二十六年", "明年").
-var reYear = regexp.MustCompile(`[元一二三四五六七八九十廿]+年|明年|是年|其年`)
-
-// reEnglishYear finds four-digit years.
-var reEnglishYear = regexp.MustCompile(`\b1[0-9]{3}\b`)
-
 type candidate struct {
 	ps    passage
 	score int
 	order int
-	alt   bool
 }
 
 // notable picks the notable acts: sentences of the subject's own entry
@@ -887,7 +900,6 @@ type candidate struct {
 // are taken to bring the page to MinSentences, as many as score at least
 // two up to MaxNotable and MaxSentences; they keep the text's order.
 func (p *planner) notable(others int) []PlanItem {
-	en := p.refs.Lang == "en"
 	maxCopy := p.maxCopy()
 	var cands []candidate
 	for i, ps := range slices.Concat(p.body, p.other) {
@@ -895,14 +907,10 @@ func (p *planner) notable(others int) []PlanItem {
 		if p.used[key(ps)] || n < 8 || n > maxCopy || !endsSentence(ps.text) || p.overruled(ps.text) {
 			continue
 		}
-		// Deaths have their own sentence; a colon opens a quotation the
-		// sentence would cut off.
-		if !en && strings.ContainsAny(ps.text, "卒薨：") || en && strings.Contains(ps.text, "died") {
-			continue
-		}
-		// The subject's examination has its own sentence; any other in his
-		// entry is someone else's.
-		if !en && strings.Contains(ps.text, "进士") {
+		// The profile's skip words: deaths have their own sentence, a
+		// colon opens a quotation the sentence would cut off, the
+		// subject's examination has its own sentence.
+		if slices.ContainsFunc(p.w.NotableSkip, func(w string) bool { return strings.Contains(ps.text, w) }) {
 			continue
 		}
 		score := 0
@@ -916,12 +924,16 @@ func (p *planner) notable(others int) []PlanItem {
 				score += 2
 			}
 		}
-		if en {
-			score += 2 * len(reEnglishYear.FindAllString(ps.text, -1))
-		} else {
-			score += 2 * min(2, len(reYear.FindAllString(ps.text, -1)))
-			if strings.Contains(ps.text, "疏") {
-				score += 2
+		if p.w.NotableYears != nil {
+			n := len(p.w.NotableYears.FindAllString(ps.text, -1))
+			if p.w.NotableYearCap > 0 {
+				n = min(p.w.NotableYearCap, n)
+			}
+			score += 2 * n
+		}
+		for _, b := range p.w.NotableBonus {
+			if strings.Contains(ps.text, b.Word) {
+				score += b.Points
 			}
 		}
 		if p.mentions(ps.text) {

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/consumers/writer/biography"
+	"github.com/annalist-dev/annalist/consumers/writer/internal/writertest"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -154,8 +156,8 @@ func checkDrafts(t testing.TB, refs *schemas.ReferenceSet, ds []schemas.Draft) {
 }
 
 func TestOfflineShortOpeningCopied(t *testing.T) {
-	f := newFixture(t)
-	refs, err := writer.NewRetriever(f.g, f.chunks).Retrieve(context.Background(), tenant, "林安")
+	f := writertest.NewFixture(t)
+	refs, err := biography.NewRetriever(f.G, f.Chunks).Retrieve(context.Background(), tenant, "林安")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +174,7 @@ func TestOfflineShortOpeningCopied(t *testing.T) {
 		t.Fatalf("page:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	checkDrafts(t, refs, ds)
-	if ds[0].Citations[0] != f.lin1.ChunkID || ds[5].Citations[0] != f.lin2.ChunkID {
+	if ds[0].Citations[0] != f.Lin1.ChunkID || ds[5].Citations[0] != f.Lin2.ChunkID {
 		t.Errorf("citations %v … %v", ds[0].Citations, ds[5].Citations)
 	}
 }

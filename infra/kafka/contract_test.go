@@ -18,7 +18,7 @@ import (
 	"github.com/annalist-dev/annalist/topology"
 )
 
-// The contract suite: the delivery guarantees of DESIGN §7, against the
+// The contract suite: the delivery guarantees of ARCHITECTURE.md §10, against the
 // kfake broker over TCP and a real redis-server holding the seen: markers.
 
 // (a) A redelivered message produces exactly one side effect: the same

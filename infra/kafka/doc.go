@@ -13,18 +13,32 @@
 //     Config.BatchLinger has passed;
 //  2. decode each record with schemas.Decode; a record that cannot be decoded
 //     is dead-lettered at once;
-//  3. skip records whose seen: marker exists (Options.Deduper), and repeated
-//     event ids within the batch;
-//  4. call the stage's pipeline.BatchHandler once for the batch; when it
-//     fails, run the inputs again one at a time to isolate the failing one.
-//     A transient error is retried with exponential backoff and jitter up to
-//     Config.RetryAttempts calls, then dead-lettered; a permanent error
-//     (pipeline.IsPermanent) or a panic (the same input would panic
-//     again) is dead-lettered at once;
-//  5. produce every output and dead letter with acks=all and wait for the
-//     acknowledgements;
-//  6. set the seen: markers of the inputs whose outputs were acknowledged;
-//  7. commit the offsets of the batch.
+//  3. call the stage's pipeline.BatchHandler inside the middleware chain
+//     (pipeline/middleware.Runtime), outermost first: Idempotent skips
+//     records whose seen: marker exists (Options.Deduper) and repeated
+//     event ids within the batch; DeadLetter decides the fate of each
+//     failed input; Isolate runs a failing batch again one input at a
+//     time; Trace puts the record's log fields and trace id in the context
+//     of a call of one input; Retry retries a transient error with
+//     exponential backoff and jitter up to Config.RetryAttempts calls;
+//     Measure times every call for BatchStats; Recover turns a panic into a
+//     permanent error (the same input would panic again); CheckShape
+//     refuses an answer without one output list per input. A permanent
+//     error (pipeline.IsPermanent), or a transient one whose retries ran
+//     out, is dead-lettered; the package middleware explains the order;
+//  4. encode the outputs (an output to a topic the stage does not write, or
+//     too large, dead-letters its input) and produce every output and dead
+//     letter with acks=all, waiting for the acknowledgements;
+//  5. run the work the chain deferred to the acknowledgement: the seen:
+//     markers of the inputs whose outputs were acknowledged;
+//  6. commit the offsets of the batch.
+//
+// The runtime keeps the mechanics of the broker (fetch, decode, encode,
+// produce, dead-letter records, commit); everything decided per input is
+// middleware, unit-tested without a broker. The markers are set after the
+// acknowledgement, not when the handler returns, because the produce step
+// is the batch's, outside the chain: a marker set earlier would make a
+// redelivery after a failed produce skip the input and lose its outputs.
 //
 // Offsets are committed only after the outputs are acknowledged, so a crash
 // at any point redelivers rather than loses (at-least-once). Outputs carry

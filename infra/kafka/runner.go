@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -14,19 +13,16 @@ import (
 
 	"github.com/annalist-dev/annalist/internal/logging"
 	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/pipeline/middleware"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
 
 // Deduper remembers which events a consumer group has finished: the seen:
-// markers of DESIGN §6. *infra/redis.Seen implements it.
-type Deduper interface {
-	// Seen reports, for each event id in order, whether group finished it.
-	Seen(ctx context.Context, group string, eventIDs []string) ([]bool, error)
-	// Mark records that group finished the events. The runtime calls it only
-	// after the events' outputs were acknowledged by the broker.
-	Mark(ctx context.Context, group string, eventIDs []string) error
-}
+// markers. *infra/redis.Seen implements it. The runtime uses it through
+// middleware.Idempotent, which sets markers only after the broker
+// acknowledged the events' outputs.
+type Deduper = middleware.Deduper
 
 // Observer receives the outcome of every batch the loop finishes; metrics
 // plug in here. ObserveBatch is called from the loop's goroutine, so it
@@ -75,8 +71,8 @@ type BatchStats struct {
 // Options are the dependencies of a Run besides the config.
 type Options struct {
 	// Deduper skips inputs the group has finished and records those it
-	// finishes. Nil disables skipping: the handler's idempotence alone then
-	// absorbs redeliveries.
+	// finishes (middleware.Idempotent). Nil disables skipping across
+	// batches: the handler's idempotence alone then absorbs redeliveries.
 	Deduper Deduper
 	// Logger receives the runtime's log; the zero value logs nothing.
 	Logger zerolog.Logger
@@ -100,10 +96,12 @@ const (
 var ErrDrainTimeout = errors.New("drain timed out")
 
 // Run runs stage: it consumes the stage's input topics as the stage's
-// consumer group, calls h and produces its outputs, until ctx is cancelled.
-// It returns nil after a graceful drain (see the package documentation),
-// and an error when the stage cannot start (invalid config, missing topics)
-// or the drain timed out.
+// consumer group, calls h inside the middleware chain (middleware.Runtime:
+// idempotency, dead-letter decision, batch isolation, tracing, retries,
+// measurement, panic recovery) and produces its outputs, until ctx is
+// cancelled. It returns nil after a graceful drain (see the package
+// documentation), and an error when the stage cannot start (invalid
+// config, missing topics) or the drain timed out.
 //
 // Outputs must go to topics the stage declares in Writes: anything else is
 // a bug of the stage and dead-letters the input. The handler's context
@@ -184,7 +182,17 @@ func Run(ctx context.Context, cfg Config, stage topology.Stage, h pipeline.Batch
 		}
 	}()
 
-	r := &runner{cfg: cfg, stage: stage, group: stage.Group(), h: h, opts: opts, log: log, reader: reader, writer: writer}
+	r := &runner{cfg: cfg, stage: stage, group: stage.Group(), opts: opts, log: log, reader: reader, writer: writer}
+	r.chain = middleware.Runtime{
+		Deduper: opts.Deduper,
+		Group:   r.group,
+		Logger:  log,
+		Fields:  inputFields,
+		// Stop is ctx, not the work context: a shutdown ends the wait for
+		// a retry at once, leaving the input to the next owner.
+		Retry:   middleware.RetryPolicy{Attempts: cfg.RetryAttempts, Backoff: cfg.Backoff, Stop: ctx.Done()},
+		Observe: observeCall,
+	}.Wrap(h)
 	log.Info().Str("group", r.group).Strs("reads", stage.Reads).Msg("stage started")
 	err := r.loop(ctx, workCtx)
 
@@ -228,10 +236,11 @@ func checkTopics(ctx context.Context, c *kafkago.Client, stage topology.Stage) e
 var ErrMissingTopic = errors.New("missing topic")
 
 type runner struct {
-	cfg    Config
-	stage  topology.Stage
-	group  string
-	h      pipeline.BatchHandler
+	cfg   Config
+	stage topology.Stage
+	group string
+	// chain is the stage's handler inside the middleware chain.
+	chain  pipeline.BatchHandler
 	opts   Options
 	log    zerolog.Logger
 	reader *kafkago.Reader
@@ -258,7 +267,7 @@ func (r *runner) loop(ctx, workCtx context.Context) error {
 			continue
 		}
 		fetchErrors = 0
-		if err := r.process(ctx, workCtx, msgs, first); err != nil {
+		if err := r.process(workCtx, msgs, first); err != nil {
 			return err
 		}
 	}
@@ -290,14 +299,14 @@ func (r *runner) fetch(ctx context.Context) ([]kafkago.Message, time.Time, error
 	return msgs, at, nil
 }
 
-// itemState is where one record of a batch stands.
+// itemState is where one record of a batch stands once the chain is done.
 type itemState int
 
 const (
-	statePending itemState = iota // decoded, to be handled
-	stateSkipped                  // seen before: nothing to do but commit
-	stateDone                     // handled: outputs ready
-	stateDead                     // to be dead-lettered
+	stateSkipped   itemState = iota // finished before: nothing to do but commit
+	stateDone                       // handled: outputs ready
+	stateDead                       // to be dead-lettered
+	stateAbandoned                  // left uncommitted by a shutdown
 )
 
 type item struct {
@@ -308,20 +317,55 @@ type item struct {
 	dead  kafkago.Message
 }
 
+// recordPos identifies a record of a batch.
+type recordPos struct {
+	topic     string
+	partition int
+	offset    int64
+}
+
+func posOf(in pipeline.Input) recordPos { return recordPos{in.Topic, in.Partition, in.Offset} }
+
 // batch is the working state of one loop turn.
 type batch struct {
 	items []item
 	stats BatchStats
+	// calls counts the handler calls made for each record alone: the
+	// attempts a dead letter reports.
+	calls map[recordPos]int
 }
 
-// errAbandon stops the handling of a batch at an input whose fate is not
-// decided (shutdown during retries, drain timeout).
-var errAbandon = errors.New("batch abandoned")
+type batchKey struct{}
 
-// process finishes one batch: decode, skip, handle, produce, mark, commit.
-func (r *runner) process(ctx, workCtx context.Context, msgs []kafkago.Message, start time.Time) error {
-	b := &batch{items: make([]item, len(msgs)), stats: BatchStats{Stage: r.stage.Name, Fetched: len(msgs)}}
-	byEvent := make(map[string]bool, len(msgs))
+// observeCall is the chain's Measure hook: it adds each handler call to
+// the statistics of the batch in ctx.
+func observeCall(ctx context.Context, c middleware.Call) {
+	b, _ := ctx.Value(batchKey{}).(*batch)
+	if b == nil {
+		return
+	}
+	b.stats.HandleTime += c.Took
+	if c.Err != nil {
+		b.stats.Failed++
+	}
+	if len(c.Inputs) == 1 {
+		b.calls[posOf(c.Inputs[0])]++
+	}
+}
+
+// attempts is how many times the handler was called for it: its calls
+// alone, or the one batch call that handled it.
+func (b *batch) attempts(it *item) int { return max(1, b.calls[posOf(it.in)]) }
+
+// process finishes one batch: decode, run the chain, produce outputs and
+// dead letters, run the work deferred to the acknowledgement (the seen:
+// markers), commit. Only a drain timeout or a simulated crash makes it
+// return an error.
+func (r *runner) process(workCtx context.Context, msgs []kafkago.Message, start time.Time) error {
+	b := &batch{items: make([]item, len(msgs)), stats: BatchStats{Stage: r.stage.Name, Fetched: len(msgs)},
+		calls: make(map[recordPos]int)}
+	var ins []pipeline.Input
+	var idx []int
 	for i, m := range msgs {
 		it := &b.items[i]
 		it.msg = m
@@ -331,32 +375,49 @@ func (r *runner) process(ctx, workCtx context.Context, msgs []kafkago.Message, s
 			continue
 		}
 		it.in = pipeline.Input{Meta: meta, Msg: msg, Topic: m.Topic, Partition: m.Partition, Offset: m.Offset}
-		if byEvent[meta.EventID] {
-			it.state = stateSkipped
-			continue
-		}
-		byEvent[meta.EventID] = true
+		ins = append(ins, it.in)
+		idx = append(idx, i)
 	}
-	r.skipSeen(workCtx, b)
 
-	// cut is the end of the finished prefix of the batch: everything before
-	// it is decided and will be committed; a shutdown can leave the rest.
+	// The handler's context carries the stage's logger, the batch (for
+	// observeCall) and the batch's Acks; it is the work context, which
+	// outlives a cancellation by up to the drain timeout.
+	hctx, acks := middleware.WithAcks(context.WithValue(r.log.WithContext(workCtx), batchKey{}, b))
+	// cut is the end of the decided prefix of the batch: everything before
+	// it is committed; a shutdown can leave the rest.
 	cut := len(b.items)
-	if err := r.handle(ctx, workCtx, b); err != nil {
-		var ab abandonAt
-		if !errors.As(err, &ab) {
-			return err
+	if len(ins) > 0 {
+		outs, err := r.chain(hctx, ins)
+		for k, i := range idx {
+			it := &b.items[i]
+			var rj *middleware.Rejected
+			switch e := middleware.ErrorOf(err, k); {
+			case e == nil && k < len(outs):
+				r.accept(b, it, outs[k])
+			case e == nil:
+				r.kill(b, it, pipeline.Permanentf("handler chain returned %d output lists for %d inputs", len(outs), len(ins)), true, b.attempts(it))
+			case errors.Is(e, middleware.ErrSkipped):
+				it.state = stateSkipped
+			case errors.Is(e, middleware.ErrAbandoned):
+				it.state = stateAbandoned
+				cut = min(cut, i)
+			case errors.As(e, &rj):
+				r.kill(b, it, rj.Err, rj.Permanent, b.attempts(it))
+			default:
+				r.kill(b, it, e, pipeline.IsPermanent(e), b.attempts(it))
+			}
 		}
-		cut = ab.index
 	}
 	done := b.items[:cut]
 	b.stats.Abandoned = len(b.items) - cut
 
 	var records []kafkago.Message
+	var acked []pipeline.Input
 	for i := range done {
 		switch it := &done[i]; it.state {
 		case stateDone:
 			records = append(records, it.outs...)
+			acked = append(acked, it.in)
 			b.stats.Produced += len(it.outs)
 			b.stats.Handled++
 		case stateDead:
@@ -372,7 +433,11 @@ func (r *runner) process(ctx, workCtx context.Context, msgs []kafkago.Message, s
 	if err := r.crashAt(pointAfterProduce); err != nil {
 		return err
 	}
-	r.mark(workCtx, done)
+	// The outputs are acknowledged: now the seen: markers may be set. A
+	// failure only means the inputs run again on a redelivery.
+	if err := acks.Acked(hctx, acked); err != nil {
+		r.log.Warn().Err(err).Int("inputs", len(acked)).Msg("work after the acknowledgement")
+	}
 	if err := r.crashAt(pointBeforeCommit); err != nil {
 		return err
 	}
@@ -412,139 +477,19 @@ func (r *runner) crashAt(point string) error {
 	return r.opts.crash(point)
 }
 
-// skipSeen marks the pending items whose seen: marker exists as skipped. A
-// failed lookup handles them all: the handler is idempotent, so running it
-// again costs work, not correctness.
-func (r *runner) skipSeen(ctx context.Context, b *batch) {
-	if r.opts.Deduper == nil {
-		return
+// inputFields adds a record's fields to the logger of a call of one input
+// (middleware.Trace): topic, partition, offset, event id, and the trace
+// and request ids when it has them.
+func inputFields(c zerolog.Context, in pipeline.Input) zerolog.Context {
+	c = c.Str(logging.FieldTopic, in.Topic).Int(logging.FieldPartition, in.Partition).
+		Int64(logging.FieldOffset, in.Offset).Str(logging.FieldEventID, in.Meta.EventID)
+	if in.Meta.TraceID != "" {
+		c = c.Str(logging.FieldTraceID, in.Meta.TraceID)
 	}
-	var ids []string
-	var idx []int
-	for i := range b.items {
-		if b.items[i].state == statePending {
-			ids = append(ids, b.items[i].in.Meta.EventID)
-			idx = append(idx, i)
-		}
+	if id := requestID(in.Msg); id != "" {
+		c = c.Str(logging.FieldRequestID, id)
 	}
-	if len(ids) == 0 {
-		return
-	}
-	seen, err := r.opts.Deduper.Seen(ctx, r.group, ids)
-	if err == nil && len(seen) != len(ids) {
-		err = fmt.Errorf("deduper answered %d of %d event ids", len(seen), len(ids))
-	}
-	if err != nil {
-		r.log.Warn().Err(err).Msg("read seen markers; handling the batch without them")
-		return
-	}
-	for k, s := range seen {
-		if s {
-			b.items[idx[k]].state = stateSkipped
-		}
-	}
-}
-
-// mark sets the seen: markers of the handled items. A failure leaves the
-// items to be handled again on redelivery, which is safe.
-func (r *runner) mark(ctx context.Context, items []item) {
-	if r.opts.Deduper == nil {
-		return
-	}
-	var ids []string
-	for i := range items {
-		if items[i].state == stateDone {
-			ids = append(ids, items[i].in.Meta.EventID)
-		}
-	}
-	if len(ids) == 0 {
-		return
-	}
-	if err := r.opts.Deduper.Mark(ctx, r.group, ids); err != nil {
-		r.log.Warn().Err(err).Int("events", len(ids)).Msg("set seen markers")
-	}
-}
-
-// abandonAt reports that handling stopped at item index.
-type abandonAt struct{ index int }
-
-func (a abandonAt) Error() string { return fmt.Sprintf("batch abandoned at input %d", a.index) }
-func (a abandonAt) Unwrap() error { return errAbandon }
-
-// handle runs the handler over the pending items: once for the whole batch,
-// then, if that fails, once per input with retries to isolate the failure.
-func (r *runner) handle(ctx, workCtx context.Context, b *batch) error {
-	var idx []int
-	var ins []pipeline.Input
-	for i := range b.items {
-		if b.items[i].state == statePending {
-			idx = append(idx, i)
-			ins = append(ins, b.items[i].in)
-		}
-	}
-	if len(ins) == 0 {
-		return nil
-	}
-	outs, err := r.call(workCtx, b, ins)
-	if err == nil {
-		for k, i := range idx {
-			r.accept(b, &b.items[i], outs[k], 1)
-		}
-		return nil
-	}
-	if workCtx.Err() != nil {
-		return abandonAt{idx[0]}
-	}
-	if len(ins) == 1 {
-		return r.retry(ctx, workCtx, b, idx[0], err)
-	}
-	r.log.Debug().Err(err).Int("inputs", len(ins)).Msg("batch failed; handling its inputs one at a time")
-	for _, i := range idx {
-		if err := r.retry(ctx, workCtx, b, i, nil); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// call runs the handler once and checks the shape of its answer. The
-// handler's context carries the stage's logger (zerolog.Ctx), with the
-// record's topic, partition, offset and event id when it handles one input.
-// A panic in the handler is an error for the input, permanent because the
-// same input would panic again.
-func (r *runner) call(ctx context.Context, b *batch, ins []pipeline.Input) (outs [][]pipeline.Output, err error) {
-	log := r.log
-	if len(ins) == 1 {
-		in := ins[0]
-		lc := log.With().Str(logging.FieldTopic, in.Topic).Int(logging.FieldPartition, in.Partition).
-			Int64(logging.FieldOffset, in.Offset).Str(logging.FieldEventID, in.Meta.EventID)
-		if in.Meta.TraceID != "" {
-			lc = lc.Str(logging.FieldTraceID, in.Meta.TraceID)
-		}
-		if id := requestID(in.Msg); id != "" {
-			lc = lc.Str(logging.FieldRequestID, id)
-		}
-		log = lc.Logger()
-	}
-	ctx = log.WithContext(ctx)
-	t := time.Now()
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				log.Error().Interface("panic", p).Bytes("stack", debug.Stack()).Msg("handler panicked")
-				outs, err = nil, pipeline.Permanentf("handler panicked: %v", p)
-			}
-		}()
-		outs, err = r.h(ctx, ins)
-	}()
-	b.stats.HandleTime += time.Since(t)
-	if err == nil && len(outs) != len(ins) {
-		err = pipeline.Permanentf("handler returned %d output lists for %d inputs", len(outs), len(ins))
-	}
-	if err != nil {
-		b.stats.Failed++
-	}
-	return outs, err
+	return c
 }
 
 // requestID is the generation request a message belongs to, "" for the
@@ -556,56 +501,16 @@ func requestID(m schemas.Message) string {
 	return ""
 }
 
-// retry handles item i alone until it succeeds, fails permanently or runs
-// out of attempts. prev is the error of a call already made for it alone
-// (nil when none was). It returns abandonAt when a shutdown or the drain
-// timeout interrupts it before its fate is decided.
-func (r *runner) retry(ctx, workCtx context.Context, b *batch, i int, prev error) error {
-	it := &b.items[i]
-	attempts := 0
-	if prev != nil {
-		attempts = 1
-	}
-	err := prev
-	for {
-		if err != nil {
-			if pipeline.IsPermanent(err) {
-				r.kill(b, it, err, true, attempts)
-				return nil
-			}
-			if attempts >= r.cfg.RetryAttempts {
-				r.kill(b, it, err, false, attempts)
-				return nil
-			}
-			r.log.Debug().Err(err).Str(logging.FieldEventID, it.in.Meta.EventID).Int("attempt", attempts).Msg("transient error; retrying")
-			// No new attempt once shutting down: the input goes to the
-			// next owner of the partition with its retries intact.
-			if !sleep(ctx, r.cfg.Backoff(attempts)) {
-				return abandonAt{i}
-			}
-		}
-		attempts++
-		var outs [][]pipeline.Output
-		outs, err = r.call(workCtx, b, []pipeline.Input{it.in})
-		if err == nil {
-			r.accept(b, it, outs[0], attempts)
-			return nil
-		}
-		if workCtx.Err() != nil {
-			return abandonAt{i}
-		}
-	}
-}
-
 // accept encodes the outputs of a handled item. An output that cannot be
-// encoded or is too large makes the whole input dead: producing some of an
-// input's outputs would leave its effect half visible downstream.
-func (r *runner) accept(b *batch, it *item, outs []pipeline.Output, attempts int) {
+// encoded, is too large or goes to a topic the stage does not write makes
+// the whole input dead: producing some of an input's outputs would leave
+// its effect half visible downstream.
+func (r *runner) accept(b *batch, it *item, outs []pipeline.Output) {
 	recs := make([]kafkago.Message, 0, len(outs))
 	for k, o := range outs {
 		rec, err := r.encodeOutput(it.in, k, o)
 		if err != nil {
-			r.kill(b, it, err, true, attempts)
+			r.kill(b, it, err, true, b.attempts(it))
 			return
 		}
 		recs = append(recs, rec)
@@ -632,7 +537,9 @@ func (r *runner) encodeOutput(in pipeline.Input, k int, o pipeline.Output) (kafk
 	return rec, nil
 }
 
-// kill marks an item for the dead-letter topic and logs the decision.
+// kill marks an item for the dead-letter topic and logs it: the one log
+// line of every dead letter, whoever decided it (decode, the chain's
+// DeadLetter, an output that cannot be produced).
 func (r *runner) kill(b *batch, it *item, err error, permanent bool, attempts int) {
 	it.state = stateDead
 	it.outs = nil

@@ -428,8 +428,8 @@ func TestHandlerPanicDeadLettersTheInput(t *testing.T) {
 	h := func(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
 		for _, in := range ins {
 			if in.Msg.(schemas.Document).Text == "explode" {
-				var m map[string]int
-				m["boom"]++ // nil map write: a runtime panic
+				boom := make([]int, len(ins))
+				boom[len(ins)]++ // index out of range: a runtime panic
 			}
 		}
 		return fx.handle(ctx, ins)

@@ -1,4 +1,4 @@
-// Package kg is the knowledge graph in Redis (DESIGN §6): entities, facts
+// Package kg is the knowledge graph in Redis (ARCHITECTURE.md §9): entities, facts
 // with their provenance, the surface forms that name each entity, and the
 // chunks that mention it. The kg-writer stage writes it through Apply;
 // retrieval, the solvers and `annalist kg show` read it through Resolve,

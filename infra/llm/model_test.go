@@ -11,38 +11,15 @@ import (
 	"time"
 
 	einoopenai "github.com/cloudwego/eino-ext/components/model/openai"
-	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/annalist-dev/annalist/infra/llm"
+	"github.com/annalist-dev/annalist/internal/llmtest"
 	"github.com/annalist-dev/annalist/pipeline"
 )
 
-// scripted answers call i with steps[i] (the last step repeats).
-type scripted struct {
-	mu    sync.Mutex
-	steps []func(ctx context.Context) (*schema.Message, error)
-	n     int
-}
-
-func (s *scripted) Generate(ctx context.Context, _ []*schema.Message, _ ...model.Option) (*schema.Message, error) {
-	s.mu.Lock()
-	step := s.steps[min(s.n, len(s.steps)-1)]
-	s.n++
-	s.mu.Unlock()
-	return step(ctx)
-}
-
-func (s *scripted) Stream(ctx context.Context, in []*schema.Message, _ ...model.Option) (*schema.StreamReader[*schema.Message], error) {
-	return schema.StreamReaderFromArray([]*schema.Message{
-		schema.AssistantMessage("hel", nil),
-		schema.AssistantMessage("lo", nil),
-		{Role: schema.Assistant, ResponseMeta: &schema.ResponseMeta{Usage: &schema.TokenUsage{PromptTokens: 7, CompletionTokens: 2, TotalTokens: 9}}},
-	}), nil
-}
-
-func answer(text string, prompt, completion int) func(context.Context) (*schema.Message, error) {
-	return func(context.Context) (*schema.Message, error) {
+func answer(text string, prompt, completion int) llmtest.Reply {
+	return func(context.Context, llmtest.Call) (*schema.Message, error) {
 		m := schema.AssistantMessage(text, nil)
 		m.ResponseMeta = &schema.ResponseMeta{Usage: &schema.TokenUsage{
 			PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion}}
@@ -50,13 +27,13 @@ func answer(text string, prompt, completion int) func(context.Context) (*schema.
 	}
 }
 
-func status(code int) func(context.Context) (*schema.Message, error) {
-	return func(context.Context) (*schema.Message, error) {
+func status(code int) llmtest.Reply {
+	return func(context.Context, llmtest.Call) (*schema.Message, error) {
 		return nil, &einoopenai.APIError{HTTPStatusCode: code, Message: "scripted"}
 	}
 }
 
-func hang(ctx context.Context) (*schema.Message, error) {
+func hang(ctx context.Context, _ llmtest.Call) (*schema.Message, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
 }
@@ -69,7 +46,7 @@ var user = []*schema.Message{schema.UserMessage("hi")}
 func TestWrapAccountsTokensAndCost(t *testing.T) {
 	cfg := fast
 	cfg.PromptPrice, cfg.CompletionPrice = 1, 2
-	m := llm.Wrap(&scripted{steps: []func(context.Context) (*schema.Message, error){answer("ok", 10, 5)}}, cfg)
+	m := llm.Wrap(llmtest.Sequence(answer("ok", 10, 5)), cfg)
 	for i := 0; i < 2; i++ {
 		msg, err := m.Generate(context.Background(), user)
 		if err != nil || msg.Content != "ok" {
@@ -85,7 +62,7 @@ func TestWrapAccountsTokensAndCost(t *testing.T) {
 }
 
 func TestRetryPolicy(t *testing.T) {
-	type step = func(context.Context) (*schema.Message, error)
+	type step = llmtest.Reply
 	tests := []struct {
 		name          string
 		steps         []step
@@ -100,10 +77,10 @@ func TestRetryPolicy(t *testing.T) {
 		{"401 is not retried", []step{status(401)}, 3, 0, "status code: 401", true, 1},
 		{"500 until the retries are spent", []step{status(500)}, 2, 0, "gave up after 3 attempts", false, 3},
 		{"timeouts are retried", []step{hang}, 1, 20 * time.Millisecond, "gave up after 2 attempts", false, 2},
-		{"network errors are retried", []step{func(context.Context) (*schema.Message, error) {
+		{"network errors are retried", []step{func(context.Context, llmtest.Call) (*schema.Message, error) {
 			return nil, io.ErrUnexpectedEOF
 		}, answer("ok", 1, 1)}, 1, 0, "", false, 2},
-		{"other errors are not retried", []step{func(context.Context) (*schema.Message, error) {
+		{"other errors are not retried", []step{func(context.Context, llmtest.Call) (*schema.Message, error) {
 			return nil, errors.New("bad tool schema")
 		}}, 3, 0, "bad tool schema", false, 1},
 		{"no retries when negative", []step{status(503)}, -1, 0, "gave up after 1 attempts", false, 1},
@@ -112,7 +89,7 @@ func TestRetryPolicy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := fast
 			cfg.MaxRetries, cfg.Timeout = tt.maxRetries, tt.timeout
-			m := llm.Wrap(&scripted{steps: tt.steps}, cfg)
+			m := llm.Wrap(llmtest.Sequence(tt.steps...), cfg)
 			msg, err := m.Generate(context.Background(), user)
 			u := m.Usage()
 			if u.Attempts != tt.wantAttempts || u.Retries != tt.wantAttempts-1 {
@@ -139,7 +116,7 @@ func TestRetryPolicy(t *testing.T) {
 
 func TestCallerCancellationStopsRetries(t *testing.T) {
 	cfg := llm.Config{MinBackoff: time.Hour, MaxBackoff: time.Hour}
-	m := llm.Wrap(&scripted{steps: []func(context.Context) (*schema.Message, error){status(503)}}, cfg)
+	m := llm.Wrap(llmtest.Sequence(status(503)), cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -162,7 +139,7 @@ func TestConcurrencyLimit(t *testing.T) {
 	var inside, most atomic.Int64
 	entered := make(chan struct{}, 16)
 	release := make(chan struct{})
-	step := func(context.Context) (*schema.Message, error) {
+	step := func(context.Context, llmtest.Call) (*schema.Message, error) {
 		n := inside.Add(1)
 		for {
 			m := most.Load()
@@ -177,7 +154,7 @@ func TestConcurrencyLimit(t *testing.T) {
 	}
 	cfg := fast
 	cfg.Concurrency = 2
-	m := llm.Wrap(&scripted{steps: []func(context.Context) (*schema.Message, error){step}}, cfg)
+	m := llm.Wrap(llmtest.New(step), cfg)
 	var wg sync.WaitGroup
 	for i := 0; i < 6; i++ {
 		wg.Add(1)
@@ -206,7 +183,7 @@ func TestConcurrencyLimit(t *testing.T) {
 func TestStreamAccountsAndReleases(t *testing.T) {
 	cfg := fast
 	cfg.Concurrency = 1
-	m := llm.Wrap(&scripted{}, cfg)
+	m := llm.Wrap(llmtest.Sequence(answer("hello", 7, 2)), cfg)
 	sr, err := m.Stream(context.Background(), user)
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +215,7 @@ func TestStreamAccountsAndReleases(t *testing.T) {
 }
 
 func TestWithToolsNeedsAToolModel(t *testing.T) {
-	m := llm.Wrap(&scripted{}, fast)
+	m := llm.Wrap(llmtest.Answers(), fast)
 	if _, err := m.WithTools(nil); err == nil {
 		t.Fatal("want an error for a model without tools")
 	}

@@ -1,4 +1,4 @@
-// Package memory keeps the agents' memory in Redis (DESIGN §6). For now it
+// Package memory keeps the agents' memory in Redis (ARCHITECTURE.md §9). For now it
 // holds the extractor's regex demonstrations: validated regexes that the
 // model wrote, per tenant and corpus profile, ranked by how often they
 // served a chunk without a model call.

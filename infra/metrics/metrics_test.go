@@ -104,10 +104,8 @@ func TestRegistriesAreIndependent(t *testing.T) {
 
 func TestLagCollector(t *testing.T) {
 	r := metrics.New()
-	writer, err := topology.LookupStage(topology.StageWriter)
-	if err != nil {
-		t.Fatal(err)
-	}
+	writer := topology.Stage{Name: topology.StageWriter, Reads: []string{topology.Requests, topology.Verdicts, topology.Corrections},
+		Writes: []string{topology.Drafts}}
 	var groups []string
 	read := func(_ context.Context, group string, topics []string) ([]kafka.PartitionLag, error) {
 		groups = append(groups, group)

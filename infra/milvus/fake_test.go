@@ -37,6 +37,9 @@ type fakeMilvus struct {
 	failUpsert *commonpb.Status
 	lastSearch map[string]string
 	nextID     int64
+	// holdSearch, when set, makes every Search send on it once it has
+	// the request and then wait until the client's context ends.
+	holdSearch chan struct{}
 }
 
 type fakeColl struct {
@@ -56,18 +59,19 @@ type fakeRow struct {
 
 func ok() *commonpb.Status { return &commonpb.Status{} }
 
+// fail and notFound answer with Status.Code, the field Milvus 2.3 and
+// later set and the client reads; the legacy ErrorCode is deprecated.
 func fail(code int32, format string, args ...any) *commonpb.Status {
-	return &commonpb.Status{ErrorCode: commonpb.ErrorCode_UnexpectedError, Code: code, Reason: fmt.Sprintf(format, args...)}
+	return &commonpb.Status{Code: code, Reason: fmt.Sprintf(format, args...)}
 }
 
 func notFound(name string) *commonpb.Status {
-	return &commonpb.Status{ErrorCode: commonpb.ErrorCode_CollectionNotExists, Code: 100,
-		Reason: "collection not found[collection=" + name + "]"}
+	return &commonpb.Status{Code: 100, Reason: "collection not found[collection=" + name + "]"}
 }
 
 // startFake serves a fake Milvus on 127.0.0.1 and returns it with its
 // address; the server stops when the test ends.
-func startFake(t *testing.T) (*fakeMilvus, string) {
+func startFake(t testing.TB) (*fakeMilvus, string) {
 	t.Helper()
 	f := &fakeMilvus{colls: map[string]*fakeColl{}, calls: map[string]int{}, nextID: 1000}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -298,7 +302,15 @@ func (f *fakeMilvus) Upsert(_ context.Context, req *milvuspb.UpsertRequest) (*mi
 	}, nil
 }
 
-func (f *fakeMilvus) Search(_ context.Context, req *milvuspb.SearchRequest) (*milvuspb.SearchResults, error) {
+func (f *fakeMilvus) Search(ctx context.Context, req *milvuspb.SearchRequest) (*milvuspb.SearchResults, error) {
+	f.mu.Lock()
+	hold := f.holdSearch
+	f.mu.Unlock()
+	if hold != nil {
+		hold <- struct{}{}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.call("Search")

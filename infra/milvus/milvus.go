@@ -1,5 +1,5 @@
 // Package milvus is the Milvus adapter of the vector store
-// (consumers/vectors.Store), on the current Go client
+// (vectors.Store), on the current Go client
 // github.com/milvus-io/milvus/client/v2 (milvusclient). The older
 // github.com/milvus-io/milvus-sdk-go/v2 is archived upstream and must not be
 // used beside it.
@@ -22,6 +22,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -217,8 +218,15 @@ func validName(n string) bool {
 
 // Upsert stores items by chunk id. Within one call the last item of an id
 // wins (Milvus rejects duplicate keys in one request). Vectors of the
-// wrong dimension fail the call with a permanent error.
-func (s *Store) Upsert(ctx context.Context, tenant string, items []vectors.Item) error {
+// wrong dimension or with a NaN or infinite component, and empty or too
+// long ids, fail the whole call with a permanent error. Items are checked
+// before any call to Milvus, so a rejected first upsert into a tenant does
+// not create its collection with the dimension of a vector it refused.
+func (s *Store) Upsert(ctx context.Context, tenant string, items []vectors.Item) (err error) {
+	coll := s.Collection(tenant)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("milvus upsert into %s: %w", coll, err)
+	}
 	if len(items) == 0 {
 		return nil
 	}
@@ -226,13 +234,6 @@ func (s *Store) Upsert(ctx context.Context, tenant string, items []vectors.Item)
 	dim := s.cfg.Dim
 	if dim == 0 {
 		dim = len(items[0].Vector)
-	}
-	coll := s.Collection(tenant)
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
-	dim, err := s.ensure(ctx, coll, dim, true)
-	if err != nil {
-		return err
 	}
 	ids := make([]string, len(items))
 	docs := make([]string, len(items))
@@ -245,7 +246,21 @@ func (s *Store) Upsert(ctx context.Context, tenant string, items []vectors.Item)
 		if it.ChunkID == "" || len(it.ChunkID) > DefaultChunkIDMaxLength || len(it.DocID) > DefaultDocIDMaxLength {
 			return pipeline.Permanent(fmt.Errorf("milvus upsert into %s: chunk id %q or its doc id is empty or too long", coll, it.ChunkID))
 		}
+		if !finite(it.Vector) {
+			return pipeline.Permanent(fmt.Errorf("milvus upsert %s into %s: NaN or infinite component", it.ChunkID, coll))
+		}
 		ids[i], docs[i], vecs[i] = it.ChunkID, it.DocID, it.Vector
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	defer func() { err = contextError(ctx, err) }()
+	got, err := s.ensure(ctx, coll, dim, true)
+	if err != nil {
+		return err
+	}
+	if got != dim {
+		return pipeline.Permanent(fmt.Errorf("milvus upsert into %s: %w: got %d, collection holds %d",
+			coll, vectors.ErrDimension, dim, got))
 	}
 	opt := milvusclient.NewColumnBasedInsertOption(coll).
 		WithVarcharColumn(FieldChunkID, ids).
@@ -263,19 +278,26 @@ func (s *Store) Upsert(ctx context.Context, tenant string, items []vectors.Item)
 
 // Search returns the k nearest chunks, best first. A tenant without a
 // collection has no hits.
-func (s *Store) Search(ctx context.Context, tenant string, vec []float32, k int) ([]vectors.Hit, error) {
+func (s *Store) Search(ctx context.Context, tenant string, vec []float32, k int) (_ []vectors.Hit, err error) {
+	coll := s.Collection(tenant)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("milvus search %s: %w", coll, err)
+	}
 	if k <= 0 {
 		return nil, nil
 	}
-	coll := s.Collection(tenant)
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
+	defer func() { err = contextError(ctx, err) }()
 	dim, err := s.ensure(ctx, coll, 0, false)
 	if err != nil || dim == 0 {
 		return nil, err
 	}
 	if len(vec) != dim {
 		return nil, pipeline.Permanent(fmt.Errorf("milvus search %s: %w: query has %d, collection %d", coll, vectors.ErrDimension, len(vec), dim))
+	}
+	if !finite(vec) {
+		return nil, pipeline.Permanent(fmt.Errorf("milvus search %s: NaN or infinite component in the query", coll))
 	}
 	opt := milvusclient.NewSearchOption(coll, k, []entity.Vector{entity.FloatVector(vec)}).
 		WithANNSField(FieldVector).
@@ -307,10 +329,14 @@ func (s *Store) Search(ctx context.Context, tenant string, vec []float32, k int)
 }
 
 // Count is the number of chunks in the tenant's collection (count(*)).
-func (s *Store) Count(ctx context.Context, tenant string) (int, error) {
+func (s *Store) Count(ctx context.Context, tenant string) (_ int, err error) {
 	coll := s.Collection(tenant)
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("milvus count %s: %w", coll, err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
+	defer func() { err = contextError(ctx, err) }()
 	dim, err := s.ensure(ctx, coll, 0, false)
 	if err != nil || dim == 0 {
 		return 0, err
@@ -332,10 +358,11 @@ func (s *Store) Count(ctx context.Context, tenant string) (int, error) {
 }
 
 // DropTenant drops the tenant's collection and everything in it.
-func (s *Store) DropTenant(ctx context.Context, tenant string) error {
+func (s *Store) DropTenant(ctx context.Context, tenant string) (err error) {
 	coll := s.Collection(tenant)
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
+	defer func() { err = contextError(ctx, err) }()
 	s.mu.Lock()
 	delete(s.ready, coll)
 	s.mu.Unlock()
@@ -444,6 +471,31 @@ func vectorDim(c *entity.Collection) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("no %s field", FieldVector)
+}
+
+// contextError makes err match ctx's error under errors.Is when ctx ended
+// before the call returned. The client reports a cancelled or timed-out
+// RPC as a gRPC status, which does not match context.Canceled or
+// context.DeadlineExceeded, and a caller must be able to tell its own
+// cancellation from a failure of Milvus.
+func contextError(ctx context.Context, err error) error {
+	cerr := ctx.Err()
+	if err == nil || cerr == nil || errors.Is(err, cerr) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", cerr, err)
+}
+
+// finite reports whether v has no NaN or infinite component. Milvus
+// rejects such vectors itself, but with a server error the runtime would
+// retry; checked here, the rejection is permanent.
+func finite(v []float32) bool {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // lastPerID keeps, for every chunk id, its last item, in first-seen order.

@@ -2,13 +2,21 @@
 // and what people act on: page versions with their chunk dependency index,
 // request status, and the review queue of reference conflicts.
 //
+// Pages are keyed by kind and subject (schemas.PageKey), so a page of
+// another kind about a subject never becomes a version of its biography.
+// A biography keeps the keys it had before there were other kinds; a page
+// of kind k uses the same keys with "k:" before the subject.
+//
 // Keys (the tenant between braces is the Redis Cluster hash tag):
 //
-//	page:{t}:<subject>          string: the current page (JSON)
+//	page:{t}:<subject>          string: the current biography (JSON)
 //	page:{t}:<subject>:v        hash: version → page (JSON)
 //	page:{t}:<subject>:req      hash: request id → version (publishing is idempotent per request)
-//	page:{t}:subjects           set: subjects with a page
-//	deps:{t}:chunk:<chunk id>   set: subjects whose current or past page cites the chunk
+//	page:{t}:subjects           set: subjects with a biography
+//	deps:{t}:chunk:<chunk id>   set: subjects whose current or past biography cites the chunk
+//	page:{t}:<kind>:<subject>   the page of another kind, with :v and :req as above
+//	page:{t}:<kind>:subjects    set: subjects with a page of that kind
+//	deps:{t}:<kind>:chunk:<id>  set: subjects whose page of that kind cites the chunk
 //	req:{t}:<request id>        hash: request status (expires after RequestTTL)
 //	review:{t}:<review id>      string: the review (JSON)
 //	reviews:{t}                 sorted set: review ids by opening time
@@ -51,11 +59,27 @@ type Store struct{ c redis.Client }
 // New returns the store on c.
 func New(c redis.Client) *Store { return &Store{c: c} }
 
-func pageKey(t, subject string) string { return "page:{" + t + "}:" + subject }
-func reqKey(t, id string) string       { return "req:{" + t + "}:" + id }
-func doneChannel(t string) string      { return "req:{" + t + "}:done" }
-func reviewKey(t, id string) string    { return "review:{" + t + "}:" + id }
-func reviewsKey(t string) string       { return "reviews:{" + t + "}" }
+// pageKey is the key of the current page of kind about subject; an empty
+// kind is a biography.
+func pageKey(t, kind, subject string) string {
+	return "page:{" + t + "}:" + schemas.PageKey(kind, subject)
+}
+
+// subjectsKey is the set of subjects with a page of kind.
+func subjectsKey(t, kind string) string {
+	return "page:{" + t + "}:" + schemas.PageKey(kind, "subjects")
+}
+
+// depsPrefix prefixes a chunk id to name the set of subjects whose page of
+// kind cites it. Each kind has its own sets, so that whoever regenerates
+// the biographies a chunk change affects reads subjects to request
+// biographies of, not pages of other kinds.
+func depsPrefix(t, kind string) string { return "deps:{" + t + "}:" + schemas.PageKey(kind, "chunk:") }
+
+func reqKey(t, id string) string    { return "req:{" + t + "}:" + id }
+func doneChannel(t string) string   { return "req:{" + t + "}:done" }
+func reviewKey(t, id string) string { return "review:{" + t + "}:" + id }
+func reviewsKey(t string) string    { return "reviews:{" + t + "}" }
 
 // publishScript assigns the next version to a request's page, once.
 // KEYS: current, versions, requests, subjects
@@ -78,20 +102,26 @@ end
 return {1, page}
 `)
 
-// Publish stores p as the next version of its subject's page and indexes
-// the chunks it cites. Idempotent per request: publishing a request's page
-// again returns the version stored the first time, with created=false.
+// Publish stores p as the next version of the page of its kind about its
+// subject and indexes the chunks it cites. Idempotent per request:
+// publishing a request's page again returns the version stored the first
+// time, with created=false.
 func (s *Store) Publish(ctx context.Context, tenant string, p schemas.Page) (schemas.Page, bool, error) {
 	if p.Subject == "" || p.RequestID == "" {
 		return schemas.Page{}, false, errors.New("publish page: subject and request id are required")
+	}
+	if p.Kind != "" {
+		if err := schemas.ValidKind(p.Kind); err != nil {
+			return schemas.Page{}, false, fmt.Errorf("publish page of %s: %w", p.Subject, err)
+		}
 	}
 	p.Version = 0
 	b, err := json.Marshal(p)
 	if err != nil {
 		return schemas.Page{}, false, fmt.Errorf("publish page of %s: %w", p.Subject, err)
 	}
-	base := pageKey(tenant, p.Subject)
-	args := []any{p.RequestID, p.Subject, string(b), "deps:{" + tenant + "}:chunk:"}
+	base := pageKey(tenant, p.Kind, p.Subject)
+	args := []any{p.RequestID, p.Subject, string(b), depsPrefix(tenant, p.Kind)}
 	seen := map[string]bool{}
 	for _, st := range p.Sentences {
 		for _, c := range st.Citations {
@@ -102,7 +132,7 @@ func (s *Store) Publish(ctx context.Context, tenant string, p schemas.Page) (sch
 		}
 	}
 	res, err := publishScript.Run(ctx, s.c, []string{base, base + ":v", base + ":req",
-		"page:{" + tenant + "}:subjects"}, args...).Slice()
+		subjectsKey(tenant, p.Kind)}, args...).Slice()
 	if err != nil {
 		return schemas.Page{}, false, fmt.Errorf("publish page of %s: %w", p.Subject, err)
 	}
@@ -113,28 +143,58 @@ func (s *Store) Publish(ctx context.Context, tenant string, p schemas.Page) (sch
 	return out, res[0] == int64(1), nil
 }
 
-// Current returns the subject's current page.
+// Current returns the subject's current biography. The biography is the
+// kind most readers want (the web UI, the diff, the crash tests), so its
+// readers need not name it; CurrentOf reads any kind.
 func (s *Store) Current(ctx context.Context, tenant, subject string) (schemas.Page, error) {
-	b, err := s.c.Get(ctx, pageKey(tenant, subject)).Bytes()
+	return s.CurrentOf(ctx, tenant, schemas.KindBiography, subject)
+}
+
+// CurrentOf returns the current page of kind about subject.
+func (s *Store) CurrentOf(ctx context.Context, tenant, kind, subject string) (schemas.Page, error) {
+	b, err := s.c.Get(ctx, pageKey(tenant, kind, subject)).Bytes()
 	if errors.Is(err, goredis.Nil) {
-		return schemas.Page{}, fmt.Errorf("page of %q: %w", subject, ErrNotFound)
+		return schemas.Page{}, fmt.Errorf("%s of %q: %w", kindName(kind), subject, ErrNotFound)
 	}
 	if err != nil {
-		return schemas.Page{}, fmt.Errorf("page of %q: %w", subject, err)
+		return schemas.Page{}, fmt.Errorf("%s of %q: %w", kindName(kind), subject, err)
 	}
 	return decodePage(b)
 }
 
-// Version returns one version of the subject's page.
+// Version returns one version of the subject's biography.
 func (s *Store) Version(ctx context.Context, tenant, subject string, n int) (schemas.Page, error) {
-	b, err := s.c.HGet(ctx, pageKey(tenant, subject)+":v", strconv.Itoa(n)).Bytes()
+	return s.VersionOf(ctx, tenant, schemas.KindBiography, subject, n)
+}
+
+// VersionOf returns one version of the page of kind about subject.
+func (s *Store) VersionOf(ctx context.Context, tenant, kind, subject string, n int) (schemas.Page, error) {
+	b, err := s.c.HGet(ctx, pageKey(tenant, kind, subject)+":v", strconv.Itoa(n)).Bytes()
 	if errors.Is(err, goredis.Nil) {
-		return schemas.Page{}, fmt.Errorf("page of %q version %d: %w", subject, n, ErrNotFound)
+		return schemas.Page{}, fmt.Errorf("%s of %q version %d: %w", kindName(kind), subject, n, ErrNotFound)
 	}
 	if err != nil {
-		return schemas.Page{}, fmt.Errorf("page of %q version %d: %w", subject, n, err)
+		return schemas.Page{}, fmt.Errorf("%s of %q version %d: %w", kindName(kind), subject, n, err)
 	}
 	return decodePage(b)
+}
+
+// Published returns the page a published request made: the version its
+// status names, of the request's kind (a status without a kind, written
+// before there were other kinds, is a biography's).
+func (s *Store) Published(ctx context.Context, tenant string, st RequestStatus) (schemas.Page, error) {
+	if st.State != RequestPublished || st.Page == "" || st.Version <= 0 {
+		return schemas.Page{}, fmt.Errorf("page of request %s (%s): %w", st.RequestID, st.State, ErrNotFound)
+	}
+	return s.VersionOf(ctx, tenant, st.Kind, st.Page, st.Version)
+}
+
+// kindName names a kind in error messages; an empty kind is a biography.
+func kindName(kind string) string {
+	if kind == "" {
+		return schemas.KindBiography
+	}
+	return kind
 }
 
 // VersionInfo summarises one page version.
@@ -145,11 +205,17 @@ type VersionInfo struct {
 	Sentences   int    `json:"sentences"`
 }
 
-// Versions lists the subject's page versions, oldest first.
+// Versions lists the versions of the subject's biography, oldest first.
 func (s *Store) Versions(ctx context.Context, tenant, subject string) ([]VersionInfo, error) {
-	h, err := s.c.HGetAll(ctx, pageKey(tenant, subject)+":v").Result()
+	return s.VersionsOf(ctx, tenant, schemas.KindBiography, subject)
+}
+
+// VersionsOf lists the versions of the page of kind about subject, oldest
+// first.
+func (s *Store) VersionsOf(ctx context.Context, tenant, kind, subject string) ([]VersionInfo, error) {
+	h, err := s.c.HGetAll(ctx, pageKey(tenant, kind, subject)+":v").Result()
 	if err != nil {
-		return nil, fmt.Errorf("versions of %q: %w", subject, err)
+		return nil, fmt.Errorf("versions of the %s of %q: %w", kindName(kind), subject, err)
 	}
 	out := make([]VersionInfo, 0, len(h))
 	for _, v := range h {
@@ -164,22 +230,33 @@ func (s *Store) Versions(ctx context.Context, tenant, subject string) ([]Version
 	return out, nil
 }
 
-// Subjects lists the subjects that have a page, sorted.
+// Subjects lists the subjects that have a biography, sorted.
 func (s *Store) Subjects(ctx context.Context, tenant string) ([]string, error) {
-	out, err := s.c.SMembers(ctx, "page:{"+tenant+"}:subjects").Result()
+	return s.SubjectsOf(ctx, tenant, schemas.KindBiography)
+}
+
+// SubjectsOf lists the subjects that have a page of kind, sorted.
+func (s *Store) SubjectsOf(ctx context.Context, tenant, kind string) ([]string, error) {
+	out, err := s.c.SMembers(ctx, subjectsKey(tenant, kind)).Result()
 	if err != nil {
-		return nil, fmt.Errorf("list pages: %w", err)
+		return nil, fmt.Errorf("list %s pages: %w", kindName(kind), err)
 	}
 	slices.Sort(out)
 	return out, nil
 }
 
-// Dependents lists the subjects whose pages cite a chunk, sorted: the pages
-// to regenerate when the chunk changes.
+// Dependents lists the subjects whose biographies cite a chunk, sorted:
+// the biographies to regenerate when the chunk changes.
 func (s *Store) Dependents(ctx context.Context, tenant, chunkID string) ([]string, error) {
-	out, err := s.c.SMembers(ctx, "deps:{"+tenant+"}:chunk:"+chunkID).Result()
+	return s.DependentsOf(ctx, tenant, schemas.KindBiography, chunkID)
+}
+
+// DependentsOf lists the subjects whose pages of kind cite a chunk,
+// sorted.
+func (s *Store) DependentsOf(ctx context.Context, tenant, kind, chunkID string) ([]string, error) {
+	out, err := s.c.SMembers(ctx, depsPrefix(tenant, kind)+chunkID).Result()
 	if err != nil {
-		return nil, fmt.Errorf("pages citing %s: %w", chunkID, err)
+		return nil, fmt.Errorf("%s pages citing %s: %w", kindName(kind), chunkID, err)
 	}
 	slices.Sort(out)
 	return out, nil
@@ -207,7 +284,7 @@ type RequestStatus struct {
 	Subject   string `json:"subject"`
 	State     string `json:"state"`
 	// Page is the subject of the published page (the canonical name), and
-	// Version its version.
+	// Version its version; the page is of kind Kind (Published reads it).
 	Page    string `json:"page,omitempty"`
 	Version int    `json:"version,omitempty"`
 	Error   string `json:"error,omitempty"`

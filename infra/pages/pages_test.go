@@ -3,6 +3,8 @@ package pages_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,10 +63,87 @@ func TestPublishIsIdempotentPerRequest(t *testing.T) {
 	}
 }
 
+// Pages are keyed by kind and subject: a page of another kind about a
+// subject is a page of its own, never the next version of the subject's
+// biography; the biography keeps the keys it had before there were kinds,
+// and each kind has its own dependency index.
+func TestPageOfAnotherKindLeavesTheBiography(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Client(t)
+	s := pages.New(c)
+	if _, _, err := s.Publish(ctx, "t", page("r-bio", "c1")); err != nil {
+		t.Fatal(err)
+	}
+	ans := page("r-answer", "c2")
+	ans.Kind = schemas.KindAnswer
+	ans.Sentences[0].Text = "叶向高，福清人。"
+	got, created, err := s.Publish(ctx, "t", ans)
+	if err != nil || !created || got.Version != 1 || got.Kind != schemas.KindAnswer {
+		t.Fatalf("answer page = %+v created=%v err=%v; want its own version 1", got, created, err)
+	}
+	if cur, err := s.Current(ctx, "t", "叶向高"); err != nil || cur.Version != 1 || cur.RequestID != "r-bio" {
+		t.Fatalf("biography after the answer = %+v, %v; want version 1 of r-bio", cur, err)
+	}
+	if vs, err := s.Versions(ctx, "t", "叶向高"); err != nil || len(vs) != 1 {
+		t.Fatalf("biography versions = %+v, %v; want one", vs, err)
+	}
+	if cur, err := s.CurrentOf(ctx, "t", schemas.KindAnswer, "叶向高"); err != nil || cur.RequestID != "r-answer" {
+		t.Fatalf("current answer = %+v, %v", cur, err)
+	}
+	if vs, err := s.VersionsOf(ctx, "t", schemas.KindAnswer, "叶向高"); err != nil || len(vs) != 1 || vs[0].RequestID != "r-answer" {
+		t.Fatalf("answer versions = %+v, %v", vs, err)
+	}
+	if _, err := s.CurrentOf(ctx, "t", schemas.KindTopicPage, "叶向高"); !errors.Is(err, pages.ErrNotFound) {
+		t.Fatalf("topic page never published: err = %v; want ErrNotFound", err)
+	}
+	// The keys: a biography's are those of stores written before kinds.
+	for key, want := range map[string]string{"page:{t}:叶向高": "r-bio", "page:{t}:answer:叶向高": "r-answer"} {
+		b, err := c.Get(ctx, key).Bytes()
+		if err != nil || !strings.Contains(string(b), `"request_id":"`+want+`"`) {
+			t.Errorf("key %s = %s, %v; want the page of %s", key, b, err, want)
+		}
+	}
+	for _, tc := range []struct {
+		kind, chunk string
+		want        []string
+	}{
+		{schemas.KindBiography, "c1", []string{"叶向高"}},
+		{schemas.KindBiography, "c2", nil},
+		{schemas.KindAnswer, "c2", []string{"叶向高"}},
+		{schemas.KindAnswer, "c1", nil},
+	} {
+		deps, err := s.DependentsOf(ctx, "t", tc.kind, tc.chunk)
+		if err != nil || !slices.Equal(deps, tc.want) {
+			t.Errorf("%s pages citing %s = %v, %v; want %v", tc.kind, tc.chunk, deps, err, tc.want)
+		}
+	}
+	if subs, err := s.Subjects(ctx, "t"); err != nil || !slices.Equal(subs, []string{"叶向高"}) {
+		t.Errorf("biography subjects = %v, %v", subs, err)
+	}
+	if subs, err := s.SubjectsOf(ctx, "t", schemas.KindAnswer); err != nil || !slices.Equal(subs, []string{"叶向高"}) {
+		t.Errorf("answer subjects = %v, %v", subs, err)
+	}
+	// A request's status leads to the page of its kind; a status written
+	// without a kind is a biography's.
+	for _, tc := range []struct {
+		kind, want string
+	}{{schemas.KindAnswer, "r-answer"}, {"", "r-bio"}, {schemas.KindBiography, "r-bio"}} {
+		st := pages.RequestStatus{RequestID: "x", Kind: tc.kind, State: pages.RequestPublished, Page: "叶向高", Version: 1}
+		p, err := s.Published(ctx, "t", st)
+		if err != nil || p.RequestID != tc.want {
+			t.Errorf("page of a %q request = %+v, %v; want %s's", tc.kind, p, err, tc.want)
+		}
+	}
+	if _, err := s.Published(ctx, "t", pages.RequestStatus{RequestID: "x", State: pages.RequestFailed}); !errors.Is(err, pages.ErrNotFound) {
+		t.Errorf("page of a failed request: err = %v; want ErrNotFound", err)
+	}
+}
+
 func TestWaitSeesFinishBeforeAndAfterItStarts(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s := pages.New(redistest.Client(t))
+	c := redistest.Client(t)
+	s := pages.New(c)
 	for _, id := range []string{"early", "late"} {
 		if err := s.SetRequest(ctx, "t", pages.RequestStatus{RequestID: id, Subject: "x", State: pages.RequestQueued}); err != nil {
 			t.Fatal(err)
@@ -77,11 +156,32 @@ func TestWaitSeesFinishBeforeAndAfterItStarts(t *testing.T) {
 	if err := s.Finish(ctx, "t", schemas.Request{RequestID: "early", Subject: "x"}, &p, ""); err != nil {
 		t.Fatal(err)
 	}
+	// "late" finishes once Wait is subscribed to the completion channel
+	// (seen on the server), so Wait has started before it.
+	finished := make(chan error, 1)
 	go func() {
-		time.Sleep(50 * time.Millisecond)
-		_ = s.Finish(ctx, "t", schemas.Request{RequestID: "late", Subject: "x"}, nil, "unknown subject")
+		for {
+			n, err := c.PubSubNumSub(ctx, "req:{t}:done").Result()
+			if err != nil {
+				finished <- err
+				return
+			}
+			if n["req:{t}:done"] > 0 {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				finished <- ctx.Err()
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+		finished <- s.Finish(ctx, "t", schemas.Request{RequestID: "late", Subject: "x"}, nil, "unknown subject")
 	}()
 	st, err := s.Wait(ctx, "t", "early", "late")
+	if ferr := <-finished; ferr != nil {
+		t.Fatal(ferr)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@
 // the data directory, or in-process miniredis when no binary is on PATH),
 // idempotency markers and the document/chunk store.
 //
-// Keys carry the tenant between braces (DESIGN §6), e.g. chunk:{default}:ID,
+// Keys carry the tenant between braces (ARCHITECTURE.md §9), e.g. chunk:{default}:ID,
 // which is also the Redis Cluster hash tag: one tenant's keys co-locate, so
 // multi-key pipelines and scripts stay valid on a cluster.
 package redis

@@ -250,12 +250,16 @@ func (ix *Index) checkLocked(items []vectors.Item) error {
 	return nil
 }
 
+// checkVector reports a vector the index cannot hold or answer. The
+// dimension is checked first, so an empty vector against an index that has
+// a dimension is an ErrDimension like any other wrong length, as the port
+// promises.
 func checkVector(v []float32, dim int) error {
-	if len(v) == 0 {
-		return fmt.Errorf("%w: empty", ErrInvalidVector)
-	}
 	if dim != 0 && len(v) != dim {
 		return fmt.Errorf("%w: %w: dimension %d, index has %d", ErrInvalidVector, vectors.ErrDimension, len(v), dim)
+	}
+	if len(v) == 0 {
+		return fmt.Errorf("%w: empty", ErrInvalidVector)
 	}
 	for _, x := range v {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {

@@ -176,7 +176,7 @@ func (es *eventStream) sendPage(ctx context.Context, d Deps, tenant string, st p
 	if st.Page == "" || st.Version == 0 {
 		return true
 	}
-	p, err := d.Pages.Version(ctx, tenant, st.Page, st.Version)
+	p, err := d.Pages.Published(ctx, tenant, st)
 	if err != nil {
 		return true // the done event still says where the page is
 	}

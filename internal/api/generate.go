@@ -17,6 +17,12 @@ import (
 
 // Requester publishes generation requests (app.App does).
 type Requester interface {
+	// ValidateRequest checks a request against the kinds the process has
+	// registered (kind.Registry.Validate); a failure wrapping
+	// schemas.ErrInvalid is the client's (400). POST /v1/requests runs it
+	// before anything else, so an unregistered kind is refused with the
+	// registry's message whatever its subject.
+	ValidateRequest(r schemas.Request) error
 	Request(ctx context.Context, tenant string, r schemas.Request) (schemas.Request, error)
 }
 
@@ -55,11 +61,16 @@ func generationRoutes(d Deps) []route {
 			return
 		}
 		probe := schemas.Request{RequestID: "-", Kind: body.Kind, Subject: body.Subject}
-		if err := probe.Validate(); err != nil {
+		if err := d.Requester.ValidateRequest(probe); errors.Is(err, schemas.ErrInvalid) {
 			writeError(w, http.StatusBadRequest, err.Error())
 			return
+		} else if err != nil {
+			writeError(w, http.StatusServiceUnavailable, err.Error())
+			return
 		}
-		if d.Graph != nil {
+		// A biography's subject is a person the graph must know; the
+		// subject of another kind (a question, a topic) is its planner's.
+		if d.Graph != nil && body.Kind == schemas.KindBiography {
 			ids, err := d.Graph.Resolve(r.Context(), tenant, body.Subject)
 			if err != nil {
 				writeError(w, http.StatusInternalServerError, err.Error())
@@ -103,23 +114,37 @@ func generationRoutes(d Deps) []route {
 		if !ok {
 			return
 		}
-		subject := pageSubject(r.Context(), d, tenant, r.PathValue("subject"))
+		// ?kind= selects a page of another kind; without it, the
+		// biography, as before there were kinds. A kind is checked for
+		// form only: pages of a kind no longer registered stay readable.
+		kind := r.URL.Query().Get("kind")
+		if kind == "" {
+			kind = schemas.KindBiography
+		}
+		if err := schemas.ValidKind(kind); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		subject := r.PathValue("subject")
+		if kind == schemas.KindBiography {
+			subject = pageSubject(r.Context(), d, tenant, subject)
+		}
 		if v := r.URL.Query().Get("version"); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n <= 0 {
 				writeError(w, http.StatusBadRequest, "version must be a positive integer")
 				return
 			}
-			p, err := d.Pages.Version(r.Context(), tenant, subject, n)
+			p, err := d.Pages.VersionOf(r.Context(), tenant, kind, subject, n)
 			respond(w, p, err)
 			return
 		}
-		p, err := d.Pages.Current(r.Context(), tenant, subject)
+		p, err := d.Pages.CurrentOf(r.Context(), tenant, kind, subject)
 		if err != nil {
 			respond(w, p, err)
 			return
 		}
-		vs, err := d.Pages.Versions(r.Context(), tenant, subject)
+		vs, err := d.Pages.VersionsOf(r.Context(), tenant, kind, subject)
 		respond(w, struct {
 			schemas.Page
 			Versions []pages.VersionInfo `json:"versions"`

@@ -15,23 +15,61 @@ import (
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/internal/api"
+	"github.com/annalist-dev/annalist/internal/kind"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// requester records the requests it is asked to publish.
+// requester records the requests it is asked to publish. It checks them
+// against its kinds as app.App does; the zero value serves the biography
+// kind alone.
 type requester struct {
+	kinds  *kind.Registry
 	got    []schemas.Request
 	traces []string
 }
+
+func (q *requester) registry() *kind.Registry {
+	if q.kinds == nil {
+		q.kinds = &kind.Registry{}
+		if err := q.kinds.Register(nopKind(schemas.KindBiography)); err != nil {
+			panic(err)
+		}
+	}
+	return q.kinds
+}
+
+func (q *requester) ValidateRequest(r schemas.Request) error { return q.registry().Validate(r) }
 
 func (q *requester) Request(ctx context.Context, _ string, r schemas.Request) (schemas.Request, error) {
 	if r.RequestID == "" {
 		r.RequestID = "r-test"
 	}
+	if err := q.ValidateRequest(r); err != nil {
+		return r, err
+	}
 	q.got = append(q.got, r)
 	q.traces = append(q.traces, pipeline.TraceID(ctx))
-	return r, r.Validate()
+	return r, nil
+}
+
+// nopKind is a kind whose planner and drafter are never called here: the
+// API only checks requests against the registry.
+func nopKind(name string) kind.Spec {
+	return kind.Spec{Name: name, Planner: nopPlanner{}, Drafters: map[string]kind.Drafter{kind.EngineOffline: nopDrafter{}},
+		Layout: kind.Layout{Sections: []kind.Section{{Name: "all"}}}}
+}
+
+type nopPlanner struct{}
+
+func (nopPlanner) Plan(context.Context, string, schemas.Request) (*schemas.ReferenceSet, error) {
+	return &schemas.ReferenceSet{}, nil
+}
+
+type nopDrafter struct{}
+
+func (nopDrafter) Draft(context.Context, *schemas.ReferenceSet, []schemas.PageSentence, int) (schemas.Draft, bool, error) {
+	return schemas.Draft{}, true, nil
 }
 
 func TestGenerationEndpoints(t *testing.T) {
@@ -171,5 +209,110 @@ func TestGenerationEndpoints(t *testing.T) {
 	ds, err := ps.Decisions(ctx, schemas.DefaultTenant, "叶向高")
 	if err != nil || len(ds) != 1 || ds[0].Value != "福清" {
 		t.Fatalf("stored decision = %+v, %v", ds, err)
+	}
+}
+
+// Request kinds: a kind the server has not registered is 400 with the
+// registry's message, before the subject is looked up and before anything
+// is published; a registered kind other than the biography is accepted
+// whatever its subject (its planner resolves it); GET /v1/pages/{subject}
+// serves the biography and, with ?kind=, a page of another kind about the
+// same subject.
+func TestRequestKindsAndPagesByKind(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Client(t)
+	store, err := kg.New(c, kg.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := schemas.Triplet{TripletID: "t1", Head: "叶向高", HeadType: schemas.EntityPerson, Relation: schemas.RelCourtesyName,
+		Tail: "进卿", ChunkID: "d-0000", DocID: "d", Entry: "叶向高", EntryChunk: "d-0000",
+		Span: schemas.Span{Start: 4, End: 7}, Evidence: "字进卿", Method: "regex", Confidence: 0.9}
+	if _, err := store.Apply(ctx, schemas.DefaultTenant, []schemas.Triplet{tr}, []string{"e1"}); err != nil {
+		t.Fatal(err)
+	}
+	ps := pages.New(c)
+	q := &requester{}
+	srv := httptest.NewServer(api.New(api.Deps{Graph: store, Chunks: redis.NewChunks(c), Pages: ps, Requester: q}))
+	defer srv.Close()
+	do := func(method, path, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+
+	const refused = "kind topic_page is not registered (registered: biography)"
+	for _, body := range []string{`{"kind":"topic_page","subject":"叶向高"}`, `{"kind":"topic_page","subject":"翰林院"}`} {
+		code, got := do(http.MethodPost, "/v1/requests", body)
+		if code != http.StatusBadRequest || !strings.Contains(got, refused) {
+			t.Errorf("POST %s = %d %s; want 400 saying %q", body, code, got, refused)
+		}
+	}
+	if code, got := do(http.MethodPost, "/v1/requests", `{"kind":"answer","subject":"何谓进士"}`); code != http.StatusBadRequest ||
+		!strings.Contains(got, "kind answer is not registered") {
+		t.Errorf("answer before it is registered = %d %s; want 400", code, got)
+	}
+	if len(q.got) != 0 {
+		t.Fatalf("refused requests were published: %+v", q.got)
+	}
+	if err := q.registry().Register(nopKind(schemas.KindAnswer)); err != nil {
+		t.Fatal(err)
+	}
+	if code, got := do(http.MethodPost, "/v1/requests", `{"kind":"answer","subject":"何谓进士"}`); code != http.StatusAccepted {
+		t.Fatalf("answer once registered = %d %s; want 202", code, got)
+	}
+	if code, got := do(http.MethodPost, "/v1/requests", `{"subject":"无名氏"}`); code != http.StatusNotFound {
+		t.Fatalf("biography of an unknown person = %d %s; want 404", code, got)
+	}
+	if len(q.got) != 1 || q.got[0].Kind != schemas.KindAnswer {
+		t.Fatalf("published = %+v; want the answer only", q.got)
+	}
+
+	sentence := func(text string) []schemas.PageSentence {
+		return []schemas.PageSentence{{Text: text, Status: "supported", Citations: []schemas.Citation{{ChunkID: "d-0000"}}}}
+	}
+	for _, p := range []schemas.Page{
+		{Subject: "叶向高", Kind: schemas.KindBiography, RequestID: "r-bio", Version: 1, Sentences: sentence("叶向高，字进卿。")},
+		{Subject: "叶向高", Kind: schemas.KindAnswer, RequestID: "r-answer", Version: 1, Sentences: sentence("进卿即叶向高。")},
+	} {
+		if _, _, err := ps.Publish(ctx, schemas.DefaultTenant, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := func(path string) (int, schemas.Page, string) {
+		t.Helper()
+		code, body := do(http.MethodGet, path, "")
+		var p schemas.Page
+		if code == http.StatusOK {
+			if err := json.Unmarshal([]byte(body), &p); err != nil {
+				t.Fatalf("GET %s: %v: %s", path, err, body)
+			}
+		}
+		return code, p, body
+	}
+	name := url.PathEscape("叶向高")
+	for _, tc := range []struct {
+		path, wantReq string
+		wantCode      int
+	}{
+		{"/v1/pages/" + name, "r-bio", http.StatusOK},
+		{"/v1/pages/" + url.PathEscape("进卿"), "r-bio", http.StatusOK}, // a biography by any name
+		{"/v1/pages/" + name + "?kind=biography", "r-bio", http.StatusOK},
+		{"/v1/pages/" + name + "?kind=answer", "r-answer", http.StatusOK},
+		{"/v1/pages/" + name + "?kind=answer&version=1", "r-answer", http.StatusOK},
+		{"/v1/pages/" + name + "?kind=answer&version=2", "", http.StatusNotFound},
+		{"/v1/pages/" + name + "?kind=topic_page", "", http.StatusNotFound},
+		{"/v1/pages/" + name + "?kind=Topic%20Page", "", http.StatusBadRequest},
+	} {
+		code, p, body := page(tc.path)
+		if code != tc.wantCode || p.RequestID != tc.wantReq {
+			t.Errorf("GET %s = %d %s; want %d with the page of %q", tc.path, code, body, tc.wantCode, tc.wantReq)
+		}
 	}
 }

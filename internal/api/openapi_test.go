@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,6 +16,8 @@ import (
 )
 
 type nopRequester struct{}
+
+func (nopRequester) ValidateRequest(schemas.Request) error { return nil }
 
 func (nopRequester) Request(_ context.Context, _ string, r schemas.Request) (schemas.Request, error) {
 	return r, nil
@@ -72,3 +75,55 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 type nopSink struct{}
 
 func (nopSink) Send(context.Context, string, []producers.Item) error { return nil }
+
+// queryParams are the query parameters the page and review handlers
+// (generate.go) read, the tenant aside (a shared component). The document
+// must list exactly these for the route: a parameter a handler reads and
+// openapi.json omits, or one it documents and no handler reads, fails
+// here.
+var queryParams = map[string][]string{
+	"GET /v1/pages/{subject}":      {"kind", "version"},
+	"GET /v1/pages/{subject}/diff": {"from", "to"},
+	"GET /v1/reviews":              {"status"},
+}
+
+func TestOpenAPIDocumentsQueryParameters(t *testing.T) {
+	b, err := openapiFS.ReadFile("openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Name   string         `json:"name"`
+				In     string         `json:"in"`
+				Schema map[string]any `json:"schema"`
+			} `json:"parameters"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for route, want := range queryParams {
+		method, path, _ := strings.Cut(route, " ")
+		op, ok := doc.Paths[path][strings.ToLower(method)]
+		if !ok {
+			t.Errorf("%s is not documented", route)
+			continue
+		}
+		var got []string
+		for _, p := range op.Parameters {
+			if p.In != "query" {
+				continue
+			}
+			if p.Schema == nil {
+				t.Errorf("%s: query parameter %s has no schema", route, p.Name)
+			}
+			got = append(got, p.Name)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s documents query parameters %v; the handler reads %v", route, got, want)
+		}
+	}
+}

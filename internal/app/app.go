@@ -1,9 +1,11 @@
 // Package app assembles annalist's runtime from its parts: it starts or
-// joins the broker, Redis and the vector store, builds every stage's
-// handler, and runs stages on the Kafka runtime. The CLI commands (demo,
-// ingest, consume, bench, kg show …) are thin layers over it, so the
-// embedded and the distributed mode run the same code and differ only in
-// what is at the other end of the connections.
+// joins the broker, Redis and the vector store, declares every stage once
+// in the stage registry (DefaultStages: graph node, group, needs, how to
+// build it), and runs stages on the Kafka runtime inside the middleware
+// chain. The CLI commands (demo, ingest, consume, bench, kg show …) are
+// thin layers over it, so the embedded and the distributed mode run the
+// same code and differ only in what is at the other end of the
+// connections.
 //
 // Embedded mode is chosen per service: no --brokers means an in-process
 // kfake broker persisted under <data-dir>/kafka; no --redis-addr means a
@@ -69,6 +71,9 @@ type Config struct {
 	ChatModel model.BaseChatModel
 	// Generate bounds and tunes the generation loop.
 	Generate GenerateConfig
+	// Stages is the stage registry the process runs stages from; nil means
+	// DefaultStages. Tests pass a registry with a stage of their own.
+	Stages Registry
 }
 
 // RegisterFlags binds the service flags. --data-dir is registered by the
@@ -102,7 +107,7 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("vector store %q: want embedded or milvus", c.VectorStore)
 	}
-	for _, v := range []interface{ Validate() error }{c.Kafka, c.Redis, c.Embed, c.Chunker, c.LLM, c.Generate} {
+	for _, v := range []interface{ Validate() error }{c.Kafka, c.Redis, c.Embed, c.Chunker, c.LLM, c.Generate, c.stages()} {
 		if err := v.Validate(); err != nil {
 			return err
 		}

@@ -12,15 +12,15 @@ import (
 
 	"github.com/cloudwego/eino/components/model"
 
-	"github.com/annalist-dev/annalist/consumers/assembler"
-	"github.com/annalist-dev/annalist/consumers/router"
 	"github.com/annalist-dev/annalist/consumers/solver"
 	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/consumers/writer/biography"
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/internal/era"
 	"github.com/annalist-dev/annalist/internal/glossary"
+	"github.com/annalist-dev/annalist/internal/kind"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
@@ -67,16 +67,16 @@ func (c GenerateConfig) Validate() error {
 	return nil
 }
 
-// Retriever is the writer's retriever on the app's stores.
-func (a *App) Retriever() (*writer.Retriever, error) {
+// Retriever is the biography planner on the app's stores.
+func (a *App) Retriever() (*biography.Retriever, error) {
 	if a.KG == nil || a.Chunks == nil {
 		return nil, errors.New("retrieval needs redis")
 	}
-	opts := []writer.RetrieverOption{writer.WithDecisions(a.Pages)}
+	opts := []biography.RetrieverOption{biography.WithDecisions(a.Pages)}
 	if a.Config.Generate.VectorK > 0 && a.Vectors != nil && a.Embedder != nil {
-		opts = append(opts, writer.WithVectors(a.Embedder, a.Vectors, a.Config.Generate.VectorK))
+		opts = append(opts, biography.WithVectors(a.Embedder, a.Vectors, a.Config.Generate.VectorK))
 	}
-	return writer.NewRetriever(a.KG, a.Chunks, opts...), nil
+	return biography.NewRetriever(a.KG, a.Chunks, opts...), nil
 }
 
 // generationAgents are the generation agents built once per process and
@@ -87,6 +87,7 @@ type generationAgents struct {
 	era     *era.Table
 	checker verifier.Checker
 	solvers map[string]solver.Solver
+	kinds   *kind.Registry
 }
 
 // eraTable is the process's era table.
@@ -103,14 +104,62 @@ func (a *App) eraTableLocked() *era.Table {
 	return a.gen.era
 }
 
-// Drafter is the writer's drafter: the LLM engine when configured, else
-// the offline extractive one.
-func (a *App) Drafter() writer.Drafter {
-	off := writer.NewOffline(writer.OfflineConfig{Era: a.eraTable()})
-	if a.Chat != nil {
-		return writer.NewLLM(a.Chat, off, writer.LLMConfig{})
+// Kinds is the process's kind registry, built once and shared by the
+// writer and every entry point (Request, the API): the biography kind,
+// planned by Retriever and drafted by the offline extractive drafter and,
+// when an LLM is configured, the LLM drafter. A kind is added by
+// registering it here (or, in a test, on the returned registry before
+// the stages run). It needs the KG and chunk store (redis).
+func (a *App) Kinds() (*kind.Registry, error) {
+	a.gen.mu.Lock()
+	defer a.gen.mu.Unlock()
+	if a.gen.kinds != nil {
+		return a.gen.kinds, nil
 	}
-	return off
+	r, err := a.Retriever()
+	if err != nil {
+		return nil, err
+	}
+	off := writer.NewOffline(writer.OfflineConfig{Era: a.eraTableLocked()})
+	var llm *writer.LLM
+	if a.Chat != nil {
+		llm = writer.NewLLM(writer.LLMConfig{}, writer.WithModel(a.Chat), writer.WithPlan(off))
+	}
+	reg := &kind.Registry{}
+	if err := reg.Register(biography.Spec(r, off, llm)); err != nil {
+		return nil, err
+	}
+	a.gen.kinds = reg
+	return reg, nil
+}
+
+// ValidateRequest checks a request against the registered kinds
+// (kind.Registry.Validate): what every entry point runs before it
+// publishes.
+func (a *App) ValidateRequest(r schemas.Request) error {
+	kinds, err := a.Kinds()
+	if err != nil {
+		return err
+	}
+	return kinds.Validate(r)
+}
+
+// Writer is the writer stage on the app's kinds and agent memory; it
+// drafts with the LLM engine when one is configured.
+func (a *App) Writer() (*writer.Loop, error) {
+	if a.Requests == nil {
+		return nil, errors.New("the writer needs redis")
+	}
+	kinds, err := a.Kinds()
+	if err != nil {
+		return nil, err
+	}
+	engine := kind.EngineOffline
+	if a.Chat != nil {
+		engine = kind.EngineLLM
+	}
+	return writer.NewLoop(kinds, a.Requests, writer.LoopConfig{Engine: engine,
+		MaxAttempts: a.Config.Generate.MaxAttempts, MaxSentences: a.Config.Generate.MaxSentences}), nil
 }
 
 // Checker is the verifier: the LLM judge when configured, else the
@@ -122,34 +171,35 @@ func (a *App) Checker() verifier.Checker {
 		off := verifier.NewOffline(verifier.Config{Era: a.eraTableLocked()})
 		a.gen.checker = off
 		if a.Chat != nil && a.Config.Generate.Verifier != "offline" {
-			a.gen.checker = verifier.NewJudge(a.Chat, off, verifier.JudgeConfig{})
+			a.gen.checker = verifier.NewJudge(verifier.JudgeConfig{}, verifier.WithModel(a.Chat), verifier.WithFallback(off))
 		}
 	}
 	return a.gen.checker
 }
 
-// Solver returns the solver a solver stage runs, built once per name and
-// shared (solvers hold no state of their own).
+// Solver returns the solver named name in the routing table (as
+// schemas.Repair.Solver carries it), built by its stage's declaration in
+// the app's registry (Stage.NewSolver) once per process and shared:
+// solvers hold no state of their own. The solver stages and `annalist
+// verify` (CheckSentence) both take their solvers from here.
 func (a *App) Solver(name string) (solver.Solver, error) {
 	a.gen.mu.Lock()
-	defer a.gen.mu.Unlock()
-	if s := a.gen.solvers[name]; s != nil {
+	s := a.gen.solvers[name]
+	a.gen.mu.Unlock()
+	if s != nil {
 		return s, nil
 	}
-	var s solver.Solver
-	switch name {
-	case "era":
-		s = solver.NewEra(a.eraTableLocked())
-	case "alias":
-		s = solver.NewAlias()
-	case "refconflict":
-		s = solver.NewRefConflict()
-	case "knowledge":
-		s = solver.NewKnowledge(a.Glossary())
-	case "regenerate":
-		s = solver.NewRegenerate(solver.RegenerateConfig{MaxAttempts: a.Config.Generate.MaxAttempts}, a.chatModel())
-	default:
-		return nil, fmt.Errorf("unknown solver %q", name)
+	st, err := a.Stages().solverStage(name)
+	if err != nil {
+		return nil, err
+	}
+	// Built without the lock: constructors take the era table and the
+	// chat model, which lock it themselves.
+	s = st.NewSolver(a)
+	a.gen.mu.Lock()
+	defer a.gen.mu.Unlock()
+	if prev := a.gen.solvers[name]; prev != nil {
+		return prev, nil
 	}
 	if a.gen.solvers == nil {
 		a.gen.solvers = map[string]solver.Solver{}
@@ -158,38 +208,11 @@ func (a *App) Solver(name string) (solver.Solver, error) {
 	return s, nil
 }
 
-// generationHandler builds the handler of a generation stage.
-func (a *App) generationHandler(stage string) (pipeline.BatchHandler, error) {
-	if a.Requests == nil || a.Pages == nil {
-		return nil, fmt.Errorf("%s needs redis", stage)
-	}
-	switch stage {
-	case topology.StageWriter:
-		r, err := a.Retriever()
-		if err != nil {
-			return nil, err
-		}
-		loop := writer.NewLoop(r, a.Drafter(), a.Requests, writer.LoopConfig{
-			MaxAttempts: a.Config.Generate.MaxAttempts, MaxSentences: a.Config.Generate.MaxSentences})
-		return pipeline.Batch(loop.Handler()), nil
-	case topology.StageVerifier:
-		return pipeline.Batch(verifier.Handler(a.Checker(), a.Requests)), nil
-	case topology.StageRouter:
-		return pipeline.Batch(router.Handler()), nil
-	case topology.StageAssembler:
-		return pipeline.Batch(assembler.New(a.Requests, a.Pages, a.Chunks).Handler()), nil
-	}
-	s, err := a.Solver(topology.Solver(stage))
-	if err != nil {
-		return nil, err
-	}
-	return pipeline.Batch(solver.Handler(s, a.Requests, a.Pages)), nil
-}
-
 // Request publishes a generation request and records it as queued. The
 // request id and time are filled in when empty. The trace id that follows
 // it through every stage onto the page is ctx's (pipeline.WithTraceID),
-// else the request id.
+// else the request id. A request of a kind the process has not registered
+// is refused (ValidateRequest) before anything is recorded or published.
 func (a *App) Request(ctx context.Context, tenant string, r schemas.Request) (schemas.Request, error) {
 	if r.RequestID == "" {
 		r.RequestID = NewRequestID()
@@ -200,7 +223,7 @@ func (a *App) Request(ctx context.Context, tenant string, r schemas.Request) (sc
 	if r.Reason == "" {
 		r.Reason = "user"
 	}
-	if err := r.Validate(); err != nil {
+	if err := a.ValidateRequest(r); err != nil {
 		return r, err
 	}
 	if a.Pages != nil {
@@ -246,7 +269,18 @@ type GenerateResult struct {
 // pages. When runStages is set the generation stages run in this process
 // for the duration (the embedded mode of a one-shot command); otherwise
 // they run elsewhere (a serve or demo process, or `consume` services).
+// Every request is checked first (ValidateRequest; one without an id as
+// if it had the id Request gives it): one that would be refused fails the
+// call before any stage starts or any request is published.
 func (a *App) Generate(ctx context.Context, tenant string, runStages, wait bool, reqs []schemas.Request) ([]GenerateResult, error) {
+	for i, r := range reqs {
+		if r.RequestID == "" {
+			r.RequestID = "-"
+		}
+		if err := a.ValidateRequest(r); err != nil {
+			return nil, fmt.Errorf("request %d (%s %q): %w", i+1, r.Kind, r.Subject, err)
+		}
+	}
 	stageCtx, stopStages := context.WithCancel(ctx)
 	defer stopStages()
 	var stageErr chan error
@@ -303,7 +337,7 @@ func (a *App) Generate(ctx context.Context, tenant string, runStages, wait bool,
 		if st.State != pages.RequestPublished {
 			continue
 		}
-		p, err := a.Pages.Version(ctx, tenant, st.Page, st.Version)
+		p, err := a.Pages.Published(ctx, tenant, st)
 		if err != nil {
 			return out, err
 		}

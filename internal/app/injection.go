@@ -93,7 +93,7 @@ func (s *Injection) Biography(ctx context.Context, subject string) (*schemas.Ref
 
 // Check runs App.CheckSentence.
 func (s *Injection) Check(ctx context.Context, refs *schemas.ReferenceSet, sentence string, correct bool) (eval.SentenceOutcome, error) {
-	c, err := s.App.CheckSentence(ctx, refs, sentence, correct)
+	c, err := s.App.CheckSentence(ctx, s.Tenant, refs, sentence, correct)
 	if err != nil {
 		return eval.SentenceOutcome{}, err
 	}

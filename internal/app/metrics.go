@@ -14,7 +14,6 @@ import (
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/llm"
 	"github.com/annalist-dev/annalist/infra/metrics"
-	"github.com/annalist-dev/annalist/topology"
 )
 
 // registries holds the metrics registry of each App that asked for one,
@@ -70,8 +69,8 @@ func (a *App) Metrics() *metrics.Registry {
 // stage it runs.
 func (a *App) StageObserver(stage string, obs kafka.Observer) kafka.Observer {
 	r := a.Metrics()
-	if st, err := topology.LookupStage(stage); err == nil {
-		r.WatchLag(lagReader(a.Config.Kafka), st)
+	if st, err := a.Stages().Lookup(stage); err == nil {
+		r.WatchLag(lagReader(a.Config.Kafka), st.Stage)
 	}
 	if obs == nil || r.Owns(obs) {
 		return r.Observer()
@@ -97,6 +96,9 @@ func lagReader(cfg kafka.Config) metrics.LagReader {
 type PipelineStage struct {
 	Name  string `json:"name"`
 	Group string `json:"group"`
+	// Part is the stage's group in the registry (ingest, generate), empty
+	// for a stage only "all" runs.
+	Part string `json:"part,omitempty"`
 	// Fetched, Handled, Produced, Failed and DeadLettered are counted by
 	// the stages of this process since it started.
 	Fetched      int64 `json:"fetched"`
@@ -120,22 +122,19 @@ type PipelineStatus struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Pipeline returns the pipeline dashboard's numbers: every stage's counts
-// in this process and its consumer lag on the broker. A broker that cannot
-// be read leaves the lag at -1 and says why in Error; it is not an error
-// of the call.
+// Pipeline returns the pipeline dashboard's numbers: every stage of the
+// app's registry, in graph order, with its counts in this process and its
+// consumer lag on the broker. A broker that cannot be read leaves the lag
+// at -1 and says why in Error; it is not an error of the call.
 func (a *App) Pipeline(ctx context.Context) (any, error) {
 	r := a.Metrics()
 	out := PipelineStatus{Stages: []PipelineStage{}}
 	var lagErr error
 	readLag := lagReader(a.Config.Kafka)
-	for _, name := range AllStages() {
-		st, err := topology.LookupStage(name)
-		if err != nil {
-			return nil, err
-		}
+	for _, st := range a.Stages() {
+		name := st.Name
 		t := r.Totals(name)
-		ps := PipelineStage{Name: name, Group: st.Group(), Fetched: t.Fetched, Handled: t.Handled,
+		ps := PipelineStage{Name: name, Group: st.Group(), Part: string(st.Part), Fetched: t.Fetched, Handled: t.Handled,
 			Produced: t.Produced, Failed: t.Failed, DeadLettered: t.DeadLettered, Lag: -1}
 		if lagErr == nil {
 			ls, err := readLag(ctx, st.Group(), st.Reads)

@@ -20,7 +20,6 @@ import (
 	"github.com/annalist-dev/annalist/internal/inject"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
-	"github.com/annalist-dev/annalist/topology"
 )
 
 // TestMetricsAfterASmallRun runs every stage embedded with the app's
@@ -191,11 +190,11 @@ func TestMetricsAfterASmallRun(t *testing.T) {
 // the solver stage, as the router makes them.
 func repairFor(t *testing.T, r app.GenerateResult, stage, tenant string) kafka.Record {
 	t.Helper()
-	st, err := topology.LookupStage(stage)
+	st, err := app.DefaultStages().Lookup(stage)
 	if err != nil {
 		t.Fatal(err)
 	}
-	solverName := topology.Solver(stage)
+	solverName := st.Solver
 	errType := map[string]string{"era": schemas.ErrorEra, "alias": schemas.ErrorAlias,
 		"refconflict": schemas.ErrorRefConflict, "knowledge": schemas.ErrorKnowledge}[solverName]
 	if errType == "" {

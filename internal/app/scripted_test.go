@@ -25,6 +25,7 @@ import (
 	"github.com/annalist-dev/annalist/internal/demo"
 	"github.com/annalist-dev/annalist/internal/era"
 	"github.com/annalist-dev/annalist/internal/inject"
+	"github.com/annalist-dev/annalist/internal/llmtest"
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
@@ -40,6 +41,7 @@ import (
 // concurrent requests reach the model. It records every injection: the
 // ground truth the test scores the published pages against.
 type erringModel struct {
+	*llmtest.Model
 	rate  float64
 	seed  uint64
 	pool  inject.Pool
@@ -67,8 +69,10 @@ type madeError struct {
 var _ model.BaseChatModel = (*erringModel)(nil)
 
 func newErringModel(rate float64, seed uint64, pool inject.Pool) *erringModel {
-	return &erringModel{rate: rate, seed: seed, pool: pool, inj: inject.New(era.Default()),
+	m := &erringModel{rate: rate, seed: seed, pool: pool, inj: inject.New(era.Default()),
 		from: map[string]string{}, plans: map[string][]string{}, calls: map[string]int{}}
+	m.Model = llmtest.New(m.reply)
+	return m
 }
 
 var (
@@ -79,7 +83,9 @@ var (
 	sentLine    = regexp.MustCompile(`(?m)^Sentence: (.+)$`)
 )
 
-func (m *erringModel) Generate(_ context.Context, in []*schema.Message, _ ...model.Option) (*schema.Message, error) {
+// reply answers one call of the scripted model.
+func (m *erringModel) reply(_ context.Context, c llmtest.Call) (*schema.Message, error) {
+	in := c.Messages
 	if len(in) != 2 {
 		return nil, m.reject(fmt.Sprintf("%d messages", len(in)))
 	}
@@ -117,10 +123,6 @@ func (m *erringModel) Generate(_ context.Context, in []*schema.Message, _ ...mod
 		return m.answer("regenerate", subject, m.planOf(subject, s[1]), user, cites)
 	}
 	return nil, m.reject("unknown prompt: " + firstLine(system))
-}
-
-func (m *erringModel) Stream(context.Context, []*schema.Message, ...model.Option) (*schema.StreamReader[*schema.Message], error) {
-	return nil, errors.New("erring model: no streaming")
 }
 
 func (m *erringModel) reject(why string) error {

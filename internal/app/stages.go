@@ -7,13 +7,18 @@ import (
 	"os"
 	"sync"
 
+	"github.com/annalist-dev/annalist/consumers/assembler"
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/embedder"
 	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/consumers/kgwriter"
+	"github.com/annalist-dev/annalist/consumers/router"
+	"github.com/annalist-dev/annalist/consumers/solver"
+	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/internal/logging"
 	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/pipeline/middleware"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
@@ -21,25 +26,142 @@ import (
 
 func pid() int { return os.Getpid() }
 
-// IngestStages are the stages of the ingestion half of the pipeline, in
-// graph order.
-func IngestStages() []string { return topology.IngestStages() }
-
-// GenerateStages are the stages of the generation half, in graph order.
-func GenerateStages() []string { return topology.GenerateStages() }
-
-// AllStages are every stage of the pipeline, in graph order.
-func AllStages() []string { return append(IngestStages(), GenerateStages()...) }
-
-// needsFor says which services running the stages requires.
-func NeedsFor(stages []string) Needs {
-	n := Needs{Broker: true, Redis: true}
-	for _, s := range stages {
-		if s == topology.StageEmbedder {
-			n.Vectors = true
-		}
+// DefaultStages is the application's stage registry: every stage of the
+// pipeline, declared once, in graph order. Adding a stage is one entry here
+// (and its package under consumers/); adding a solver is one solverStage
+// entry and a row of the routing table (topology.Routes).
+func DefaultStages() Registry {
+	return Registry{
+		{Stage: topology.Stage{Name: topology.StageChunker, Reads: []string{topology.Documents}, Writes: []string{topology.Chunks},
+			Doc: "pattern-enhanced chunking by corpus profile"},
+			Part: PartIngest, Progress: true, Build: buildChunker},
+		{Stage: topology.Stage{Name: topology.StageExtractor, Reads: []string{topology.Chunks}, Writes: []string{topology.Triplets},
+			Doc: "regex-driven relation extraction, LLM regex synthesis, plan B"},
+			Part: PartIngest, Progress: true, Build: buildExtractor},
+		{Stage: topology.Stage{Name: topology.StageKGWriter, Reads: []string{topology.Triplets}, Writes: []string{topology.KGUpdates},
+			Doc: "idempotent upsert into the Redis knowledge graph"},
+			Part: PartIngest, Build: buildKGWriter},
+		{Stage: topology.Stage{Name: topology.StageEmbedder, Reads: []string{topology.Chunks},
+			Doc: "chunk embeddings into the vector store"},
+			Part: PartIngest, Needs: Needs{Vectors: true}, Progress: true, Build: buildEmbedder},
+		{Stage: topology.Stage{Name: topology.StageWriter, Reads: []string{topology.Requests, topology.Verdicts, topology.Corrections}, Writes: []string{topology.Drafts},
+			Doc: "retrieval into agent memory; drafts sentence k+1 once sentence k is final"},
+			Part: PartGenerate, Build: buildWriter},
+		{Stage: topology.Stage{Name: topology.StageVerifier, Reads: []string{topology.Drafts}, Writes: []string{topology.Verdicts},
+			Doc: "atomic facts checked against the references: supported / not-included / not-supported"},
+			Part: PartGenerate, Build: buildVerifier},
+		{Stage: topology.Stage{Name: topology.StageRouter, Reads: []string{topology.Verdicts}, Writes: topology.RepairTopics(""),
+			Doc: "routes failed verdicts to one solver by error type (topology.Routes)"},
+			Part: PartGenerate, Build: buildRouter},
+		solverStage(topology.SolverEra, "era names <-> Gregorian years from the shipped era table",
+			func(a *App) solver.Solver { return solver.NewEra(a.eraTable()) }),
+		solverStage(topology.SolverAlias, "names the subject from the KG alias set",
+			func(*App) solver.Solver { return solver.NewAlias() }),
+		solverStage(topology.SolverRefConflict, "states a reference disagreement with both citations; opens a review",
+			func(*App) solver.Solver { return solver.NewRefConflict() }, topology.Reviews),
+		solverStage(topology.SolverKnowledge, "glossary lookups for offices, ranks and old place names",
+			func(a *App) solver.Solver { return solver.NewKnowledge(a.Glossary()) }),
+		solverStage(topology.SolverRegenerate, "rewrites from the supporting references; drops after bounded attempts",
+			func(a *App) solver.Solver {
+				return solver.NewRegenerate(solver.RegenerateConfig{MaxAttempts: a.Config.Generate.MaxAttempts}, solver.WithModel(a.chatModel()))
+			}),
+		{Stage: topology.Stage{Name: topology.StageAssembler, Reads: []string{topology.Drafts}, Writes: []string{topology.Pages},
+			Doc: "publishes page versions with citations and the chunk -> page index"},
+			Part: PartGenerate, Build: buildAssembler},
 	}
-	return n
+}
+
+// solverStage declares the stage of a solver: it reads the repairs topics
+// the routing table sends to the solver and writes corrections (and
+// extra, such as reviews).
+func solverStage(name, doc string, newSolver func(a *App) solver.Solver, extra ...string) Stage {
+	stage := topology.SolverStage(name)
+	return Stage{
+		Stage: topology.Stage{Name: stage, Reads: topology.RepairTopics(name),
+			Writes: append([]string{topology.Corrections}, extra...), Doc: doc},
+		Part: PartGenerate, Solver: name, NewSolver: newSolver,
+		Build: func(a *App) (pipeline.BatchHandler, error) {
+			if err := a.needGeneration(stage); err != nil {
+				return nil, err
+			}
+			s, err := a.Solver(name)
+			if err != nil {
+				return nil, err
+			}
+			return pipeline.Batch(solver.Handler(s, a.Requests, a.Pages)), nil
+		},
+	}
+}
+
+func buildChunker(a *App) (pipeline.BatchHandler, error) {
+	if a.Chunks == nil {
+		return nil, errors.New("chunker needs redis")
+	}
+	return pipeline.Batch(a.chunker().Handler(a.Chunks)), nil
+}
+
+func buildExtractor(a *App) (pipeline.BatchHandler, error) {
+	return pipeline.Batch(a.extractor().Handler()), nil
+}
+
+func buildKGWriter(a *App) (pipeline.BatchHandler, error) {
+	if a.KG == nil {
+		return nil, errors.New("kg-writer needs redis")
+	}
+	st, err := kgwriter.New(a.KG)
+	if err != nil {
+		return nil, err
+	}
+	return st.Handler(), nil
+}
+
+func buildEmbedder(a *App) (pipeline.BatchHandler, error) {
+	if a.Vectors == nil || a.Embedder == nil {
+		return nil, errors.New("embedder needs a vector store")
+	}
+	st, err := embedder.New(a.Embedder, a.Vectors, embedder.Config{})
+	if err != nil {
+		return nil, err
+	}
+	return st.Handler(), nil
+}
+
+func buildWriter(a *App) (pipeline.BatchHandler, error) {
+	if err := a.needGeneration(topology.StageWriter); err != nil {
+		return nil, err
+	}
+	loop, err := a.Writer()
+	if err != nil {
+		return nil, err
+	}
+	return pipeline.Batch(loop.Handler()), nil
+}
+
+func buildVerifier(a *App) (pipeline.BatchHandler, error) {
+	if err := a.needGeneration(topology.StageVerifier); err != nil {
+		return nil, err
+	}
+	return pipeline.Batch(verifier.Handler(a.Checker(), a.Requests)), nil
+}
+
+func buildRouter(*App) (pipeline.BatchHandler, error) {
+	return pipeline.Batch(router.Handler()), nil
+}
+
+func buildAssembler(a *App) (pipeline.BatchHandler, error) {
+	if err := a.needGeneration(topology.StageAssembler); err != nil {
+		return nil, err
+	}
+	return pipeline.Batch(assembler.New(a.Requests, a.Pages, a.Chunks).Handler()), nil
+}
+
+// needGeneration fails when the generation memory and page store are
+// missing (the app was opened without Redis).
+func (a *App) needGeneration(stage string) error {
+	if a.Requests == nil || a.Pages == nil {
+		return fmt.Errorf("%s needs redis", stage)
+	}
+	return nil
 }
 
 // Agents are the stage objects built by Handler, kept so their counters
@@ -49,39 +171,22 @@ type Agents struct {
 	Extractor *extractor.Extractor
 }
 
-// Handler builds the handler of a stage from the app's services.
-func (a *App) Handler(stage string) (pipeline.BatchHandler, error) {
-	switch stage {
-	case topology.StageChunker:
-		if a.Chunks == nil {
-			return nil, errors.New("chunker needs redis")
-		}
-		return a.marking(stage, pipeline.Batch(a.chunker().Handler(a.Chunks))), nil
-	case topology.StageExtractor:
-		return a.marking(stage, pipeline.Batch(a.extractor().Handler())), nil
-	case topology.StageKGWriter:
-		if a.KG == nil {
-			return nil, errors.New("kg-writer needs redis")
-		}
-		st, err := kgwriter.New(a.KG)
-		if err != nil {
-			return nil, err
-		}
-		return st.Handler(), nil
-	case topology.StageEmbedder:
-		if a.Vectors == nil || a.Embedder == nil {
-			return nil, errors.New("embedder needs a vector store")
-		}
-		st, err := embedder.New(a.Embedder, a.Vectors, embedder.Config{})
-		if err != nil {
-			return nil, err
-		}
-		return a.marking(stage, st.Handler()), nil
-	}
-	if _, err := topology.LookupStage(stage); err != nil {
+// Handler builds the handler of a stage of the app's registry, with the
+// app's own middleware (document progress) around it; the runtime adds
+// its chain when it runs the stage.
+func (a *App) Handler(name string) (pipeline.BatchHandler, error) {
+	st, err := a.Stages().Lookup(name)
+	if err != nil {
 		return nil, err
 	}
-	return a.generationHandler(stage)
+	h, err := st.Build(a)
+	if err != nil {
+		return nil, err
+	}
+	if st.Progress {
+		h = a.progress(name)(h)
+	}
+	return h, nil
 }
 
 func (a *App) chunker() *chunker.Chunker {
@@ -146,9 +251,11 @@ func (c *Counters) Stage(name string) kafka.BatchStats {
 	return kafka.BatchStats{Stage: name}
 }
 
-// RunStages runs the named stages, each as its own consumer group, until
-// ctx is cancelled (they then drain) or one of them fails (the others are
-// then stopped). It returns when all have stopped.
+// RunStages runs the named stages of the app's registry, each as its own
+// consumer group, until ctx is cancelled (they then drain) or one of them
+// fails (the others are then stopped). It returns when all have stopped.
+// Each stage runs on the Kafka runtime inside the middleware chain, with
+// the app's seen: markers, logger and metrics.
 func (a *App) RunStages(ctx context.Context, names []string, obs kafka.Observer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -157,8 +264,9 @@ func (a *App) RunStages(ctx context.Context, names []string, obs kafka.Observer)
 		h  pipeline.BatchHandler
 	}
 	var all []built
+	reg := a.Stages()
 	for _, n := range names {
-		st, err := topology.LookupStage(n)
+		st, err := reg.Lookup(n)
 		if err != nil {
 			return err
 		}
@@ -166,7 +274,7 @@ func (a *App) RunStages(ctx context.Context, names []string, obs kafka.Observer)
 		if err != nil {
 			return fmt.Errorf("stage %s: %w", n, err)
 		}
-		all = append(all, built{st, h})
+		all = append(all, built{st.Stage, h})
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(all))
@@ -175,9 +283,13 @@ func (a *App) RunStages(ctx context.Context, names []string, obs kafka.Observer)
 		go func() {
 			defer wg.Done()
 			opts := kafka.Options{
-				Deduper:  a.Seen,
 				Logger:   a.Log.With().Str(logging.FieldStage, b.st.Name).Logger(),
 				Observer: a.StageObserver(b.st.Name, obs),
+			}
+			// Assigned only when set: a nil *redis.Seen in the interface
+			// would not read as "no deduper".
+			if a.Seen != nil {
+				opts.Deduper = a.Seen
 			}
 			if err := kafka.Run(ctx, a.Config.Kafka, b.st, b.h, opts); err != nil {
 				errs[i] = fmt.Errorf("stage %s: %w", b.st.Name, err)
@@ -193,12 +305,13 @@ func (a *App) RunStages(ctx context.Context, names []string, obs kafka.Observer)
 // input topics.
 func (a *App) WaitIdle(ctx context.Context, names []string) error {
 	var stages []topology.Stage
+	reg := a.Stages()
 	for _, n := range names {
-		st, err := topology.LookupStage(n)
+		st, err := reg.Lookup(n)
 		if err != nil {
 			return err
 		}
-		stages = append(stages, st)
+		stages = append(stages, st.Stage)
 	}
 	return kafka.WaitIdle(ctx, a.Config.Kafka, stages...)
 }
@@ -230,34 +343,41 @@ func schemasMeta(eventID, tenant string) schemas.Meta {
 // Agents returns the stage objects built so far.
 func (a *App) Agents() Agents { return a.agents }
 
-// marking wraps an ingestion stage so that it records, in the document's
-// hash, when it has finished a document: the chunker once it stored the
-// document's chunks, the chunk stages once they handled its last chunk
-// (a document's chunks share a partition and arrive in order, so the last
-// one handled means all were). Users see the progress through the API.
-func (a *App) marking(stage string, h pipeline.BatchHandler) pipeline.BatchHandler {
-	if a.Chunks == nil {
-		return h
-	}
-	return func(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
-		outs, err := h(ctx, ins)
-		if err != nil {
-			return outs, err
+// progress records, in the document's hash, when stage has finished a
+// document: the chunker once it stored the document's chunks, the chunk
+// stages once they handled its last chunk (a document's chunks share a
+// partition and arrive in order, so the last one handled means all were).
+// Users see the progress through the API. It marks inside the runtime's
+// chain, before the outputs are produced, so that a failed mark is retried
+// like any transient error of the stage; the mark is an upsert, and an
+// early one only shows a stage done a moment before its outputs are on the
+// topic. (The seen: markers, which skip work, are the opposite case: they
+// wait for the acknowledgement; see pipeline/middleware.)
+func (a *App) progress(stage string) middleware.Middleware {
+	return func(h pipeline.BatchHandler) pipeline.BatchHandler {
+		if a.Chunks == nil {
+			return h
 		}
-		for _, in := range ins {
-			doc := ""
-			if d, ok := pipeline.As[schemas.Document](in.Msg); ok {
-				doc = d.DocID
-			} else if c, ok := pipeline.As[schemas.Chunk](in.Msg); ok && c.Seq == c.Total-1 {
-				doc = c.DocID
+		return func(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
+			outs, err := h(ctx, ins)
+			if err != nil {
+				return outs, err
 			}
-			if doc == "" {
-				continue
+			for _, in := range ins {
+				doc := ""
+				if d, ok := pipeline.As[schemas.Document](in.Msg); ok {
+					doc = d.DocID
+				} else if c, ok := pipeline.As[schemas.Chunk](in.Msg); ok && c.Seq == c.Total-1 {
+					doc = c.DocID
+				}
+				if doc == "" {
+					continue
+				}
+				if err := a.Chunks.MarkStage(ctx, in.Tenant(), doc, stage); err != nil {
+					return nil, fmt.Errorf("mark %s done for document %s: %w", stage, doc, err)
+				}
 			}
-			if err := a.Chunks.MarkStage(ctx, in.Tenant(), doc, stage); err != nil {
-				return nil, err
-			}
+			return outs, nil
 		}
-		return outs, nil
 	}
 }

@@ -26,10 +26,10 @@ type SentenceCheck struct {
 	Reviews []schemas.Review `json:"reviews,omitempty"`
 }
 
-// CheckSentence verifies a sentence against a reference set and, when
+// CheckSentence verifies a sentence against a reference set of tenant and, when
 // correct is set, routes a failed verdict to its solver and verifies each
 // rewrite, as the pipeline does, for at most MaxAttempts drafts.
-func (a *App) CheckSentence(ctx context.Context, refs *schemas.ReferenceSet, sentence string, correct bool) (SentenceCheck, error) {
+func (a *App) CheckSentence(ctx context.Context, tenant string, refs *schemas.ReferenceSet, sentence string, correct bool) (SentenceCheck, error) {
 	checker := a.Checker()
 	maxAttempts := a.Config.Generate.MaxAttempts
 	if maxAttempts <= 0 {
@@ -49,7 +49,7 @@ func (a *App) CheckSentence(ctx context.Context, refs *schemas.ReferenceSet, sen
 			return res, err
 		}
 		v.Attempt = attempt
-		c, reviews, err := s.Solve(ctx, refs, schemas.Repair{RequestID: d.RequestID, Solver: name, Verdict: v})
+		c, reviews, err := s.Solve(ctx, tenant, refs, schemas.Repair{RequestID: d.RequestID, Solver: name, Verdict: v})
 		if err != nil {
 			return res, err
 		}

@@ -12,16 +12,23 @@ import (
 
 	"github.com/annalist-dev/annalist/infra/broker"
 	"github.com/annalist-dev/annalist/internal/app"
-	"github.com/annalist-dev/annalist/topology"
 )
 
-// cmdConsume runs stages, each as a member of its consumer group, until
-// SIGINT/SIGTERM, then drains: the in-flight batch is finished, produced
-// and committed, and the member leaves the group.
+// cmdConsume runs stages of the application's registry, each as a member
+// of its consumer group, until SIGINT/SIGTERM, then drains: the in-flight
+// batch is finished, produced and committed, and the member leaves the
+// group.
 func cmdConsume(ctx context.Context, io IO, args []string) error {
+	return consume(ctx, io, args, app.DefaultStages())
+}
+
+// consume is `annalist consume` on the stages of reg: STAGE arguments name
+// stages of reg or its groups (ingest, generate, all).
+func consume(ctx context.Context, io IO, args []string, reg app.Registry) error {
 	fs := newFlagSet("consume", io.Stderr)
 	var s service
 	s.register(fs)
+	s.app.Stages = reg
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics (/metrics) and /healthz, /readyz on host:port (default: off)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -30,23 +37,11 @@ func cmdConsume(ctx context.Context, io IO, args []string) error {
 	if len(pos) == 0 {
 		return fmt.Errorf("%w: want STAGE... (a stage name, or ingest, generate, all)", errUsage)
 	}
-	var stages []string
-	for _, p := range pos {
-		switch p {
-		case "all":
-			stages = append(stages, app.AllStages()...)
-		case "ingest":
-			stages = append(stages, app.IngestStages()...)
-		case "generate":
-			stages = append(stages, app.GenerateStages()...)
-		default:
-			if _, err := topology.LookupStage(p); err != nil {
-				return fmt.Errorf("%w: %v", errUsage, err)
-			}
-			stages = append(stages, p)
-		}
+	stages, err := reg.Resolve(pos)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	a, log, err := s.open(ctx, io, app.NeedsFor(stages))
+	a, log, err := s.open(ctx, io, reg.Needs(stages))
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/cli"
 	"github.com/annalist-dev/annalist/schemas"
+	"github.com/annalist-dev/annalist/topology"
 )
 
 // childArgs makes the test binary run one annalist command line instead of
@@ -153,7 +154,25 @@ func TestVerifierKilledMidRequestLosesNoSentence(t *testing.T) {
 		time.Sleep(2 * time.Millisecond)
 	}
 	t.Logf("verifier killed with %d of %d requests unfinished", unfinished, len(ids))
-	time.Sleep(300 * time.Millisecond)
+	// Restart only once drafts wait for the dead verifier, so the restarted
+	// one has work a killed one left.
+	for pending := int64(0); pending == 0; {
+		lags, err := kafka.Lag(ctx, cfg.Kafka, "annalist."+topology.StageVerifier, []string{topology.Drafts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range lags {
+			from := l.Committed
+			if from < 0 {
+				from = l.Start
+			}
+			pending += l.End - from
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no draft waits for the killed verifier")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 	startChild(t, append([]string{"consume", "verifier"}, common...)...)
 
 	sts, err := a.Pages.Wait(ctx, schemas.DefaultTenant, ids...)

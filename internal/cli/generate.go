@@ -24,15 +24,11 @@ func cmdGenerate(ctx context.Context, stdio IO, args []string) error {
 		return err
 	}
 	if len(pos) < 2 {
-		return fmt.Errorf("%w: want `generate biography NAME`", errUsage)
+		return fmt.Errorf("%w: want `generate KIND NAME`, e.g. `generate biography 叶向高`", errUsage)
 	}
 	kind, subject := pos[0], strings.Join(pos[1:], " ")
-	switch kind {
-	case schemas.KindBiography:
-	case "topic", schemas.KindTopicPage:
-		kind = schemas.KindTopicPage
-	default:
-		return fmt.Errorf("%w: unknown page kind %q (want biography)", errUsage, kind)
+	if kind == "topic" {
+		kind = schemas.KindTopicPage // the shorthand of the command line
 	}
 	need := app.Needs{Broker: true, Redis: true}
 	a, _, err := s.open(ctx, stdio, need)
@@ -40,10 +36,24 @@ func cmdGenerate(ctx context.Context, stdio IO, args []string) error {
 		return err
 	}
 	defer a.Close()
-	if ids, err := a.KG.Resolve(ctx, s.tenant, subject); err != nil {
+	// Which kinds exist is the process's registry's to say; a kind it
+	// does not hold is refused with its message before anything is
+	// resolved or published.
+	kinds, err := a.Kinds()
+	if err != nil {
 		return err
-	} else if len(ids) == 0 {
-		return fmt.Errorf("unknown subject %q: no entity or alias of that name in tenant %q (ingest its sources first)", subject, s.tenant)
+	}
+	if _, err := kinds.Lookup(kind); err != nil {
+		return err
+	}
+	// A biography's subject is a person the graph must know; the subject
+	// of another kind (a question, a topic) is its planner's to resolve.
+	if kind == schemas.KindBiography {
+		if ids, err := a.KG.Resolve(ctx, s.tenant, subject); err != nil {
+			return err
+		} else if len(ids) == 0 {
+			return fmt.Errorf("unknown subject %q: no entity or alias of that name in tenant %q (ingest its sources first)", subject, s.tenant)
+		}
 	}
 	runStages := s.embedded() && !a.Joined && !*noWait
 	ctx, cancel := context.WithTimeout(ctx, *timeout)

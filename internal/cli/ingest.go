@@ -41,7 +41,7 @@ func cmdIngest(ctx context.Context, io IO, args []string) error {
 	runStages := s.embedded() && !a.Joined
 	res, err := a.Ingest(ctx, s.tenant, runStages, *wait, func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
 		if len(pos) == 1 && pos[0] == "-" {
-			return producers.IngestJSONL(ctx, io.Stdin, "stdin", producers.JSONLDefaults{Collection: opts.Collection, Profile: opts.Profile}, s.tenant, sink)
+			return producers.IngestJSONL(ctx, io.Stdin, "stdin", producers.JSONLDefaults(opts), s.tenant, sink)
 		}
 		files, err := producers.Walk(pos, opts)
 		if err != nil {

@@ -8,11 +8,12 @@ import (
 	"strings"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
-	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/consumers/writer/biography"
 	"github.com/annalist-dev/annalist/infra/llm"
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/dataset"
 	"github.com/annalist-dev/annalist/internal/eval"
+	"github.com/annalist-dev/annalist/internal/kind"
 	"github.com/annalist-dev/annalist/internal/progress"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -66,7 +67,7 @@ func cmdRetrieve(ctx context.Context, io IO, args []string) error {
 	out := RetrieveOutput{Subject: pos[0], KG: []schemas.Reference{}, Vector: []schemas.Reference{}}
 	rs, err := kg.Retrieve(ctx, s.tenant, pos[0])
 	switch {
-	case errors.Is(err, writer.ErrUnknownSubject):
+	case errors.Is(err, kind.ErrUnknownSubject):
 		log.Warn().Str("subject", pos[0]).Msg("the knowledge graph knows no such subject")
 	case err != nil:
 		return err
@@ -75,7 +76,7 @@ func cmdRetrieve(ctx context.Context, io IO, args []string) error {
 		out.KG = rs.References
 	}
 	if a.Vectors != nil {
-		baseline := writer.NewRetriever(a.KG, a.Chunks, writer.WithVectors(a.Embedder, a.Vectors, *k))
+		baseline := biography.NewRetriever(a.KG, a.Chunks, biography.WithVectors(a.Embedder, a.Vectors, *k))
 		if out.Vector, err = baseline.VectorBaseline(ctx, s.tenant, pos[0], *k); err != nil {
 			return err
 		}
@@ -157,12 +158,12 @@ func evalRetrieval(ctx context.Context, io IO, args []string) error {
 	if err := sameChunks(ctx, a, s.tenant, queries); err != nil {
 		return err
 	}
-	kg := writer.NewRetriever(a.KG, a.Chunks)
-	vec := writer.NewRetriever(a.KG, a.Chunks, writer.WithVectors(a.Embedder, a.Vectors, *k))
+	kg := biography.NewRetriever(a.KG, a.Chunks)
+	vec := biography.NewRetriever(a.KG, a.Chunks, biography.WithVectors(a.Embedder, a.Vectors, *k))
 	systems := map[string]eval.RetrieveFunc{
 		"kg": func(ctx context.Context, name string) ([]schemas.Reference, error) {
 			rs, err := kg.Retrieve(ctx, s.tenant, name)
-			if errors.Is(err, writer.ErrUnknownSubject) {
+			if errors.Is(err, kind.ErrUnknownSubject) {
 				return nil, nil
 			}
 			if err != nil {

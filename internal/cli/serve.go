@@ -30,9 +30,11 @@ func cmdServe(ctx context.Context, io IO, args []string) error {
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
+	reg := app.DefaultStages()
+	s.app.Stages = reg
 	need := app.Needs{Broker: true, Redis: true}
 	if s.embedded() && *stages {
-		need = app.NeedsFor(app.AllStages())
+		need = reg.Needs(reg.Names())
 	}
 	a, log, err := s.open(ctx, io, need)
 	if err != nil {
@@ -44,7 +46,7 @@ func cmdServe(ctx context.Context, io IO, args []string) error {
 	}
 	stageCtx, stopStages := context.WithCancel(ctx)
 	stageErr := make(chan error, 1)
-	go func() { stageErr <- a.RunStages(stageCtx, app.AllStages(), nil) }()
+	go func() { stageErr <- a.RunStages(stageCtx, reg.Names(), nil) }()
 	err = serveHTTP(stageCtx, *addr, a, log, nil)
 	stopStages()
 	return errors.Join(err, <-stageErr)

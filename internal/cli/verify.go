@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/annalist-dev/annalist/consumers/solver"
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -52,7 +51,7 @@ func cmdVerify(ctx context.Context, stdio IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	chk, err := a.CheckSentence(solver.WithTenant(ctx, s.tenant), refs, *sentence, *correct)
+	chk, err := a.CheckSentence(ctx, s.tenant, refs, *sentence, *correct)
 	if err != nil {
 		return err
 	}

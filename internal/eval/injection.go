@@ -96,20 +96,26 @@ func (c InjectionConfig) withDefaults(subjects int) InjectionConfig {
 	return c
 }
 
-// ExpectedSolver is the solver the routing table names for an injected
-// error type: era and Gregorian years go to the era solver, a courtesy
-// name to alias, a rank to knowledge, a native place (an "other" value)
-// and a fabricated clause (not included) to regenerate.
+// ExpectedSolver is the solver the routing table (topology.Routes) names
+// for the verdict an injected error should get: a changed era year or
+// Gregorian year is an era conflict, a swapped courtesy name an alias
+// conflict, a changed rank missing domain knowledge, a swapped native
+// place an unsupported value of no finer type, and a fabricated clause a
+// fact no reference includes.
 func ExpectedSolver(typ string) string {
+	v := schemas.Verdict{Status: schemas.StatusNotSupported, ErrorType: schemas.ErrorOther}
 	switch typ {
 	case inject.Era, inject.Gregorian:
-		return topology.SolverEra
+		v.ErrorType = schemas.ErrorEra
 	case inject.Courtesy:
-		return topology.SolverAlias
+		v.ErrorType = schemas.ErrorAlias
 	case inject.Rank:
-		return topology.SolverKnowledge
+		v.ErrorType = schemas.ErrorKnowledge
+	case inject.Fabricated:
+		v = schemas.Verdict{Status: schemas.StatusNotIncluded}
 	}
-	return topology.SolverRegenerate
+	_, solver := topology.RouteVerdict(v)
+	return solver
 }
 
 // InjectionReport is the result of Injection (`annalist eval injection

@@ -3,9 +3,10 @@ package eval_test
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/annalist-dev/annalist/infra/redis/redistest"
 
 	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
 
@@ -33,9 +34,7 @@ func TestInjectionOnLiezhuan(t *testing.T) {
 	if testing.Short() {
 		t.Skip("ingests 147 volumes")
 	}
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skipf("redis-server is not on PATH: %v", err)
-	}
+	redistest.Require(t)
 	ctx := context.Background()
 	const tenant = "default"
 	cfg := app.Config{DataDir: t.TempDir(), Kafka: kafka.Config{SessionTimeout: 6 * time.Second, RebalanceTimeout: 6 * time.Second}}

@@ -12,13 +12,14 @@ import (
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/embedder"
 	"github.com/annalist-dev/annalist/consumers/extractor"
-	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/consumers/writer/biography"
 	"github.com/annalist-dev/annalist/infra/embed"
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/infra/vector"
 	"github.com/annalist-dev/annalist/internal/eval"
+	"github.com/annalist-dev/annalist/internal/kind"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -47,12 +48,12 @@ func TestRetrievalOnLiezhuan(t *testing.T) {
 		t.Fatalf("%d queries; the 147 volumes list well over 500 people with entries", len(queries))
 	}
 	const k = 10
-	kgr := writer.NewRetriever(g, chunks)
-	vec := writer.NewRetriever(g, chunks, writer.WithVectors(emb, vs, k))
+	kgr := biography.NewRetriever(g, chunks)
+	vec := biography.NewRetriever(g, chunks, biography.WithVectors(emb, vs, k))
 	rep, err := eval.Retrieval(ctx, queries, map[string]eval.RetrieveFunc{
 		"kg": func(ctx context.Context, name string) ([]schemas.Reference, error) {
 			rs, err := kgr.Retrieve(ctx, tenant, name)
-			if errors.Is(err, writer.ErrUnknownSubject) {
+			if errors.Is(err, kind.ErrUnknownSubject) {
 				return nil, nil
 			}
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/profile"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -14,7 +15,7 @@ import (
 // package doc.
 const (
 	Collection = "glossary"
-	Profile    = "glossary"
+	Profile    = profile.Glossary
 )
 
 // HeadType is the KG entity type of a glossary term, and RelCategory the

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/internal/era"
 	"github.com/annalist-dev/annalist/internal/text"
@@ -296,17 +297,14 @@ func isDigit(r rune) bool { return r >= '0' && r <= '9' || r >= '０' && r <= '�
 // writeDigitsLike writes v in the digits of like (ASCII or full-width).
 func writeDigitsLike(like string, v int) string {
 	s := strconv.Itoa(v)
-	for _, r := range like {
-		if r >= '０' && r <= '９' {
-			var b strings.Builder
-			for _, c := range s {
-				b.WriteRune(c - '0' + '０')
-			}
-			return b.String()
-		}
-		break
+	if r, _ := utf8.DecodeRuneInString(like); r < '０' || r > '９' {
+		return s
 	}
-	return s
+	var b strings.Builder
+	for _, c := range s {
+		b.WriteRune(c - '0' + '０')
+	}
+	return b.String()
 }
 
 // Identity sentences: 叶向高，字进卿，号台山，福清人。 — a name, clauses of

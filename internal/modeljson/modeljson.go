@@ -1,8 +1,9 @@
 // Package modeljson reads the structured answers the LLM engine asks models
 // for: exactly one JSON object, optionally inside a Markdown code fence,
 // with no unknown fields and nothing after it. Every agent that parses a
-// model's answer (chunker, extractor, writer, verifier, solvers) decodes it
-// here, so "strict" means the same thing everywhere.
+// model's answer (chunker, extractor, writer, verifier, solvers) asks
+// through internal/ask, which decodes it here, so "strict" means the same
+// thing everywhere.
 package modeljson
 
 import (
@@ -14,7 +15,7 @@ import (
 
 // ErrTrailing reports text after the JSON value. Branch on it with
 // errors.Is.
-var ErrTrailing = errors.New("trailing data after the JSON object")
+var ErrTrailing = errors.New("trailing data: text after the JSON object")
 
 // Decode decodes the one JSON value of answer into v. A Markdown code
 // fence around it (``` or ```json) is removed first. Unknown fields are an

@@ -53,7 +53,7 @@ func ID(relation, source string, groups map[string]int) string {
 }
 
 // Memory stores validated regexes per tenant and profile (the agent's
-// demonstration memory, DESIGN §6). Implementations must make Save
+// demonstration memory, ARCHITECTURE.md §9). Implementations must make Save
 // idempotent: saving a pattern that exists keeps its hits and creation time.
 type Memory interface {
 	// Patterns returns at most n patterns of the profile, the most used

@@ -163,3 +163,13 @@ outer:
 	}
 	return -1
 }
+
+// Clip shortens s to its first n runes followed by "…" when it is longer,
+// so a reader (or a model reading a prompt) sees that text was cut; n <= 0
+// leaves s whole.
+func Clip(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return Substr(s, 0, n) + "…"
+}

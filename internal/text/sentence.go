@@ -149,10 +149,6 @@ func isCloser(r rune) bool {
 	return false
 }
 
-func isFullWidthPunct(r rune) bool {
-	return (r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFFEF)
-}
-
 var abbreviations = map[string]bool{
 	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "st": true, "jr": true, "sr": true,
 	"vs": true, "etc": true, "e.g": true, "i.e": true, "cf": true, "no": true, "vol": true, "pp": true,

@@ -203,3 +203,21 @@ func BenchmarkSentences(b *testing.B) {
 		sink += float64(len(text.Sentences(s)))
 	}
 }
+
+func TestClip(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"叶向高字进卿", 3, "叶向高…"},
+		{"叶向高", 3, "叶向高"},
+		{"abc", 0, "abc"},
+		{"", 2, ""},
+		{"hello world", 5, "hello…"},
+	} {
+		if got := text.Clip(tt.s, tt.n); got != tt.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+}

@@ -4,8 +4,9 @@
 // implement them (infra/embed: offline hashed n-grams and an
 // OpenAI-compatible embedder; infra/vector: the embedded HNSW index;
 // infra/milvus: Milvus), and every Store adapter passes the contract suite
-// in vectors/vectortest. The package imports nothing of the project, so an adapter
-// never imports a stage to name what it implements.
+// in vectors/vectortest, which checks each promise documented here. The
+// package imports nothing of the project, so an adapter never imports a
+// stage to name what it implements.
 package vectors
 
 import (
@@ -35,14 +36,24 @@ type Hit struct {
 	Score   float32
 }
 
-// Store keeps vectors per tenant.
+// Store keeps vectors per tenant. Tenants are isolated: what one holds is
+// never counted or found in another. Implementations are safe for
+// concurrent use, and a call whose context has ended fails with an error
+// wrapping the context's error (context.Canceled, DeadlineExceeded).
+//
+// Invalid input fails the whole call, stores nothing of it, and is marked
+// permanent (the runtime's pipeline.Permanent): retrying cannot fix it. That
+// is a vector whose length differs from the vectors the tenant holds (an
+// error wrapping ErrDimension; an empty vector included), a NaN or
+// infinite component, or an empty chunk id.
 type Store interface {
 	// Upsert stores items by chunk id: an id stored before has its vector
-	// replaced, never duplicated. When it returns nil the items are durable
-	// to the store's own guarantee.
+	// replaced, never duplicated, and within one call the last item of an
+	// id wins. When it returns nil the items are durable to the store's
+	// own guarantee.
 	Upsert(ctx context.Context, tenant string, items []Item) error
-	// Search returns at most k hits, best first. A tenant with no vectors
-	// has no hits and no error.
+	// Search returns at most k hits, best first; k ≤ 0 asks for none. A
+	// tenant with no vectors has no hits and no error.
 	Search(ctx context.Context, tenant string, vec []float32, k int) ([]Hit, error)
 	// Count is the number of distinct chunk ids stored for the tenant.
 	Count(ctx context.Context, tenant string) (int, error)

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/annalist-dev/annalist/infra/redis/redistest"
+
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/rs/zerolog"
@@ -61,9 +63,7 @@ func artifacts(t *testing.T) string {
 // the demo's), for the test's own look into the stores, and the UI's URL.
 func startDemo(t *testing.T, subject string) (*app.App, string) {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Fatalf("redis-server is not on PATH: %v", err)
-	}
+	redistest.Require(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

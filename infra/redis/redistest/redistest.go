@@ -13,9 +13,18 @@ import (
 	"github.com/annalist-dev/annalist/infra/redis"
 )
 
-// Server starts an isolated redis-server for t and returns it. The test
-// fails when redis-server is not on PATH: the project's tests run against the
-// real server (.ci/run installs it).
+// Require fails the test when redis-server is not on PATH: the project's
+// tests run against the real server (.ci/run installs it), never skip it
+// and never fall back to a double. Every test that needs the binary, not
+// only a client, calls this one check.
+func Require(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Fatalf("redis-server is not on PATH (install it: apt-get install -y redis-server): %v", err)
+	}
+}
+
+// Server starts an isolated redis-server for t and returns it; see Require.
 func Server(t testing.TB) *redis.Server {
 	t.Helper()
 	return ServerIn(t, t.TempDir())
@@ -25,9 +34,7 @@ func Server(t testing.TB) *redis.Server {
 // test can restart a server on the same AOF.
 func ServerIn(t testing.TB, dir string) *redis.Server {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Fatalf("redis-server is not on PATH (install it: apt-get install -y redis-server): %v", err)
-	}
+	Require(t)
 	s, err := redis.StartEmbedded(context.Background(), dir, zerolog.Nop())
 	if err != nil {
 		t.Fatalf("start redis-server: %v", err)

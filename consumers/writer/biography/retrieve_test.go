@@ -1,4 +1,4 @@
-package writer_test
+package biography_test
 
 import (
 	"context"
@@ -8,8 +8,10 @@ import (
 
 	"github.com/annalist-dev/annalist/internal/vectors"
 
-	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/consumers/writer/biography"
+	"github.com/annalist-dev/annalist/consumers/writer/internal/writertest"
 	"github.com/annalist-dev/annalist/infra/kg"
+	"github.com/annalist-dev/annalist/internal/kind"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -22,14 +24,14 @@ func refIDs(rs []schemas.Reference) []string {
 }
 
 func TestRetrieveResolution(t *testing.T) {
-	f := newFixture(t)
-	r := writer.NewRetriever(f.g, f.chunks)
+	f := writertest.NewFixture(t)
+	r := biography.NewRetriever(f.G, f.Chunks)
 	ctx := context.Background()
-	lin := kg.PersonID("林安", f.lin1.ChunkID)
-	zhou := kg.PersonID("周明", f.zhou.ChunkID)
-	chen1 := kg.PersonID("陈平", f.chen1.ChunkID)
-	chen2 := kg.PersonID("陈平", f.chen2.ChunkID)
-	chenInLaw := kg.PersonID("陈平", f.zhou.ChunkID)
+	lin := kg.PersonID("林安", f.Lin1.ChunkID)
+	zhou := kg.PersonID("周明", f.Zhou.ChunkID)
+	chen1 := kg.PersonID("陈平", f.Chen1.ChunkID)
+	chen2 := kg.PersonID("陈平", f.Chen2.ChunkID)
+	chenInLaw := kg.PersonID("陈平", f.Zhou.ChunkID)
 	tests := []struct {
 		name, subject string
 		want          string
@@ -68,11 +70,11 @@ func TestRetrieveResolution(t *testing.T) {
 }
 
 func TestRetrieveUnknownSubject(t *testing.T) {
-	f := newFixture(t)
-	r := writer.NewRetriever(f.g, f.chunks)
+	f := writertest.NewFixture(t)
+	r := biography.NewRetriever(f.G, f.Chunks)
 	for _, s := range []string{"王守仁", "", "  ", "person:nobody@00000000"} {
 		_, err := r.Retrieve(context.Background(), tenant, s)
-		if !errors.Is(err, writer.ErrUnknownSubject) {
+		if !errors.Is(err, kind.ErrUnknownSubject) {
 			t.Errorf("Retrieve(%q) = %v, want ErrUnknownSubject", s, err)
 		}
 	}
@@ -82,18 +84,18 @@ func TestRetrieveUnknownSubject(t *testing.T) {
 // entry of 周明 — a 1-hop neighbour whose entry names him — but not the
 // entry of 黄中, from which their shared native place was first written.
 func TestRetrieveReferenceSet(t *testing.T) {
-	f := newFixture(t)
-	r := writer.NewRetriever(f.g, f.chunks)
+	f := writertest.NewFixture(t)
+	r := biography.NewRetriever(f.G, f.Chunks)
 	rs, err := r.Retrieve(context.Background(), tenant, "林安")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{f.lin1.ChunkID, f.lin2.ChunkID, f.note.ChunkID, f.zhou.ChunkID}
+	want := []string{f.Lin1.ChunkID, f.Lin2.ChunkID, f.Note.ChunkID, f.Zhou.ChunkID}
 	if got := refIDs(rs.References); !slices.Equal(got, want) {
 		t.Fatalf("references %v, want %v", got, want)
 	}
 	sources := []string{schemas.SourceEntity, schemas.SourceEntity, schemas.SourceEntity, schemas.SourceNeighbour}
-	through := []string{rs.EntityID, rs.EntityID, rs.EntityID, kg.PersonID("周明", f.zhou.ChunkID)}
+	through := []string{rs.EntityID, rs.EntityID, rs.EntityID, kg.PersonID("周明", f.Zhou.ChunkID)}
 	for i, ref := range rs.References {
 		if ref.Source != sources[i] || ref.Entity != through[i] {
 			t.Errorf("reference %s from %s through %s, want %s through %s", ref.ChunkID, ref.Source, ref.Entity,
@@ -131,19 +133,19 @@ func TestRetrieveReferenceSet(t *testing.T) {
 	if q := got["jinshi:万历五年"].Qualifiers["era"]; q != "万历" {
 		t.Errorf("jinshi qualifiers lost: %v", got["jinshi:万历五年"].Qualifiers)
 	}
-	if rs.Facts[0].ChunkID != f.lin1.ChunkID {
+	if rs.Facts[0].ChunkID != f.Lin1.ChunkID {
 		t.Errorf("facts do not begin with the entry chunk's: %+v", rs.Facts[0])
 	}
 }
 
 func TestRetrieveMaxReferences(t *testing.T) {
-	f := newFixture(t)
-	r := writer.NewRetriever(f.g, f.chunks, writer.WithMaxReferences(2))
+	f := writertest.NewFixture(t)
+	r := biography.NewRetriever(f.G, f.Chunks, biography.WithMaxReferences(2))
 	rs, err := r.Retrieve(context.Background(), tenant, "林安")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := refIDs(rs.References); !slices.Equal(got, []string{f.lin1.ChunkID, f.lin2.ChunkID}) {
+	if got := refIDs(rs.References); !slices.Equal(got, []string{f.Lin1.ChunkID, f.Lin2.ChunkID}) {
 		t.Fatalf("references %v, want the entry's two chunks", got)
 	}
 }
@@ -176,15 +178,15 @@ func (v *fixedVectors) Count(context.Context, string) (int, error) { return len(
 // subject, and a chunk both paths found rises by fusion; the baseline
 // returns the raw hits.
 func TestRetrieveWithVectors(t *testing.T) {
-	f := newFixture(t)
-	archive := f.doc(t, "arch", piece{text: "石溪先生晚岁讲学，从者数百人。"}, piece{text: "闽县多山，俗尚儒。"})
+	f := writertest.NewFixture(t)
+	archive := f.Doc(t, "arch", writertest.Piece{Text: "石溪先生晚岁讲学，从者数百人。"}, writertest.Piece{Text: "闽县多山，俗尚儒。"})
 	v := &fixedVectors{hits: []vectors.Hit{
-		{ChunkID: f.huang.ChunkID, Score: 0.9},    // shares a place, never names him
-		{ChunkID: f.zhou.ChunkID, Score: 0.8},     // a neighbour's entry that names him
+		{ChunkID: f.Huang.ChunkID, Score: 0.9},    // shares a place, never names him
+		{ChunkID: f.Zhou.ChunkID, Score: 0.8},     // a neighbour's entry that names him
 		{ChunkID: archive[0].ChunkID, Score: 0.7}, // names him by his art name only
 		{ChunkID: archive[1].ChunkID, Score: 0.6}, // about the place
 	}}
-	r := writer.NewRetriever(f.g, f.chunks, writer.WithVectors(v, v, 4))
+	r := biography.NewRetriever(f.G, f.Chunks, biography.WithVectors(v, v, 4))
 	ctx := context.Background()
 	rs, err := r.Retrieve(ctx, tenant, "林安")
 	if err != nil {
@@ -194,13 +196,13 @@ func TestRetrieveWithVectors(t *testing.T) {
 		t.Errorf("vector queries %q, want the names", v.queries)
 	}
 	got := refIDs(rs.References)
-	want := []string{f.zhou.ChunkID, f.lin1.ChunkID, f.lin2.ChunkID, archive[0].ChunkID, f.note.ChunkID}
+	want := []string{f.Zhou.ChunkID, f.Lin1.ChunkID, f.Lin2.ChunkID, archive[0].ChunkID, f.Note.ChunkID}
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("references %v, want %v", refIDs(rs.References), want)
 	}
-	if rs.References[0].ChunkID != f.zhou.ChunkID {
+	if rs.References[0].ChunkID != f.Zhou.ChunkID {
 		t.Errorf("the chunk found by both paths is not first: %v", refIDs(rs.References))
 	}
 	for _, ref := range rs.References {
@@ -213,13 +215,13 @@ func TestRetrieveWithVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := refIDs(base); !slices.Equal(got, []string{f.huang.ChunkID, f.zhou.ChunkID, archive[0].ChunkID}) {
+	if got := refIDs(base); !slices.Equal(got, []string{f.Huang.ChunkID, f.Zhou.ChunkID, archive[0].ChunkID}) {
 		t.Errorf("baseline %v", got)
 	}
 	if base[0].Score != float64(float32(0.9)) || base[0].Source != schemas.SourceVector || base[0].Text == "" {
 		t.Errorf("baseline hit %+v", base[0])
 	}
-	if _, err := writer.NewRetriever(f.g, f.chunks).VectorBaseline(ctx, tenant, "林安", 3); err == nil {
+	if _, err := biography.NewRetriever(f.G, f.Chunks).VectorBaseline(ctx, tenant, "林安", 3); err == nil {
 		t.Error("baseline without a vector store did not fail")
 	}
 }
@@ -231,12 +233,12 @@ func (d decisions) Decisions(_ context.Context, _, subject string) ([]schemas.De
 }
 
 func TestRetrieveDecisions(t *testing.T) {
-	f := newFixture(t)
+	f := writertest.NewFixture(t)
 	ds := decisions{
 		"林安": {{ReviewID: "r1", Relation: schemas.RelNativePlace, Value: "闽县"}},
 		"石溪": {{ReviewID: "r2", Relation: schemas.RelDeath, Value: "六十二"}, {ReviewID: "r1"}},
 	}
-	r := writer.NewRetriever(f.g, f.chunks, writer.WithDecisions(ds))
+	r := biography.NewRetriever(f.G, f.Chunks, biography.WithDecisions(ds))
 	rs, err := r.Retrieve(context.Background(), tenant, "石溪")
 	if err != nil {
 		t.Fatal(err)

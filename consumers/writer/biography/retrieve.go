@@ -1,4 +1,4 @@
-package writer
+package biography
 
 import (
 	"cmp"
@@ -10,10 +10,9 @@ import (
 	"sync"
 
 	"github.com/annalist-dev/annalist/internal/graph"
-
-	"github.com/annalist-dev/annalist/internal/vectors"
-
+	"github.com/annalist-dev/annalist/internal/kind"
 	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/vectors"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -111,7 +110,7 @@ func NewRetriever(g Graph, c Chunks, opts ...RetrieverOption) *Retriever {
 }
 
 // Retrieve builds the reference set of subject. A subject the graph does
-// not know fails with an error wrapping ErrUnknownSubject.
+// not know fails with an error wrapping kind.ErrUnknownSubject.
 //
 // Resolution: the subject is looked up as a name, courtesy name, art name
 // or entity id. Of several candidates, persons come before other entities;
@@ -140,7 +139,7 @@ func NewRetriever(g Graph, c Chunks, opts ...RetrieverOption) *Retriever {
 func (r *Retriever) Retrieve(ctx context.Context, tenant, subject string) (*schemas.ReferenceSet, error) {
 	subject = strings.TrimSpace(subject)
 	if subject == "" {
-		return nil, fmt.Errorf("retrieve: %w: empty subject", ErrUnknownSubject)
+		return nil, fmt.Errorf("retrieve: %w: empty subject", kind.ErrUnknownSubject)
 	}
 	e, others, err := r.resolve(ctx, tenant, subject)
 	if err != nil {
@@ -183,6 +182,7 @@ func (r *Retriever) Retrieve(ctx context.Context, tenant, subject string) (*sche
 		isOwn[id] = true
 	}
 	var fromKG []schemas.Reference
+	firstProfile := "" // the profile of fromKG[0]'s chunk
 	ownCs := slices.DeleteFunc(slices.Clone(chunks), func(c schemas.Chunk) bool { return !isOwn[c.ChunkID] })
 	readingOrder(ownCs, e.EntryChunk)
 	nearCs := slices.DeleteFunc(chunks, func(c schemas.Chunk) bool { return isOwn[c.ChunkID] })
@@ -196,12 +196,15 @@ func (r *Retriever) Retrieve(ctx context.Context, tenant, subject string) (*sche
 		}
 		fromKG = append(fromKG, schemas.Reference{ChunkID: c.ChunkID, DocID: c.DocID, Text: c.Text,
 			Source: src, Entity: through})
+		if len(fromKG) == 1 {
+			firstProfile = c.Profile
+		}
 		if rs.Lang == "" && c.ChunkID == e.EntryChunk {
-			rs.Lang = text.Lang(c.Text)
+			rs.Lang, rs.Profile = text.Lang(c.Text), c.Profile
 		}
 	}
 	if rs.Lang == "" && len(fromKG) > 0 {
-		rs.Lang = text.Lang(fromKG[0].Text)
+		rs.Lang, rs.Profile = text.Lang(fromKG[0].Text), firstProfile
 	}
 
 	var vec []schemas.Reference
@@ -343,7 +346,7 @@ func (r *Retriever) resolve(ctx context.Context, tenant, subject string) (graph.
 		return graph.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, err)
 	}
 	if len(ids) == 0 {
-		return graph.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, ErrUnknownSubject)
+		return graph.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, kind.ErrUnknownSubject)
 	}
 	// Rank from the ids first: a person id carries its name and whether it
 	// is anchored (graph.Node), so only the best tier needs reading, and a
@@ -370,7 +373,7 @@ func (r *Retriever) resolve(ctx context.Context, tenant, subject string) (graph.
 		}
 		lo = hi
 	}
-	return graph.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, ErrUnknownSubject)
+	return graph.Entity{}, nil, fmt.Errorf("retrieve %q: %w", subject, kind.ErrUnknownSubject)
 }
 
 // maxParallelReads bounds the entity reads one Retrieve runs at once.

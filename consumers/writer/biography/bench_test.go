@@ -1,4 +1,4 @@
-package writer_test
+package biography_test
 
 import (
 	"context"
@@ -11,43 +11,19 @@ import (
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/extractor"
-	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/consumers/writer/biography"
+	"github.com/annalist-dev/annalist/consumers/writer/internal/writertest"
 	"github.com/annalist-dev/annalist/internal/demo"
-	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// ingest runs the offline chunker and extractor over docs in-process and
-// writes chunks and triplets into w, as the ingestion stages would. It
-// returns the chunks.
-func (w *world) ingest(tb testing.TB, docs []schemas.Document) []schemas.Chunk {
+// tenant is the fixtures' tenant.
+const tenant = writertest.Tenant
+
+// ingest writes docs into w through the offline chunker and extractor.
+func ingest(tb testing.TB, w *writertest.World, docs []schemas.Document) []schemas.Chunk {
 	tb.Helper()
-	ctx := context.Background()
-	ch := chunker.New(chunker.Config{})
-	ex := extractor.New(extractor.Config{})
-	var all []schemas.Chunk
-	for _, d := range docs {
-		cs, err := ch.Chunk(ctx, d)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if err := w.chunks.PutDocument(ctx, tenant, d, cs); err != nil {
-			tb.Fatal(err)
-		}
-		var ts []schemas.Triplet
-		for _, c := range cs {
-			tr, err := ex.Extract(ctx, tenant, c)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			ts = append(ts, tr...)
-		}
-		if _, err := w.g.Apply(ctx, tenant, ts, nil); err != nil {
-			tb.Fatal(err)
-		}
-		all = append(all, cs...)
-	}
-	return all
+	return w.Ingest(tb, chunker.New(chunker.Config{}).Chunk, extractor.New(extractor.Config{}).Extract, docs)
 }
 
 func demoDocs(tb testing.TB) []schemas.Document {
@@ -63,30 +39,11 @@ func demoDocs(tb testing.TB) []schemas.Document {
 	return docs
 }
 
-func volumeDocs(tb testing.TB, dir string, names ...string) []schemas.Document {
-	tb.Helper()
-	var docs []schemas.Document
-	for _, n := range names {
-		f := producers.File{Path: filepath.Join(dir, n), Rel: "mingshi-liezhuan/" + n}
-		if n == "" {
-			continue
-		}
-		items, errs := producers.Read(f, producers.Options{})
-		if len(errs) > 0 {
-			tb.Fatal(errs[0])
-		}
-		for _, it := range items {
-			docs = append(docs, it.Doc)
-		}
-	}
-	return docs
-}
-
 // benchRetrieve retrieves the subjects in turn and reports the latency
 // percentiles of one Retrieve over loopback Redis (the acceptance is p99
 // ≤ 2 ms; seed 000 reports 1.46 ms).
-func benchRetrieve(b *testing.B, w *world, subjects []string) {
-	r := writer.NewRetriever(w.g, w.chunks)
+func benchRetrieve(b *testing.B, w *writertest.World, subjects []string) {
+	r := biography.NewRetriever(w.G, w.Chunks)
 	ctx := context.Background()
 	refs := 0
 	for _, s := range subjects {
@@ -117,8 +74,8 @@ func benchRetrieve(b *testing.B, w *world, subjects []string) {
 // extractor into a real redis-server, every person retrieved by name or
 // courtesy name.
 func BenchmarkRetrieve(b *testing.B) {
-	w := newWorld(b)
-	w.ingest(b, demoDocs(b))
+	w := writertest.NewWorld(b)
+	ingest(b, w, demoDocs(b))
 	benchRetrieve(b, w, []string{"陆文渊", "顾承泽", "严鹤龄", "静之", "Margaret Ellery", "Thomas Harrow"})
 }
 
@@ -134,7 +91,7 @@ func BenchmarkRetrieveLiezhuan(b *testing.B) {
 	for i := range files {
 		files[i] = filepath.Base(files[i])
 	}
-	w := newWorld(b)
-	w.ingest(b, volumeDocs(b, dir, files...))
+	w := writertest.NewWorld(b)
+	ingest(b, w, writertest.VolumeDocs(b, dir, files...))
 	benchRetrieve(b, w, []string{"叶向高", "进卿", "王守仁", "戚继光", "陈寿", "张岳", "于谦", "徐阶", "申时行", "刘基"})
 }

@@ -1,0 +1,23 @@
+package cli
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/annalist-dev/annalist/internal/api"
+	"github.com/annalist-dev/annalist/internal/app"
+)
+
+// Consume is `annalist consume` on the stages of reg, as cmdConsume runs
+// it on the application's registry.
+func Consume(ctx context.Context, io IO, args []string, reg app.Registry) error {
+	return consume(ctx, io, args, reg)
+}
+
+// Topology is `annalist topology` on the stages of reg.
+func Topology(ctx context.Context, io IO, args []string, reg app.Registry) error {
+	return topologyCommand(ctx, io, args, reg)
+}
+
+// API is the HTTP API `annalist serve` serves for a.
+func API(a *app.App) http.Handler { return api.New(apiDeps(a)) }
