@@ -3,10 +3,9 @@ package chunker_test
 import (
 	"context"
 	"errors"
-	"io/fs"
-	"os"
 	"testing"
-	"testing/fstest"
+
+	"github.com/annalist-dev/annalist/internal/profile/profiletest"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/internal/profile"
@@ -21,12 +20,12 @@ const volQing = `阿克敦张廷瓒
 评曰：二人皆以文学受知。
 `
 
-// A corpus added as profile files only (internal/profile/testdata/qingshi,
+// A corpus added as profile files only (internal/profile/profiletest/testdata/qingshi,
 // which extends liezhuan and may open its closing judgement with 评曰) is
 // chunked by entries when a document names it, with its own appraisal
 // opener; no chunker code knows it.
 func TestProfileAddedAsFiles(t *testing.T) {
-	set := loadWithTestdata(t)
+	set := profiletest.Set(t)
 	c := chunker.New(chunker.Config{Profiles: set})
 	res, err := c.Segment(context.Background(), schemas.Document{DocID: "q", Text: volQing, Profile: "qingshi"})
 	if err != nil {
@@ -81,29 +80,4 @@ func TestNamedProfileWindows(t *testing.T) {
 	if res.Method != chunker.MethodWindow || len(res.Chunks) != 1 {
 		t.Errorf("method %q, %d chunks; want one window", res.Method, len(res.Chunks))
 	}
-}
-
-// loadWithTestdata is the embedded profiles plus the test profiles of
-// internal/profile/testdata.
-func loadWithTestdata(t testing.TB) *profile.Set {
-	t.Helper()
-	m := fstest.MapFS{}
-	for _, root := range []fs.FS{profile.Data(), os.DirFS("../../internal/profile/testdata")} {
-		err := fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, err := fs.ReadFile(root, p)
-			m[p] = &fstest.MapFile{Data: b}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := profile.Load(m, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }

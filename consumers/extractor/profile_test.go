@@ -2,11 +2,10 @@ package extractor_test
 
 import (
 	"context"
-	"io/fs"
-	"os"
 	"slices"
 	"testing"
-	"testing/fstest"
+
+	"github.com/annalist-dev/annalist/internal/profile/profiletest"
 
 	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/internal/profile"
@@ -108,12 +107,12 @@ func TestProfileDecidesThePatterns(t *testing.T) {
 	}
 }
 
-// A corpus added as profile files only (internal/profile/testdata/qingshi: it
+// A corpus added as profile files only (internal/profile/profiletest/testdata/qingshi: it
 // extends liezhuan with a Qing office table) is read by the extractor
 // with its own lexicon: an office of its table is taken, one only
 // liezhuan's table knows is not.
 func TestProfileAddedAsFiles(t *testing.T) {
-	set := loadWithTestdata(t)
+	set := profiletest.Set(t)
 	ex := extractor.New(extractor.Config{Profiles: set})
 	c := chunk("q1", "阿桂", "阿桂，字广廷，满洲正蓝旗人。乾隆四年举人，授军机大臣，迁礼部主事。")
 	c.Profile = "qingshi"
@@ -130,29 +129,4 @@ func TestProfileAddedAsFiles(t *testing.T) {
 	if _, ok := got["阿桂 office 礼部主事 {verb=迁}"]; ok {
 		t.Errorf("office of liezhuan's table taken under qingshi's")
 	}
-}
-
-// loadWithTestdata is the embedded profiles plus the test profiles of
-// internal/profile/testdata.
-func loadWithTestdata(t testing.TB) *profile.Set {
-	t.Helper()
-	m := fstest.MapFS{}
-	for _, root := range []fs.FS{profile.Data(), os.DirFS("../../internal/profile/testdata")} {
-		err := fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, err := fs.ReadFile(root, p)
-			m[p] = &fstest.MapFile{Data: b}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := profile.Load(m, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }

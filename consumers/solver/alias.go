@@ -12,8 +12,9 @@ import (
 // name is replaced by the subject's own from the KG alias set.
 type Alias struct{}
 
-// NewAlias returns the alias solver.
-func NewAlias() Solver { return Alias{} }
+// NewAlias returns the alias solver; it needs nothing of cfg (the KG's
+// aliases come with the reference set).
+func NewAlias(Config) Solver { return Alias{} }
 
 // Name is "alias".
 func (Alias) Name() string { return NameAlias }

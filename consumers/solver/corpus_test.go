@@ -146,8 +146,8 @@ func TestCorpusCorrection(t *testing.T) {
 	chk := verifier.NewOffline(verifier.Config{Era: tab})
 	drafter := writer.NewOffline(writer.OfflineConfig{Era: tab})
 	solvers := map[string]solver.Solver{}
-	for _, s := range []solver.Solver{solver.NewEra(tab), solver.NewAlias(), solver.NewRefConflict(),
-		solver.NewKnowledge(newFakeGlossary()), solver.NewRegenerate(solver.RegenerateConfig{})} {
+	for _, s := range []solver.Solver{solver.NewEra(solver.Config{Era: tab}), solver.NewAlias(solver.Config{}), solver.NewRefConflict(solver.Config{}),
+		solver.NewKnowledge(solver.Config{Glossary: newFakeGlossary()}), solver.NewRegenerate(solver.RegenerateConfig{})} {
 		solvers[s.Name()] = s
 	}
 	type tally struct{ n, detected, corrected, clauseDropped, sentenceDropped int }

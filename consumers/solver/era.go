@@ -18,14 +18,11 @@ type Era struct {
 	profiles *profile.Set
 }
 
-// NewEra returns the era solver using table t; nil means era.Default().
-// A reference set's dates are read with t and the preference among
-// dynasties of the set's profile (profile.Default()).
-func NewEra(t *era.Table) Solver {
-	if t == nil {
-		t = era.Default()
-	}
-	return &Era{t: t, profiles: profile.Default()}
+// NewEra returns the era solver. A reference set's dates are read with
+// cfg.Era and the preference among dynasties of the set's profile.
+func NewEra(cfg Config) Solver {
+	cfg = cfg.withDefaults()
+	return &Era{t: cfg.Era, profiles: cfg.Profiles}
 }
 
 // forRefs is the solver for a reference set: its table resolves an era

@@ -53,7 +53,7 @@ func input(r schemas.Repair) pipeline.Input {
 func TestHandlerOpensOneReview(t *testing.T) {
 	refs := &fakeRefs{set: yeRefs(true)}
 	store := &fakeReviews{}
-	h := solver.Handler(solver.NewRefConflict(), refs, store)
+	h := solver.Handler(solver.NewRefConflict(solver.Config{}), refs, store)
 	r := conflictRepair("叶向高，字进卿，福清人。", "福清")
 	r.Solver = solver.NameRefConflict
 
@@ -90,7 +90,7 @@ func TestHandlerOpensOneReview(t *testing.T) {
 
 func TestHandlerCorrection(t *testing.T) {
 	g := newFakeGlossary()
-	h := solver.Handler(solver.NewKnowledge(g), &fakeRefs{set: luRefs()}, nil)
+	h := solver.Handler(solver.NewKnowledge(solver.Config{Glossary: g}), &fakeRefs{set: luRefs()}, nil)
 	r := repair("陆文渊", "陆文渊举进士第三。", []string{chunkLu}, nil, 1,
 		fv(ns, schemas.ErrorKnowledge, schemas.RelJinshi, "进士第三", "陆文渊举进士第三", ev(chunkLu, textLu, "举嘉靖二十年进士第二")))
 	r.Solver = solver.NameKnowledge
@@ -118,9 +118,9 @@ func TestHandlerErrors(t *testing.T) {
 		msg       schemas.Message
 		permanent bool
 	}{
-		{"not a repair", solver.NewAlias(), &fakeRefs{set: yeRefs(false)}, r.Verdict, true},
+		{"not a repair", solver.NewAlias(solver.Config{}), &fakeRefs{set: yeRefs(false)}, r.Verdict, true},
 		{"invalid repair", solver.NewRegenerate(solver.RegenerateConfig{}), &fakeRefs{set: yeRefs(false)}, schemas.Repair{Solver: "regenerate"}, true},
-		{"routed to another solver", solver.NewAlias(), &fakeRefs{set: yeRefs(false)}, r, true},
+		{"routed to another solver", solver.NewAlias(solver.Config{}), &fakeRefs{set: yeRefs(false)}, r, true},
 		{"no reference set", solver.NewRegenerate(solver.RegenerateConfig{}), &fakeRefs{}, r, true},
 		{"memory unavailable", solver.NewRegenerate(solver.RegenerateConfig{}), &fakeRefs{err: errors.New("connection refused")}, r, false},
 		{"model unavailable", solver.NewRegenerate(solver.RegenerateConfig{}, solver.WithModel(llmtest.Failing(errors.New("429")))), &fakeRefs{set: yeRefs(false)}, r, false},
@@ -140,8 +140,8 @@ func TestHandlerErrors(t *testing.T) {
 // Every solver has a name the routing table routes to, and every routed
 // solver exists (the stage registry checks that each has its stage).
 func TestSolverNamesMatchStages(t *testing.T) {
-	solvers := []solver.Solver{solver.NewEra(nil), solver.NewAlias(), solver.NewRefConflict(),
-		solver.NewKnowledge(nil), solver.NewRegenerate(solver.RegenerateConfig{})}
+	solvers := []solver.Solver{solver.NewEra(solver.Config{}), solver.NewAlias(solver.Config{}), solver.NewRefConflict(solver.Config{}),
+		solver.NewKnowledge(solver.Config{}), solver.NewRegenerate(solver.RegenerateConfig{})}
 	var names []string
 	for _, s := range solvers {
 		names = append(names, s.Name())

@@ -17,9 +17,9 @@ type Knowledge struct {
 	g Glossary
 }
 
-// NewKnowledge returns the knowledge solver looking terms up in g; g nil
-// means no glossary (the references alone decide).
-func NewKnowledge(g Glossary) Solver { return &Knowledge{g: g} }
+// NewKnowledge returns the knowledge solver looking terms up in
+// cfg.Glossary; none means the references alone decide.
+func NewKnowledge(cfg Config) Solver { return &Knowledge{g: cfg.Glossary} }
 
 // Name is "knowledge".
 func (*Knowledge) Name() string { return NameKnowledge }

@@ -24,10 +24,12 @@ type RefConflict struct {
 
 // NewRefConflict returns the ref-conflict solver. The review it opens is
 // returned by Solve (Handler stores and publishes it). Dates in conflict
-// are read with era.Default(); how the sentence states the other values
-// and the review's question are the wording of the reference set's
-// profile (profile.Default()).
-func NewRefConflict() Solver { return &RefConflict{t: era.Default(), profiles: profile.Default()} }
+// are read with cfg.Era; how the sentence states the other values and the
+// review's question are the wording of the reference set's profile.
+func NewRefConflict(cfg Config) Solver {
+	cfg = cfg.withDefaults()
+	return &RefConflict{t: cfg.Era, profiles: cfg.Profiles}
+}
 
 // Name is "refconflict".
 func (*RefConflict) Name() string { return NameRefConflict }

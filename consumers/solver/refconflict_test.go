@@ -21,7 +21,7 @@ func conflictRepair(sentence, value string) schemas.Repair {
 
 func TestRefConflictStatesBothValues(t *testing.T) {
 	r := conflictRepair("叶向高，字进卿，福清人。", "福清")
-	c, rvs := solve(t, solver.NewRefConflict(), yeRefs(true), r)
+	c, rvs := solve(t, solver.NewRefConflict(solver.Config{}), yeRefs(true), r)
 	check(t, r, c, want{outcome: schemas.OutcomeConflict, has: []string{"叶向高，字进卿，福清人（一说侯官人）。"},
 		cites: []string{chunkYe, chunkArchive}})
 	// One fact per value, each citing the chunk that gives it.
@@ -60,7 +60,7 @@ func TestRefConflictStatesBothValues(t *testing.T) {
 // The review id depends on the subject, the relation and the values, not
 // on the request or on which value the sentence chose.
 func TestRefConflictReviewIDIsDeterministic(t *testing.T) {
-	s := solver.NewRefConflict()
+	s := solver.NewRefConflict(solver.Config{})
 	_, a := solve(t, s, yeRefs(true), conflictRepair("叶向高，字进卿，福清人。", "福清"))
 	r := conflictRepair("叶向高，字进卿，侯官人。", "侯官")
 	r.RequestID, r.Verdict.RequestID = "req-2", "req-2"
@@ -104,7 +104,7 @@ func TestRefConflictVariants(t *testing.T) {
 			want{outcome: schemas.OutcomeConflict, has: []string{"a native of Fuqing (another source: Houguan)."}, cites: []string{"en-1", "en-2"}}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, rvs := solve(t, solver.NewRefConflict(), tc.refs, tc.r)
+			c, rvs := solve(t, solver.NewRefConflict(solver.Config{}), tc.refs, tc.r)
 			check(t, tc.r, c, tc.want)
 			if len(rvs) != tc.reviews {
 				t.Errorf("%d reviews, want %d", len(rvs), tc.reviews)
@@ -127,7 +127,7 @@ func TestRefConflictDates(t *testing.T) {
 	}, 0,
 		fv(ns, schemas.ErrorRefConflict, relDate, "永乐二十一年", "永乐二十一年", ev("c-a", a, "永乐十九年进士"), ev("c-b", b, "成化初进士")),
 		ok(schemas.RelJinshi, "进士", "王文举进士"))
-	c, rvs := solve(t, solver.NewRefConflict(), refs, r)
+	c, rvs := solve(t, solver.NewRefConflict(solver.Config{}), refs, r)
 	check(t, r, c, want{outcome: schemas.OutcomeConflict, has: []string{"永乐十九年（1421年）（一说成化初），王文举进士。"},
 		gone: []string{"二十一", "1423"}, cites: []string{"c-a", "c-b"}})
 	for _, f := range c.Facts {

@@ -5,10 +5,39 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/annalist-dev/annalist/internal/era"
+	"github.com/annalist-dev/annalist/internal/profile"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
+
+// Config is what the solvers are built with; the zero value means the
+// defaults. Every solver takes it (New<Solver>(cfg)), so the wiring builds
+// them alike and a new solver needs no new constructor shape.
+type Config struct {
+	// Era is the era table dates are read and recomputed with (default
+	// era.Default()).
+	Era *era.Table
+	// Profiles are the corpus profiles (default profile.Default()): a
+	// reference set's profile gives the preference among dynasties for an
+	// era name several used, and the wording of stated conflicts and
+	// review questions.
+	Profiles *profile.Set
+	// Glossary is where the knowledge solver looks domain terms up; nil
+	// means none (the references alone decide).
+	Glossary Glossary
+}
+
+func (c Config) withDefaults() Config {
+	if c.Era == nil {
+		c.Era = era.Default()
+	}
+	if c.Profiles == nil {
+		c.Profiles = profile.Default()
+	}
+	return c
+}
 
 // Solver answers one repair with a correction and the reviews it opens.
 type Solver interface {

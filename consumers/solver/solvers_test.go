@@ -37,7 +37,7 @@ func runCases(t *testing.T, s solver.Solver, cases []solverCase) {
 
 func TestEra(t *testing.T) {
 	jinshiFact := schemas.Fact{Text: "叶向高举进士", Relation: schemas.RelJinshi, Value: "万历十一年", ChunkID: chunkYe}
-	runCases(t, solver.NewEra(nil), []solverCase{
+	runCases(t, solver.NewEra(solver.Config{}), []solverCase{
 		{"era year changed", yeRefs(false),
 			repair("叶向高", "万历十二年（1583年），叶向高举进士。", []string{chunkYe}, []schemas.Fact{jinshiFact}, 0,
 				fv(ns, schemas.ErrorEra, relDate, "万历十二年", "万历十二年", ev(chunkYe, textYe, yeJinshi)),
@@ -83,7 +83,7 @@ func TestEra(t *testing.T) {
 }
 
 func TestAlias(t *testing.T) {
-	runCases(t, solver.NewAlias(), []solverCase{
+	runCases(t, solver.NewAlias(solver.Config{}), []solverCase{
 		{"courtesy name from the evidence", yeRefs(false),
 			repair("叶向高", "叶向高，字进德，福清人。", []string{chunkYe}, nil, 0,
 				ok(schemas.RelAlias, "叶向高", "叶向高"),
@@ -121,7 +121,7 @@ func TestAlias(t *testing.T) {
 
 func TestKnowledge(t *testing.T) {
 	g := newFakeGlossary()
-	runCases(t, solver.NewKnowledge(g), []solverCase{
+	runCases(t, solver.NewKnowledge(solver.Config{Glossary: g}), []solverCase{
 		{"examination rank", luRefs(),
 			repair("陆文渊", "嘉靖二十年（1541年），陆文渊举进士第三。", []string{chunkLu}, nil, 0,
 				ok(relDate, "嘉靖二十年", "嘉靖二十年"),
@@ -173,7 +173,7 @@ func TestKnowledge(t *testing.T) {
 func TestKnowledgeWithoutGlossary(t *testing.T) {
 	r := repair("陆文渊", "陆文渊举进士第三。", []string{chunkLu}, nil, 0,
 		fv(ns, schemas.ErrorKnowledge, schemas.RelJinshi, "进士第三", "陆文渊举进士第三", ev(chunkLu, textLu, "举嘉靖二十年进士第二")))
-	c, _ := solve(t, solver.NewKnowledge(nil), luRefs(), r)
+	c, _ := solve(t, solver.NewKnowledge(solver.Config{}), luRefs(), r)
 	check(t, r, c, want{outcome: schemas.OutcomeCorrected, has: []string{"进士第二"}, gone: []string{"第三"}})
 	for _, ch := range c.Citations {
 		if ch != chunkLu {
@@ -269,7 +269,7 @@ func TestUnchangedSentenceIsDropped(t *testing.T) {
 	r := repair("叶向高", "叶向高，字进卿，福清人。", []string{chunkYe}, nil, 0,
 		ok(schemas.RelCourtesyName, "进卿", "字进卿"),
 		fv(ns, schemas.ErrorOther, schemas.RelNativePlace, "晋江", "晋江人", ev(chunkYe, textYe, "福清人")))
-	for _, s := range []solver.Solver{solver.NewRegenerate(solver.RegenerateConfig{}), solver.NewAlias(), solver.NewEra(nil)} {
+	for _, s := range []solver.Solver{solver.NewRegenerate(solver.RegenerateConfig{}), solver.NewAlias(solver.Config{}), solver.NewEra(solver.Config{})} {
 		c, _ := solve(t, s, yeRefs(false), r)
 		check(t, r, c, want{outcome: schemas.OutcomeDropped})
 		if !strings.HasPrefix(c.Reason, "no change") {

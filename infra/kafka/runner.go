@@ -173,6 +173,7 @@ func Run(ctx context.Context, cfg Config, stage topology.Stage, h pipeline.Batch
 			return
 		case <-ctx.Done():
 		}
+		log.Info().Dur("drain_timeout", cfg.DrainTimeout).Msg("draining")
 		t := time.NewTimer(cfg.DrainTimeout)
 		defer t.Stop()
 		select {

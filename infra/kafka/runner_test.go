@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/annalist-dev/annalist/infra/kafka"
@@ -146,10 +147,19 @@ func TestDrainFinishesInFlightBatch(t *testing.T) {
 		return out, ctx.Err()
 	}
 	e.publish(docs("d", 5)...)
-	r := e.run(h, kafka.Options{})
+	var logs syncBuffer
+	r := e.run(h, kafka.Options{Logger: zerolog.New(&logs)})
 	<-entered
 	r.cancel()
-	time.Sleep(50 * time.Millisecond) // the cancellation is seen while the handler runs
+	// The handler is released only once the runner has seen the
+	// cancellation (it logs that it drains), so the batch is in flight
+	// during the drain.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(logs.String(), `"draining"`); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the runner did not start draining:\n%s", logs.String())
+		}
+		time.Sleep(time.Millisecond)
+	}
 	close(release)
 	if err := r.wait(20 * time.Second); err != nil {
 		t.Fatalf("drain returned %v, want nil", err)

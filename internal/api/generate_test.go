@@ -72,8 +72,11 @@ func (nopDrafter) Draft(context.Context, *schemas.ReferenceSet, []schemas.PageSe
 	return schemas.Draft{}, true, nil
 }
 
-func TestGenerationEndpoints(t *testing.T) {
-	ctx := context.Background()
+// generationServer is the API on a real redis-server whose graph knows
+// 叶向高 (字进卿), with a page store and a requester that records what it
+// is asked; the server is closed when t ends.
+func generationServer(t *testing.T) (*httptest.Server, *pages.Store, *requester) {
+	t.Helper()
 	c := redistest.Client(t)
 	store, err := kg.New(c, kg.Config{})
 	if err != nil {
@@ -82,13 +85,19 @@ func TestGenerationEndpoints(t *testing.T) {
 	tr := schemas.Triplet{TripletID: "t1", Head: "叶向高", HeadType: schemas.EntityPerson, Relation: schemas.RelCourtesyName,
 		Tail: "进卿", ChunkID: "d-0000", DocID: "d", Entry: "叶向高", EntryChunk: "d-0000",
 		Span: schemas.Span{Start: 4, End: 7}, Evidence: "字进卿", Method: "regex", Confidence: 0.9}
-	if _, err := store.Apply(ctx, schemas.DefaultTenant, []schemas.Triplet{tr}, []string{"e1"}); err != nil {
+	if _, err := store.Apply(context.Background(), schemas.DefaultTenant, []schemas.Triplet{tr}, []string{"e1"}); err != nil {
 		t.Fatal(err)
 	}
 	ps := pages.New(c)
 	q := &requester{}
 	srv := httptest.NewServer(api.New(api.Deps{Graph: store, Chunks: redis.NewChunks(c), Pages: ps, Requester: q}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv, ps, q
+}
+
+func TestGenerationEndpoints(t *testing.T) {
+	ctx := context.Background()
+	srv, ps, q := generationServer(t)
 
 	do := func(method, path, body string, hdr ...string) (int, string) {
 		t.Helper()
@@ -220,21 +229,7 @@ func TestGenerationEndpoints(t *testing.T) {
 // same subject.
 func TestRequestKindsAndPagesByKind(t *testing.T) {
 	ctx := context.Background()
-	c := redistest.Client(t)
-	store, err := kg.New(c, kg.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := schemas.Triplet{TripletID: "t1", Head: "叶向高", HeadType: schemas.EntityPerson, Relation: schemas.RelCourtesyName,
-		Tail: "进卿", ChunkID: "d-0000", DocID: "d", Entry: "叶向高", EntryChunk: "d-0000",
-		Span: schemas.Span{Start: 4, End: 7}, Evidence: "字进卿", Method: "regex", Confidence: 0.9}
-	if _, err := store.Apply(ctx, schemas.DefaultTenant, []schemas.Triplet{tr}, []string{"e1"}); err != nil {
-		t.Fatal(err)
-	}
-	ps := pages.New(c)
-	q := &requester{}
-	srv := httptest.NewServer(api.New(api.Deps{Graph: store, Chunks: redis.NewChunks(c), Pages: ps, Requester: q}))
-	defer srv.Close()
+	srv, ps, q := generationServer(t)
 	do := func(method, path, body string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))

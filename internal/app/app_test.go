@@ -2,9 +2,10 @@ package app_test
 
 import (
 	"context"
-	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/annalist-dev/annalist/infra/redis/redistest"
 
 	"github.com/rs/zerolog"
 
@@ -17,9 +18,7 @@ import (
 
 func open(t *testing.T, dir string) *app.App {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Fatalf("redis-server is not on PATH: %v", err)
-	}
+	redistest.Require(t)
 	cfg := app.Config{DataDir: dir, Kafka: kafka.Config{SessionTimeout: 6 * time.Second, RebalanceTimeout: 6 * time.Second}}
 	a, err := app.Open(context.Background(), cfg, zerolog.Nop(), app.NeedsFor(app.IngestStages()))
 	if err != nil {

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http/httptest"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/annalist-dev/annalist/infra/redis/redistest"
 
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/llm"
@@ -30,9 +31,7 @@ import (
 // and a lag series; Redis, vector-store and LLM numbers are there; the
 // pipeline dashboard agrees; the pages carry their request's trace id.
 func TestMetricsAfterASmallRun(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skipf("redis-server is not on PATH: %v", err)
-	}
+	redistest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	const tenant = "default"

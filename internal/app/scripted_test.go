@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/annalist-dev/annalist/infra/redis/redistest"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
@@ -248,9 +249,7 @@ func TestScriptedModelErrorsAreCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the embedded pipeline")
 	}
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skipf("redis-server is not on PATH: %v", err)
-	}
+	redistest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	const tenant = "default"

@@ -54,13 +54,13 @@ func DefaultStages() Registry {
 			Doc: "routes failed verdicts to one solver by error type (topology.Routes)"},
 			Part: PartGenerate, Build: buildRouter},
 		solverStage(topology.SolverEra, "era names <-> Gregorian years from the shipped era table",
-			func(a *App) solver.Solver { return solver.NewEra(a.eraTable()) }),
+			func(a *App) solver.Solver { return solver.NewEra(a.solverConfig()) }),
 		solverStage(topology.SolverAlias, "names the subject from the KG alias set",
-			func(*App) solver.Solver { return solver.NewAlias() }),
+			func(a *App) solver.Solver { return solver.NewAlias(a.solverConfig()) }),
 		solverStage(topology.SolverRefConflict, "states a reference disagreement with both citations; opens a review",
-			func(*App) solver.Solver { return solver.NewRefConflict() }, topology.Reviews),
+			func(a *App) solver.Solver { return solver.NewRefConflict(a.solverConfig()) }, topology.Reviews),
 		solverStage(topology.SolverKnowledge, "glossary lookups for offices, ranks and old place names",
-			func(a *App) solver.Solver { return solver.NewKnowledge(a.Glossary()) }),
+			func(a *App) solver.Solver { return solver.NewKnowledge(a.solverConfig()) }),
 		solverStage(topology.SolverRegenerate, "rewrites from the supporting references; drops after bounded attempts",
 			func(a *App) solver.Solver {
 				return solver.NewRegenerate(solver.RegenerateConfig{MaxAttempts: a.Config.Generate.MaxAttempts}, solver.WithModel(a.chatModel()))
@@ -380,4 +380,10 @@ func (a *App) progress(stage string) middleware.Middleware {
 			return outs, nil
 		}
 	}
+}
+
+// solverConfig is what every solver is built with: the process's era
+// table and the glossary collection on the app's stores.
+func (a *App) solverConfig() solver.Config {
+	return solver.Config{Era: a.eraTable(), Glossary: a.Glossary()}
 }

@@ -2,13 +2,14 @@ package profile_test
 
 import (
 	"io/fs"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"unicode/utf8"
+
+	"github.com/annalist-dev/annalist/internal/profile/profiletest"
 
 	"github.com/annalist-dev/annalist/internal/era"
 	"github.com/annalist-dev/annalist/internal/glossary"
@@ -288,11 +289,11 @@ func TestOfficeLookups(t *testing.T) {
 }
 
 // TestAddingAProfileIsAddingFiles loads the embedded profiles with one
-// more directory from testdata: a corpus that extends liezhuan with its
+// more directory from profiletest/testdata: a corpus that extends liezhuan with its
 // own era preference, appraisal openers and office table. Nothing else is
 // needed for the set to offer it.
 func TestAddingAProfileIsAddingFiles(t *testing.T) {
-	s := withTestProfile(t)
+	s := profiletest.Set(t)
 	if !slices.Contains(s.Names(), "qingshi") {
 		t.Fatalf("names %v lack qingshi", s.Names())
 	}
@@ -316,30 +317,6 @@ func TestAddingAProfileIsAddingFiles(t *testing.T) {
 			t.Errorf("%s: %+v, want %d", date, ds, want)
 		}
 	}
-}
-
-// withTestProfile is the embedded profiles plus testdata/qingshi.
-func withTestProfile(t testing.TB) *profile.Set {
-	t.Helper()
-	m := fstest.MapFS{}
-	for _, root := range []fs.FS{profile.Data(), os.DirFS("testdata")} {
-		err := fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, err := fs.ReadFile(root, p)
-			m[p] = &fstest.MapFile{Data: b}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := profile.Load(m, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 func TestLoadRejects(t *testing.T) {
