@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
@@ -34,20 +33,29 @@ type Item struct {
 	EventID string
 }
 
-// NewItem validates doc, fills a stable id when it has none, and derives
-// the event id from id and content.
+// NewItem validates doc (size, the text rule of CheckText, a known
+// profile, an id of the project's grammar, schemas.ValidID), fills a
+// stable id when it has none, and derives the event id from id and
+// content. Every source makes its items here, so a document refused over
+// HTTP is refused by the CLI for the same reason and with the same words.
 func NewItem(doc schemas.Document) (Item, error) {
 	if len(doc.Text) > MaxDocumentBytes {
 		return Item{}, fmt.Errorf("%w: document %q is %d bytes, the limit is %d", ErrInput, nameOf(doc), len(doc.Text), MaxDocumentBytes)
 	}
-	if !utf8.ValidString(doc.Text) {
-		return Item{}, fmt.Errorf("%w: document %q is not valid UTF-8", ErrInput, nameOf(doc))
+	if err := CheckText(nameOf(doc), doc.Text); err != nil {
+		return Item{}, err
 	}
 	if strings.TrimSpace(doc.Text) == "" {
 		return Item{}, fmt.Errorf("%w: document %q has no text", ErrInput, nameOf(doc))
 	}
+	if err := CheckProfile(doc.Profile); err != nil {
+		return Item{}, fmt.Errorf("%w (document %q)", err, nameOf(doc))
+	}
 	if doc.DocID == "" {
 		doc.DocID = DocID(doc.Source, doc.Text)
+	}
+	if err := schemas.ValidID("doc_id", doc.DocID); err != nil {
+		return Item{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	if err := doc.Validate(); err != nil {
 		return Item{}, fmt.Errorf("%w: %w", ErrInput, err)

@@ -251,6 +251,9 @@ func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 }
 
 func parseJSONLLine(raw []byte, name string, line int, def JSONLDefaults) (Item, error) {
+	if err := checkJSONText(fmt.Sprintf("%s:%d", name, line), raw); err != nil {
+		return Item{}, err
+	}
 	var rec JSONLRecord
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()

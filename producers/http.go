@@ -14,6 +14,15 @@ import (
 // TenantHeader is the HTTP header that names the tenant.
 const TenantHeader = "X-Annalist-Tenant"
 
+// RetryAfterSeconds is the Retry-After of a 503: how long a client waits
+// before it posts again while a dependency of the write path is down.
+const RetryAfterSeconds = "2"
+
+// ErrConflict marks a document whose id is already bound to another text:
+// a sink that refuses it returns an error wrapping ErrConflict and
+// DocumentsHandler answers 409, publishing nothing of the request.
+var ErrConflict = errors.New("document id conflict")
+
 // HTTPResponse is the body of a successful POST /v1/documents.
 type HTTPResponse struct {
 	Accepted  []AcceptedDoc `json:"accepted"`
@@ -36,7 +45,10 @@ type httpError struct {
 // Lines with Content-Type application/x-ndjson. Bodies over maxBody bytes
 // are refused with 413. All-or-nothing per request is not promised: valid
 // documents are published and invalid ones listed under "rejected"; a
-// request with no valid document is a 400.
+// request with no valid document is a 400. A sink error wrapping
+// ErrConflict is a 409; any other sink error is a 503 with Retry-After,
+// and the client sends the same request again: documents are idempotent by
+// id and text, so a part of it that was published is not duplicated.
 func DocumentsHandler(sink Sink, maxBody int64) http.Handler {
 	if maxBody <= 0 {
 		maxBody = 2*MaxDocumentBytes + 1<<20
@@ -79,6 +91,11 @@ func DocumentsHandler(sink Sink, maxBody int64) http.Handler {
 			return
 		}
 		if err := sink.Send(r.Context(), tenant, items); err != nil {
+			if errors.Is(err, ErrConflict) {
+				writeJSON(w, http.StatusConflict, httpError{err.Error()})
+				return
+			}
+			w.Header().Set("Retry-After", RetryAfterSeconds)
 			writeJSON(w, http.StatusServiceUnavailable, httpError{"publish: " + err.Error()})
 			return
 		}

@@ -344,6 +344,10 @@ type Draft struct {
 	// Error, on a Final draft, says why the page could not be written
 	// (an unknown subject, say); the request then fails.
 	Error string `json:"error,omitempty"`
+	// Fallback, on a writer's draft, says why the offline engine wrote it
+	// although the process drafts with another (the model's answers could
+	// not be used); empty when the configured engine wrote it.
+	Fallback string `json:"fallback,omitempty"`
 }
 
 func (Draft) MessageType() string    { return TypeDraft }
@@ -537,6 +541,10 @@ type PageSentence struct {
 	Citations []Citation `json:"citations"`
 	Facts     []Fact     `json:"facts,omitempty"`
 	Note      string     `json:"note,omitempty"`
+	// OfflineFallback is set on a sentence the offline engine wrote
+	// because the model's answers for it could not be used, and says why
+	// (Draft.Fallback); the page's stats count them as offline_fallbacks.
+	OfflineFallback string `json:"offline_fallback,omitempty"`
 }
 
 // DroppedSentence is a sentence left out of a page.

@@ -111,7 +111,13 @@ func (a *Assembler) assemble(ctx context.Context, tenant, traceID string, d sche
 		return nil, a.pages.Finish(ctx, tenant, req, nil, d.Error)
 	}
 	if !ok {
-		return nil, pipeline.Permanentf("assembler: request %s is not in agent memory", d.RequestID)
+		// Dead-lettered, and the request failed with the reason first, so
+		// that no client waits for a page that will not come.
+		err := pipeline.Permanentf("assembler: request %s is not in agent memory (expired?)", d.RequestID)
+		if ferr := a.pages.Finish(ctx, tenant, req, nil, err.Error()); ferr != nil {
+			return nil, ferr
+		}
+		return nil, err
 	}
 	refs, err := a.mem.References(ctx, tenant, d.RequestID)
 	if err != nil {

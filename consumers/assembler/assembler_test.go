@@ -147,3 +147,23 @@ func TestAssemblePassesTheKindThrough(t *testing.T) {
 		t.Fatalf("page of the answer request = %+v, %v", p, err)
 	}
 }
+
+// A Final draft of a request whose memory is gone is dead-lettered, and
+// the request fails with the reason, so no client waits for its page.
+func TestAssembleForgottenRequestFailsIt(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Client(t)
+	mem, store := memory.NewRequests(c, 0), pages.New(c)
+	if err := store.SetRequest(ctx, "t", pages.RequestStatus{RequestID: "gone", Subject: "进卿", State: pages.RequestQueued}); err != nil {
+		t.Fatal(err)
+	}
+	final := schemas.Draft{RequestID: "gone", Kind: schemas.KindBiography, Subject: "进卿", Index: 3, Final: true}
+	_, err := assembler.New(mem, store, nil).Handler()(ctx, pipeline.Input{Meta: schemas.Meta{Tenant: "t", EventID: "e"}, Msg: final})
+	if !pipeline.IsPermanent(err) {
+		t.Fatalf("err = %v; want permanent", err)
+	}
+	st, err := store.Request(ctx, "t", "gone")
+	if err != nil || st.State != pages.RequestFailed || st.Error == "" {
+		t.Fatalf("status %+v, %v; want failed with the reason", st, err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/annalist-dev/annalist/internal/ask"
 	"github.com/annalist-dev/annalist/internal/genmem"
 	"github.com/annalist-dev/annalist/internal/kind"
 	"github.com/annalist-dev/annalist/pipeline"
@@ -78,10 +79,27 @@ func (c LoopConfig) withDefaults() LoopConfig {
 // redelivered input replays the outputs its step stored, with the same
 // event ids, and an input the loop has moved past produces nothing.
 type Loop struct {
-	kinds *kind.Registry
-	mem   genmem.Memory
-	cfg   LoopConfig
-	now   func() time.Time
+	kinds    *kind.Registry
+	mem      genmem.Memory
+	cfg      LoopConfig
+	now      func() time.Time
+	failures Failures
+}
+
+// Failures records the outcome of a request the writer gives up on
+// (pages.Store does; assembler.Pages is the same method).
+type Failures interface {
+	// Finish records the request as failed with the reason when page is
+	// nil.
+	Finish(ctx context.Context, tenant string, r schemas.Request, page *schemas.Page, failure string) error
+}
+
+// WithFailures makes every permanent error of the loop (the input is
+// dead-lettered) also fail its request with the error as the reason, so
+// that no client waits for a page that will not come. It returns l.
+func (l *Loop) WithFailures(f Failures) *Loop {
+	l.failures = f
+	return l
 }
 
 // NewLoop returns the writer stage serving the kinds registered in kinds
@@ -102,8 +120,44 @@ func (l *Loop) spec(name string) (kind.Spec, error) {
 }
 
 // Handler is the stage's handler for the requests, verdicts and
-// corrections topics.
+// corrections topics. With WithFailures, an input that fails permanently
+// fails its request too (recorded before the error is returned; when
+// recording fails, that error is returned instead, transient, so the
+// input is tried again).
 func (l *Loop) Handler() pipeline.Handler {
+	h := l.handle()
+	return func(ctx context.Context, in pipeline.Input) ([]pipeline.Output, error) {
+		outs, err := h(ctx, in)
+		if err == nil || l.failures == nil || !pipeline.IsPermanent(err) {
+			return outs, err
+		}
+		r := requestOf(in.Msg)
+		if r.RequestID == "" {
+			return nil, err
+		}
+		if ferr := l.failures.Finish(ctx, in.Tenant(), r, nil, err.Error()); ferr != nil {
+			return nil, fmt.Errorf("record the failure of request %s (%v): %w", r.RequestID, err, ferr)
+		}
+		return nil, err
+	}
+}
+
+// requestOf is the request an input of the writer belongs to, as far as
+// the message says.
+func requestOf(m schemas.Message) schemas.Request {
+	if r, ok := pipeline.As[schemas.Request](m); ok {
+		return r
+	}
+	if v, ok := pipeline.As[schemas.Verdict](m); ok {
+		return schemas.Request{RequestID: v.RequestID, Kind: v.Kind, Subject: v.Subject}
+	}
+	if c, ok := pipeline.As[schemas.Correction](m); ok {
+		return schemas.Request{RequestID: c.RequestID, Kind: c.Kind, Subject: c.Subject}
+	}
+	return schemas.Request{}
+}
+
+func (l *Loop) handle() pipeline.Handler {
 	return func(ctx context.Context, in pipeline.Input) ([]pipeline.Output, error) {
 		tenant := in.Tenant()
 		if r, ok := pipeline.As[schemas.Request](in.Msg); ok {
@@ -161,6 +215,9 @@ func (l *Loop) start(ctx context.Context, tenant string, r schemas.Request) ([]p
 	if !done {
 		s.Incr["drafted"] = 1
 	}
+	if d.Fallback != "" {
+		s.Incr["offline_fallbacks"] = 1
+	}
 	return l.take(ctx, tenant, r.RequestID, s, []schemas.Draft{d})
 }
 
@@ -189,6 +246,9 @@ func (l *Loop) accept(ctx context.Context, tenant string, v schemas.Verdict) ([]
 	}
 	rec := &genmem.Final{Index: v.Index, Attempts: v.Attempt + 1, Sentence: schemas.PageSentence{
 		Text: d.Text, Status: status, Citations: citations(cites), Facts: d.Facts, Note: d.Note}}
+	if d.Origin == OriginWriter {
+		rec.Sentence.OfflineFallback = d.Fallback
+	}
 	incr := map[string]int64{"accepted": 1, "llm_calls": int64(v.LLMCalls)}
 	if status != schemas.StatusSupported {
 		incr["corrected"] = 1
@@ -270,6 +330,9 @@ func (l *Loop) next(ctx context.Context, tenant string, st genmem.State, s genme
 			return nil, err
 		}
 		s.Incr["llm_calls"] += calls
+		if d.Fallback != "" {
+			s.Incr["offline_fallbacks"]++
+		}
 	}
 	if done {
 		d = schemas.Draft{RequestID: st.RequestID, Kind: st.Kind, Subject: st.Subject, Index: k, Final: true}
@@ -282,6 +345,15 @@ func (l *Loop) next(ctx context.Context, tenant string, st genmem.State, s genme
 
 // draft asks the drafter of the request's kind for sentence k; done when
 // the page is complete.
+//
+// A drafter that could not use the model's answers (an error wrapping
+// ErrMalformed or ask.ErrRejected, after its own bounded retries with the
+// reason) is replaced for this sentence by the kind's offline drafter,
+// which every kind has: the draft carries the reason in Fallback, and the
+// page says the sentence was written offline. Only when the offline
+// drafter fails too is the error returned (permanent, as the drafter
+// made it). Any other error (a model outage, a timeout) is returned as it
+// is: transient, so the runtime retries the input.
 func (l *Loop) draft(ctx context.Context, r schemas.Request, refs *schemas.ReferenceSet,
 	accepted []schemas.PageSentence, k int) (schemas.Draft, bool, int64, error) {
 	spec, err := l.spec(r.Kind)
@@ -292,6 +364,13 @@ func (l *Loop) draft(ctx context.Context, r schemas.Request, refs *schemas.Refer
 	before := callsOf(drafter)
 	d, done, err := drafter.Draft(ctx, refs, accepted, k)
 	calls := callsOf(drafter) - before
+	if off := spec.Drafter(kind.EngineOffline); err != nil && off != drafter &&
+		(errors.Is(err, ErrMalformed) || errors.Is(err, ask.ErrRejected)) {
+		if fd, fdone, ferr := off.Draft(ctx, refs, accepted, k); ferr == nil && !fdone {
+			fd.Fallback = "written offline: the model's answers were unusable (" + err.Error() + ")"
+			d, done, err = fd, false, nil
+		}
+	}
 	if err != nil {
 		return schemas.Draft{}, false, calls, fmt.Errorf("draft sentence %d of %s: %w", k, r.RequestID, err)
 	}

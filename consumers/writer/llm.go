@@ -60,9 +60,13 @@ func (c LLMConfig) withDefaults() LLMConfig {
 }
 
 // ErrMalformed reports a model answer that is not the JSON asked for or
-// cites a chunk that is not a reference, after every attempt. It is
-// permanent (pipeline.ErrPermanent): the runtime dead-letters the input
-// rather than asking the model again with the same prompt.
+// cites a chunk that is not a reference, after every attempt (each retry
+// tells the model what was wrong). The writer's loop then drafts the
+// sentence with the kind's offline drafter instead (Loop.draft) and the
+// page says so; the error is permanent (pipeline.ErrPermanent) for a
+// caller with no fallback: asking the model again with the same prompt
+// would not help. A drafter of any kind reports an answer it could not
+// use by wrapping ErrMalformed (or ask.ErrRejected).
 var ErrMalformed = errors.New("malformed model answer")
 
 // LLM drafts through a chat model (the LLM engine). It follows the offline

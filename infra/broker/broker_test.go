@@ -11,9 +11,10 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/annalist-dev/annalist/internal/logging/logtest"
 
 	"github.com/rs/zerolog"
 
@@ -227,7 +228,7 @@ func TestStartCreatesTopology(t *testing.T) {
 
 // Serve logs its address, runs until the context ends and then stops.
 func TestServe(t *testing.T) {
-	var logs syncBuffer
+	var logs logtest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- broker.Serve(ctx, broker.Config{DataDir: t.TempDir(), Logger: zerolog.New(&logs)}) }()
@@ -261,24 +262,6 @@ func TestConfigValidate(t *testing.T) {
 	if err := (broker.Config{Addr: "127.0.0.1:9092"}).Validate(); err != nil {
 		t.Error(err)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger and a reader.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // Closing the broker and its clients leaves no goroutine behind.

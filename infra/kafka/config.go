@@ -22,6 +22,7 @@ const (
 	DefaultRetryAttempts     = 5
 	DefaultRetryBackoffBase  = 100 * time.Millisecond
 	DefaultRetryBackoffMax   = 5 * time.Second
+	DefaultMaxBackoff        = 30 * time.Second
 	DefaultSessionTimeout    = 10 * time.Second
 	DefaultHeartbeatInterval = time.Second
 	DefaultRebalanceTimeout  = 10 * time.Second
@@ -76,16 +77,28 @@ type Config struct {
 	// Default: 16 MiB.
 	MaxMessageBytes int
 
-	// RetryAttempts is how many times a handler is called for one input
-	// that keeps failing with transient errors before the input is
-	// dead-lettered. Default: 5.
+	// RetryAttempts is how many times the Producer tries a publish the
+	// broker refuses before it returns the error to its caller (who can
+	// answer 503). It does not bound a stage: a stage retries an input
+	// that fails with a transient error without limit (see MaxBackoff).
+	// Default: 5.
 	RetryAttempts int
 	// RetryBackoffBase is the backoff before the second attempt; it doubles
-	// with each attempt, with jitter. Also paces retries of failed produce
-	// and fetch calls. Default: 100ms.
+	// with each attempt, with jitter. It paces the retries of failed
+	// produce and fetch calls and the first retries of a stage paused on
+	// a transient error. Default: 100ms.
 	RetryBackoffBase time.Duration
-	// RetryBackoffMax caps the backoff. Default: 5s.
+	// RetryBackoffMax caps the backoff of produce and fetch retries.
+	// Default: 5s.
 	RetryBackoffMax time.Duration
+	// MaxBackoff caps the wait between the calls of an input that fails
+	// with a transient error (a dependency is down). The stage is paused
+	// meanwhile: it retries the input without limit, holding its offset,
+	// and resumes when the dependency is back; a permanent error is
+	// dead-lettered at once instead. A longer cap costs less while a
+	// dependency is down for long, a shorter one resumes sooner after it
+	// comes back. Default: 30s.
+	MaxBackoff time.Duration
 
 	// SessionTimeout is how long the group coordinator waits for a
 	// heartbeat before it gives the member's partitions to others. Shorter
@@ -119,9 +132,10 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.FetchMaxWait, "kafka-fetch-max-wait", c.FetchMaxWait, fmt.Sprintf("longest a fetch is held by the broker while idle (default %s)", DefaultFetchMaxWait))
 	fs.DurationVar(&c.WriteBatchTimeout, "kafka-write-batch-timeout", c.WriteBatchTimeout, fmt.Sprintf("writer wait to fill a batch (default %s)", DefaultWriteBatchTimeout))
 	fs.IntVar(&c.MaxMessageBytes, "kafka-max-message-bytes", c.MaxMessageBytes, fmt.Sprintf("largest record (default %d)", DefaultMaxMessageBytes))
-	fs.IntVar(&c.RetryAttempts, "kafka-retry-attempts", c.RetryAttempts, fmt.Sprintf("handler calls for a failing input before dead-lettering (default %d)", DefaultRetryAttempts))
+	fs.IntVar(&c.RetryAttempts, "kafka-retry-attempts", c.RetryAttempts, fmt.Sprintf("attempts of a publish outside the stages before it fails (default %d)", DefaultRetryAttempts))
 	fs.DurationVar(&c.RetryBackoffBase, "kafka-retry-backoff", c.RetryBackoffBase, fmt.Sprintf("first retry backoff, doubled per attempt (default %s)", DefaultRetryBackoffBase))
-	fs.DurationVar(&c.RetryBackoffMax, "kafka-retry-backoff-max", c.RetryBackoffMax, fmt.Sprintf("largest retry backoff (default %s)", DefaultRetryBackoffMax))
+	fs.DurationVar(&c.RetryBackoffMax, "kafka-retry-backoff-max", c.RetryBackoffMax, fmt.Sprintf("largest backoff of produce and fetch retries (default %s)", DefaultRetryBackoffMax))
+	fs.DurationVar(&c.MaxBackoff, "kafka-max-backoff", c.MaxBackoff, fmt.Sprintf("largest wait of a stage paused on a transient error, which it retries without limit (default %s)", DefaultMaxBackoff))
 	fs.DurationVar(&c.SessionTimeout, "kafka-session-timeout", c.SessionTimeout, fmt.Sprintf("consumer group session timeout (default %s)", DefaultSessionTimeout))
 	fs.DurationVar(&c.HeartbeatInterval, "kafka-heartbeat-interval", c.HeartbeatInterval, fmt.Sprintf("consumer group heartbeat interval (default %s)", DefaultHeartbeatInterval))
 	fs.DurationVar(&c.RebalanceTimeout, "kafka-rebalance-timeout", c.RebalanceTimeout, fmt.Sprintf("consumer group rebalance timeout (default %s)", DefaultRebalanceTimeout))
@@ -172,6 +186,7 @@ func (c Config) Validate() error {
 		{"retry attempts", int64(c.RetryAttempts)},
 		{"retry backoff", int64(c.RetryBackoffBase)},
 		{"retry backoff max", int64(c.RetryBackoffMax)},
+		{"max backoff", int64(c.MaxBackoff)},
 		{"session timeout", int64(c.SessionTimeout)},
 		{"heartbeat interval", int64(c.HeartbeatInterval)},
 		{"rebalance timeout", int64(c.RebalanceTimeout)},
@@ -192,6 +207,9 @@ func (c Config) Validate() error {
 	if d.RetryBackoffMax < d.RetryBackoffBase {
 		errs = append(errs, fmt.Errorf("kafka retry backoff max %s is below the base %s", d.RetryBackoffMax, d.RetryBackoffBase))
 	}
+	if d.MaxBackoff < d.RetryBackoffBase {
+		errs = append(errs, fmt.Errorf("kafka max backoff %s is below the retry backoff %s", d.MaxBackoff, d.RetryBackoffBase))
+	}
 	return errors.Join(errs...)
 }
 
@@ -210,6 +228,7 @@ func (c Config) withDefaults() Config {
 	setDefault(&c.RetryAttempts, DefaultRetryAttempts)
 	setDefault(&c.RetryBackoffBase, DefaultRetryBackoffBase)
 	setDefault(&c.RetryBackoffMax, DefaultRetryBackoffMax)
+	setDefault(&c.MaxBackoff, DefaultMaxBackoff)
 	setDefault(&c.SessionTimeout, DefaultSessionTimeout)
 	setDefault(&c.HeartbeatInterval, DefaultHeartbeatInterval)
 	setDefault(&c.RebalanceTimeout, DefaultRebalanceTimeout)
@@ -226,25 +245,39 @@ func setDefault[T comparable](v *T, def T) {
 }
 
 // Backoff is the wait before retry number attempt (1 = the wait after the
-// first failure): exponential from RetryBackoffBase, capped at
-// RetryBackoffMax, with "equal jitter": a uniformly random value in
-// [d/2, d] where d is the capped exponential. The jitter spreads the
-// retries of many members that failed together; the floor keeps a retry
-// from coming back at once.
+// first failure) of a produce or a fetch: exponential from
+// RetryBackoffBase, capped at RetryBackoffMax, with "equal jitter": a
+// uniformly random value in [d/2, d] where d is the capped exponential.
+// The jitter spreads the retries of many members that failed together;
+// the floor keeps a retry from coming back at once.
 func (c Config) Backoff(attempt int) time.Duration {
 	c = c.withDefaults()
+	return backoff(c.RetryBackoffBase, c.RetryBackoffMax, attempt)
+}
+
+// PauseBackoff is the wait before retry number attempt of an input that
+// fails with a transient error: like Backoff, but capped at MaxBackoff,
+// since a paused stage retries for as long as its dependency is down.
+func (c Config) PauseBackoff(attempt int) time.Duration {
+	c = c.withDefaults()
+	return backoff(c.RetryBackoffBase, c.MaxBackoff, attempt)
+}
+
+// backoff is base doubled attempt-1 times, capped at ceiling, with equal
+// jitter.
+func backoff(base, ceiling time.Duration, attempt int) time.Duration {
 	if attempt < 1 {
 		attempt = 1
 	}
-	d := c.RetryBackoffBase
-	for i := 1; i < attempt && d < c.RetryBackoffMax; i++ {
-		if d > c.RetryBackoffMax/2 {
-			d = c.RetryBackoffMax
+	d := base
+	for i := 1; i < attempt && d < ceiling; i++ {
+		if d > ceiling/2 {
+			d = ceiling
 			break
 		}
 		d *= 2
 	}
-	d = min(d, c.RetryBackoffMax)
+	d = min(d, ceiling)
 	half := d / 2
 	return half + rand.N(d-half+1)
 }

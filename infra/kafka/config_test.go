@@ -43,6 +43,24 @@ func TestBackoffBounds(t *testing.T) {
 	}
 }
 
+// A stage paused on a transient error waits longer than a produce or a
+// fetch retry: its backoff grows to MaxBackoff (default 30s), not to
+// RetryBackoffMax.
+func TestPauseBackoffCap(t *testing.T) {
+	cfg := kafka.Config{RetryBackoffBase: 10 * time.Millisecond, RetryBackoffMax: 20 * time.Millisecond, MaxBackoff: time.Second}
+	if b := cfg.PauseBackoff(1); b < 5*time.Millisecond || b > 10*time.Millisecond {
+		t.Errorf("first pause backoff %s, want within [5ms, 10ms]", b)
+	}
+	for attempt := 8; attempt <= 200; attempt *= 5 {
+		if b := cfg.PauseBackoff(attempt); b < time.Second/2 || b > time.Second {
+			t.Errorf("pause backoff of attempt %d: %s, want within [500ms, 1s]", attempt, b)
+		}
+	}
+	if b := (kafka.Config{}).PauseBackoff(1000); b > kafka.DefaultMaxBackoff || b < kafka.DefaultMaxBackoff/2 {
+		t.Errorf("default pause backoff cap: %s", b)
+	}
+}
+
 func TestConfigValidate(t *testing.T) {
 	if err := (kafka.Config{}).Validate(); err != nil {
 		t.Fatalf("zero config: %v", err)
@@ -54,6 +72,8 @@ func TestConfigValidate(t *testing.T) {
 		"backoff cap":       {RetryBackoffBase: time.Second, RetryBackoffMax: time.Millisecond},
 		"broker":            {Brokers: []string{"nohost"}},
 		"busy poll":         {FetchMaxWait: time.Second},
+		"max backoff":       {RetryBackoffBase: time.Second, MaxBackoff: time.Millisecond},
+		"negative max":      {MaxBackoff: -time.Second},
 	} {
 		if err := c.Validate(); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -65,11 +85,11 @@ func TestRegisterFlags(t *testing.T) {
 	var c kafka.Config
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
 	c.RegisterFlags(fs)
-	err := fs.Parse([]string{"--brokers", "a:1, b:2,", "--kafka-max-batch", "64", "--kafka-batch-linger", "5ms", "--kafka-retry-attempts", "2"})
+	err := fs.Parse([]string{"--brokers", "a:1, b:2,", "--kafka-max-batch", "64", "--kafka-batch-linger", "5ms", "--kafka-retry-attempts", "2", "--kafka-max-backoff", "1m"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(c.Brokers, []string{"a:1", "b:2"}) || c.MaxBatch != 64 || c.BatchLinger != 5*time.Millisecond || c.RetryAttempts != 2 {
+	if !slices.Equal(c.Brokers, []string{"a:1", "b:2"}) || c.MaxBatch != 64 || c.BatchLinger != 5*time.Millisecond || c.RetryAttempts != 2 || c.MaxBackoff != time.Minute {
 		t.Fatalf("parsed %+v", c)
 	}
 	if err := c.Validate(); err != nil {

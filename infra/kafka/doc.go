@@ -19,13 +19,16 @@
 //     event ids within the batch; DeadLetter decides the fate of each
 //     failed input; Isolate runs a failing batch again one input at a
 //     time; Trace puts the record's log fields and trace id in the context
-//     of a call of one input; Retry retries a transient error with
-//     exponential backoff and jitter up to Config.RetryAttempts calls;
-//     Measure times every call for BatchStats; Recover turns a panic into a
-//     permanent error (the same input would panic again); CheckShape
-//     refuses an answer without one output list per input. A permanent
-//     error (pipeline.IsPermanent), or a transient one whose retries ran
-//     out, is dead-lettered; the package middleware explains the order;
+//     of a call of one input; Retry calls an input that failed with a
+//     transient error again, without limit, waiting Config.PauseBackoff
+//     (exponential with jitter, capped at Config.MaxBackoff) between
+//     calls: the stage is paused, holding the input's offset, until the
+//     dependency is back; Measure times every call for BatchStats;
+//     Recover turns a panic into a permanent error (the same input would
+//     panic again); CheckShape refuses an answer without one output list
+//     per input. Only a permanent error (pipeline.IsPermanent) is
+//     dead-lettered; middleware.Transient decides which errors are
+//     transient, and the package middleware explains the order;
 //  4. encode the outputs (an output to a topic the stage does not write, or
 //     too large, dead-letters its input) and produce every output and dead
 //     letter with acks=all, waiting for the acknowledgements;
@@ -60,6 +63,14 @@
 // Config.DrainTimeout, after which the work still in flight is abandoned
 // uncommitted (it is redelivered to the next member of the group, never
 // lost) and Run returns an error wrapping ErrDrainTimeout. A transient error
-// seen while draining is not retried: the input and the rest of its batch
-// are left uncommitted for the next owner rather than dead-lettered early.
+// seen while draining is not retried, and a cancellation ends the wait of
+// a stage paused on one at once: the input and the rest of its batch are
+// left uncommitted for the next owner, never dead-lettered.
+//
+// # Pauses
+//
+// A stage paused on a transient error keeps its membership of the group
+// (kafka-go heartbeats on its own goroutine), so its partitions stay
+// with it; Options.Retries (or an Observer that implements RetryObserver)
+// is told when it pauses, of each retry, and when it resumes.
 package kafka

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -64,6 +65,7 @@ func newEnv(t testing.TB) *env {
 		RetryAttempts:     3,
 		RetryBackoffBase:  time.Millisecond,
 		RetryBackoffMax:   5 * time.Millisecond,
+		MaxBackoff:        5 * time.Millisecond,
 		DrainTimeout:      10 * time.Second,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -126,13 +128,17 @@ func docs(prefix string, n int) []schemas.Document {
 //
 //	"ok"           success
 //	"permanent"    a permanent error
-//	"transient"    a transient error on every call
 //	"flaky"        a transient error on the first two calls
+//
+// While down is set every call fails with a transient error, as when the
+// store of the side effects is unreachable, and the inputs are untouched.
 //
 // Like a transactional batch handler, it checks every input before it
 // touches Redis, so a failed batch has no side effect.
 type effects struct {
 	rc redis.Client
+
+	down atomic.Bool
 
 	mu        sync.Mutex
 	calls     map[string]int // handler calls per event id
@@ -157,13 +163,14 @@ func (f *effects) handle(ctx context.Context, ins []pipeline.Input) ([][]pipelin
 		switch {
 		case d.Text == "permanent":
 			failure = pipeline.Permanentf("document %s is refused", d.DocID)
-		case d.Text == "transient":
-			failure = fmt.Errorf("document %s: backend unavailable", d.DocID)
 		case d.Text == "flaky" && f.calls[id] <= 2:
 			failure = fmt.Errorf("document %s: flaky backend", d.DocID)
 		}
 	}
 	f.mu.Unlock()
+	if f.down.Load() {
+		return nil, errors.New("side-effect store unavailable")
+	}
 	if failure != nil {
 		return nil, failure
 	}

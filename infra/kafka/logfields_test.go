@@ -1,12 +1,12 @@
 package kafka_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/annalist-dev/annalist/internal/logging/logtest"
 
 	"github.com/rs/zerolog"
 
@@ -15,31 +15,13 @@ import (
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// syncBuffer is a log sink safe for the runner's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestHandlerLoggerCarriesTheRecordsFields: a handler given one input logs
 // through the context's logger with the STYLE.md fields of the record:
 // stage, topic, partition, offset, event id and trace id.
 func TestHandlerLoggerCarriesTheRecordsFields(t *testing.T) {
 	e := newEnv(t)
 	e.publish(doc("solo", "ok"))
-	var logs syncBuffer
+	var logs logtest.Buffer
 	h := func(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
 		out := make([][]pipeline.Output, len(ins))
 		for i, in := range ins {
@@ -76,6 +58,14 @@ func TestHandlerLoggerCarriesTheRecordsFields(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("the handler's log line is missing:\n%s", logs.String())
+	}
+	// Run adds the stage key, once: every line of the runtime and of the
+	// handler has it exactly once (json.Unmarshal above would hide a
+	// repeated key).
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		if n := strings.Count(line, `"stage":`); n != 1 {
+			t.Errorf("log line carries the stage key %d times: %s", n, line)
+		}
 	}
 }
 

@@ -37,6 +37,22 @@ type ObserverFunc func(BatchStats)
 // ObserveBatch calls f.
 func (f ObserverFunc) ObserveBatch(s BatchStats) { f(s) }
 
+// RetryObserver is told when a stage pauses on a transient error, retries,
+// and resumes: metrics plug in here (a gauge of paused stages, a counter
+// of retries). Its methods are called from the stage's goroutine while
+// the stage waits, so they must be quick and must not block.
+type RetryObserver interface {
+	// ObserveRetry reports that a call of one input of stage failed with
+	// a transient error and will be made again after a backoff; attempt
+	// is the number of the call that failed, 1 when the stage has just
+	// paused.
+	ObserveRetry(stage string, attempt int, err error)
+	// ObserveResume reports that the input stage was retrying stopped
+	// waiting (it was handled, failed permanently, or a shutdown left it
+	// uncommitted): the stage is no longer paused.
+	ObserveResume(stage string)
+}
+
 // BatchStats counts what happened to one fetched batch. Every fetched record
 // ends up in exactly one of Skipped, Handled, DeadLettered or Abandoned.
 type BatchStats struct {
@@ -74,10 +90,16 @@ type Options struct {
 	// finishes (middleware.Idempotent). Nil disables skipping across
 	// batches: the handler's idempotence alone then absorbs redeliveries.
 	Deduper Deduper
-	// Logger receives the runtime's log; the zero value logs nothing.
+	// Logger receives the runtime's log; the zero value logs nothing. Run
+	// adds the stage field (logging.FieldStage) to every line itself, so
+	// the logger must not carry it already: zerolog would write it twice.
 	Logger zerolog.Logger
 	// Observer receives per-batch counts; nil observes nothing.
 	Observer Observer
+	// Retries is told of the stage's pauses on transient errors and of
+	// each retry. Nil means Observer, when it implements RetryObserver,
+	// else nothing.
+	Retries RetryObserver
 
 	// crash, when set, is called at the named points of a batch; an error
 	// stops the runner there as a crash would (no further step of the batch
@@ -191,7 +213,7 @@ func Run(ctx context.Context, cfg Config, stage topology.Stage, h pipeline.Batch
 		Fields:  inputFields,
 		// Stop is ctx, not the work context: a shutdown ends the wait for
 		// a retry at once, leaving the input to the next owner.
-		Retry:   middleware.RetryPolicy{Attempts: cfg.RetryAttempts, Backoff: cfg.Backoff, Stop: ctx.Done()},
+		Retry:   retryPolicy(cfg, stage.Name, ctx.Done(), retryObserver(opts)),
 		Observe: observeCall,
 	}.Wrap(h)
 	log.Info().Str("group", r.group).Strs("reads", stage.Reads).Msg("stage started")
@@ -213,6 +235,29 @@ func Run(ctx context.Context, cfg Config, stage topology.Stage, h pipeline.Batch
 	}
 	log.Info().Msg("stage drained")
 	return nil
+}
+
+// retryObserver is the RetryObserver of opts, nil when there is none.
+func retryObserver(opts Options) RetryObserver {
+	if opts.Retries != nil {
+		return opts.Retries
+	}
+	if ro, ok := opts.Observer.(RetryObserver); ok {
+		return ro
+	}
+	return nil
+}
+
+// retryPolicy is the stage's transient-error policy: retry without limit,
+// waiting Config.PauseBackoff (capped at Config.MaxBackoff) between calls,
+// until stop is closed; the pauses and retries go to ro.
+func retryPolicy(cfg Config, stage string, stop <-chan struct{}, ro RetryObserver) middleware.RetryPolicy {
+	p := middleware.RetryPolicy{Backoff: cfg.PauseBackoff, Stop: stop}
+	if ro != nil {
+		p.OnRetry = func(_ context.Context, attempt int, err error) { ro.ObserveRetry(stage, attempt, err) }
+		p.OnResume = func(context.Context, int) { ro.ObserveResume(stage) }
+	}
+	return p
 }
 
 // checkTopics fails fast when a topic the stage needs is missing, instead of

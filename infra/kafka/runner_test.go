@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/annalist-dev/annalist/internal/logging/logtest"
+
 	"github.com/rs/zerolog"
 	kafkago "github.com/segmentio/kafka-go"
 
@@ -147,7 +149,7 @@ func TestDrainFinishesInFlightBatch(t *testing.T) {
 		return out, ctx.Err()
 	}
 	e.publish(docs("d", 5)...)
-	var logs syncBuffer
+	var logs logtest.Buffer
 	r := e.run(h, kafka.Options{Logger: zerolog.New(&logs)})
 	<-entered
 	r.cancel()
@@ -210,46 +212,6 @@ func TestDrainTimeoutAbandonsAndRedelivers(t *testing.T) {
 	}
 	if n := e.sideEffects("ev-slow"); n != 1 {
 		t.Fatalf("abandoned input handled %d times by the next runner, want 1", n)
-	}
-}
-
-// A shutdown while an input waits for its retry leaves it uncommitted for
-// the next owner, with its retries intact, instead of dead-lettering it.
-func TestShutdownDuringRetryLeavesInputForNextOwner(t *testing.T) {
-	e := newEnv(t)
-	e.cfg.RetryBackoffBase = 5 * time.Second
-	e.cfg.RetryBackoffMax = 5 * time.Second
-	failed := make(chan struct{}, 1)
-	h := func(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
-		select {
-		case failed <- struct{}{}:
-		default:
-		}
-		return nil, errors.New("backend unavailable")
-	}
-	e.publish(doc("r", "ok"))
-	r := e.run(h, kafka.Options{})
-	<-failed
-	start := time.Now()
-	if err := r.stop(); err != nil {
-		t.Fatalf("stop: %v", err)
-	}
-	if d := time.Since(start); d > 4*time.Second {
-		t.Errorf("shutdown waited %s: the retry backoff held it", d)
-	}
-	if dead := e.readAll(topology.DLT(topicIn)); len(dead) != 0 {
-		t.Fatalf("input dead-lettered on shutdown")
-	}
-	lags, err := kafka.Lag(context.Background(), e.cfg, testStage.Group(), testStage.Reads)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lag int64
-	for _, l := range lags {
-		lag += l.Lag()
-	}
-	if lag != 1 {
-		t.Fatalf("lag %d after the shutdown, want the input left uncommitted (1)", lag)
 	}
 }
 

@@ -5,7 +5,9 @@
 // and connection errors (never on other 4xx answers, which are marked
 // permanent so the message is dead-lettered at once), a semaphore bounding
 // the calls in flight, and accounting of calls, attempts, retries, errors
-// and tokens (from the response's usage), exposed by Usage.
+// and tokens (from the response's usage), exposed by Usage. A failed call
+// of the OpenAI-compatible client names the HTTP status and the start of
+// the answer's body (StatusError), whatever the body's shape.
 //
 // The decorator wraps any eino model.BaseChatModel, so scripted models in
 // tests get the same behaviour and accounting as the real client.
@@ -65,7 +67,7 @@ func NewChatModel(ctx context.Context, cfg Config) (*Model, error) {
 		BaseURL:    cfg.BaseURL,
 		Model:      cfg.Model,
 		APIKey:     cfg.APIKey,
-		HTTPClient: &http.Client{},
+		HTTPClient: &http.Client{Transport: statusTransport{http.DefaultTransport}},
 	}
 	if cfg.Temperature >= 0 {
 		t := float32(cfg.Temperature)
@@ -248,10 +250,12 @@ func (m *Model) attempt(ctx context.Context, fn func(context.Context) error) (co
 	for n := 0; ; n++ {
 		m.acct.attempts.Add(1)
 		actx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
-		err := fn(actx)
+		rec := &httpRecord{}
+		err := fn(context.WithValue(actx, httpRecordKey{}, rec))
 		if err == nil {
 			return cancel, nil
 		}
+		err = rec.annotate(err)
 		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
 		cancel()
 		if ctx.Err() != nil {
@@ -300,18 +304,24 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// StatusCode returns the HTTP status of a provider error, or 0.
+// StatusCode returns the HTTP status of a provider error, or 0. The
+// status the transport saw (StatusError) comes first: the provider's own
+// error types lose it for some bodies (an "error" that is a string).
 func StatusCode(err error) int {
+	var se *StatusError
+	if errors.As(err, &se) && se.Code > 0 {
+		return se.Code
+	}
 	var api *einoopenai.APIError
-	if errors.As(err, &api) {
+	if errors.As(err, &api) && api.HTTPStatusCode > 0 {
 		return api.HTTPStatusCode
 	}
 	var raw *goopenai.APIError
-	if errors.As(err, &raw) {
+	if errors.As(err, &raw) && raw.HTTPStatusCode > 0 {
 		return raw.HTTPStatusCode
 	}
 	var req *goopenai.RequestError
-	if errors.As(err, &req) {
+	if errors.As(err, &req) && req.HTTPStatusCode > 0 {
 		return req.HTTPStatusCode
 	}
 	var sc interface{ StatusCode() int }

@@ -253,3 +253,32 @@ func TestExtractorSynthesisThroughOpenAIClient(t *testing.T) {
 		t.Fatalf("system prompt not sent: %q", s.requests[0].Messages[0].Content)
 	}
 }
+
+// TestOpenAIErrorNamesStatusAndCause: an OpenAI-compatible server whose
+// error body the provider client cannot decode ({"error":"boom"}) used to
+// give the error "llm call: " with nothing after it, and the 500 was not
+// retried; the error now names the status and the body, and is retried.
+func TestOpenAIErrorNamesStatusAndCause(t *testing.T) {
+	s := newChatServer(t, func(_ int, _ chatRequest, w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, `{"error":"model overloaded"}`)
+	})
+	m := client(t, s, 2, time.Second)
+	_, err := m.Generate(context.Background(), []*schema.Message{schema.UserMessage("hello")})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	for _, want := range []string{"gave up after 3 attempts", "500 Internal Server Error", "model overloaded"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not say %q", msg, want)
+		}
+	}
+	if strings.HasSuffix(strings.TrimSpace(msg), ":") || llm.StatusCode(err) != 500 || pipeline.IsPermanent(err) {
+		t.Errorf("error %q: status %d, permanent %v", msg, llm.StatusCode(err), pipeline.IsPermanent(err))
+	}
+	if s.count() != 3 {
+		t.Errorf("%d requests, want 3 (a 500 is retried)", s.count())
+	}
+}

@@ -1,10 +1,11 @@
 // Package metrics exposes a process's Prometheus metrics: the Kafka
 // runtime's per-stage message counts and handler latencies (through its
-// Observer), consumer lag per topic and partition read from the broker on
-// scrape, Redis command latency (a go-redis hook), vector-store latency,
-// and the LLM engine's calls, tokens, retries and cost estimate (read from
-// its accounting on scrape), HTTP requests by route (InstrumentHTTP), next
-// to the Go runtime and process metrics.
+// Observer), the stages paused on a transient error and their retries
+// (through its RetryObserver), consumer lag per topic and partition read
+// from the broker on scrape, Redis command latency (a go-redis hook),
+// vector-store latency, and the LLM engine's calls, tokens, retries and
+// cost estimate (read from its accounting on scrape), HTTP requests by
+// route (InstrumentHTTP), next to the Go runtime and process metrics.
 //
 // There is no global state: each process makes one Registry with New,
 // passes it where metrics are recorded, and serves Handler at /metrics.
@@ -41,6 +42,8 @@ type Registry struct {
 
 	fetched, handled, skipped, produced, failed, dead, abandoned *prometheus.CounterVec
 	batches                                                      *prometheus.CounterVec
+	retries                                                      *prometheus.CounterVec
+	paused                                                       *prometheus.GaugeVec
 	handleSeconds, batchSeconds                                  *prometheus.HistogramVec
 
 	redisSeconds  *prometheus.HistogramVec
@@ -77,6 +80,10 @@ func New() *Registry {
 		dead:      counter("stage_dead_lettered_total", "Records a stage sent to a dead-letter topic.", "stage"),
 		abandoned: counter("stage_messages_abandoned_total", "Records a shutdown left uncommitted for redelivery.", "stage"),
 		batches:   counter("stage_batches_total", "Batches a stage finished.", "stage"),
+		retries: counter("stage_retries_total",
+			"Calls of one input a stage made again after a transient error (a dependency was down).", "stage"),
+		paused: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Name: "stage_paused",
+			Help: "1 while a stage waits on a transient error, retrying its input without committing it; 0 otherwise."}, []string{"stage"}),
 		handleSeconds: histogram("stage_handle_seconds",
 			"Time a stage spent in its handler per batch.", "stage"),
 		batchSeconds: histogram("stage_batch_seconds",
@@ -90,7 +97,7 @@ func New() *Registry {
 	r.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: namespace}),
-		r.fetched, r.handled, r.skipped, r.produced, r.failed, r.dead, r.abandoned, r.batches,
+		r.fetched, r.handled, r.skipped, r.produced, r.failed, r.dead, r.abandoned, r.batches, r.retries, r.paused,
 		r.handleSeconds, r.batchSeconds, r.redisSeconds, r.redisErrors, r.vectorSeconds, r.vectorErrors,
 	)
 	return r
@@ -122,7 +129,15 @@ type StageTotals struct {
 }
 
 // Observer returns the kafka.Observer that records every finished batch.
+// It is also a kafka.RetryObserver (see Retries), so a stage given it as
+// its Observer alone reports its pauses too.
 func (r *Registry) Observer() kafka.Observer { return observer{r} }
+
+// Retries returns the kafka.RetryObserver that records a stage's pauses
+// on transient errors (annalist_stage_paused) and its retries
+// (annalist_stage_retries_total), for a stage whose Observer is not this
+// registry's alone.
+func (r *Registry) Retries() kafka.RetryObserver { return observer{r} }
 
 // Owns reports whether obs is this registry's Observer, so that a caller
 // combining observers does not count a batch twice.
@@ -134,6 +149,16 @@ func (r *Registry) Owns(obs kafka.Observer) bool {
 type observer struct{ r *Registry }
 
 func (o observer) ObserveBatch(b kafka.BatchStats) { o.r.observe(b) }
+
+// ObserveRetry counts the retry and marks the stage paused: it is waiting
+// until the call is made again.
+func (o observer) ObserveRetry(stage string, _ int, _ error) {
+	o.r.retries.WithLabelValues(stage).Inc()
+	o.r.paused.WithLabelValues(stage).Set(1)
+}
+
+// ObserveResume marks the stage running again.
+func (o observer) ObserveResume(stage string) { o.r.paused.WithLabelValues(stage).Set(0) }
 
 func (r *Registry) observe(b kafka.BatchStats) {
 	s := b.Stage
@@ -150,6 +175,8 @@ func (r *Registry) observe(b kafka.BatchStats) {
 	add(r.dead, b.DeadLettered)
 	add(r.abandoned, b.Abandoned)
 	add(r.batches, 1)
+	add(r.retries, 0)
+	r.paused.WithLabelValues(s) // the series exists, at 0, for every stage that ran
 	r.handleSeconds.WithLabelValues(s).Observe(b.HandleTime.Seconds())
 	r.batchSeconds.WithLabelValues(s).Observe(b.Latency.Seconds())
 

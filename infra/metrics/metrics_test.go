@@ -268,3 +268,33 @@ func TestInstrumentHTTP(t *testing.T) {
 	hasLine(t, text, `annalist_http_requests_total{code="404",route="unmatched"} 1`)
 	hasLine(t, text, `annalist_http_request_seconds_count{route="GET /v1/pages/{subject}"} 3`)
 }
+
+// A stage paused on a transient error shows annalist_stage_paused 1 and
+// counts each retry; resuming sets the gauge back to 0 and keeps the
+// count. The registry's Observer is a RetryObserver too, so a stage given
+// it alone reports its pauses.
+func TestRetriesAndPausedStages(t *testing.T) {
+	r := metrics.New()
+	ro, ok := r.Observer().(kafka.RetryObserver)
+	if !ok {
+		t.Fatal("the registry's Observer is not a kafka.RetryObserver")
+	}
+	r.Observer().ObserveBatch(kafka.BatchStats{Stage: "embedder", Fetched: 1, Handled: 1})
+	text := scrape(t, r)
+	hasLine(t, text, `annalist_stage_paused{stage="embedder"} 0`)
+	hasLine(t, text, `annalist_stage_retries_total{stage="embedder"} 0`)
+
+	down := errors.New("redis: connection refused")
+	for attempt := 1; attempt <= 3; attempt++ {
+		ro.ObserveRetry("kg-writer", attempt, down)
+	}
+	text = scrape(t, r)
+	hasLine(t, text, `annalist_stage_paused{stage="kg-writer"} 1`)
+	hasLine(t, text, `annalist_stage_retries_total{stage="kg-writer"} 3`)
+	hasLine(t, text, `annalist_stage_paused{stage="embedder"} 0`)
+
+	r.Retries().ObserveResume("kg-writer")
+	text = scrape(t, r)
+	hasLine(t, text, `annalist_stage_paused{stage="kg-writer"} 0`)
+	hasLine(t, text, `annalist_stage_retries_total{stage="kg-writer"} 3`)
+}

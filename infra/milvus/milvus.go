@@ -27,6 +27,9 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/annalist-dev/annalist/internal/vectors"
 
 	"github.com/milvus-io/milvus/client/v2/entity"
@@ -478,8 +481,21 @@ func vectorDim(c *entity.Collection) (int, error) {
 // RPC as a gRPC status, which does not match context.Canceled or
 // context.DeadlineExceeded, and a caller must be able to tell its own
 // cancellation from a failure of Milvus.
+//
+// The server may give up first: the deadline travels with the call, and
+// the server's copy can expire a moment before the caller's timer fires,
+// so a DeadlineExceeded (or Canceled) status counts as the context's end
+// even while ctx.Err() is still nil.
 func contextError(ctx context.Context, err error) error {
 	cerr := ctx.Err()
+	if cerr == nil {
+		switch status.Code(err) {
+		case codes.DeadlineExceeded:
+			cerr = context.DeadlineExceeded
+		case codes.Canceled:
+			cerr = context.Canceled
+		}
+	}
 	if err == nil || cerr == nil || errors.Is(err, cerr) {
 		return err
 	}

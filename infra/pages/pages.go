@@ -291,6 +291,9 @@ type RequestStatus struct {
 	// RequestedAt and FinishedAt are RFC 3339 times.
 	RequestedAt string `json:"requested_at,omitempty"`
 	FinishedAt  string `json:"finished_at,omitempty"`
+	// Deadline (RFC 3339), recorded when the request is accepted, is when
+	// a request still queued fails with "deadline exceeded" (Request).
+	Deadline string `json:"deadline,omitempty"`
 }
 
 // Finished reports whether the request reached a final state.
@@ -298,16 +301,49 @@ func (r RequestStatus) Finished() bool {
 	return r.State == RequestPublished || r.State == RequestFailed
 }
 
-// SetRequest records a request's status. A final state is announced on the
-// done channel. A queued status never overwrites a final one.
+// finishScript records a final state unless the request has one already:
+// the first final state wins, so every reader sees one outcome.
+// KEYS: status, done channel
+// ARGV: ttl seconds, request id, field, value, …
+var finishScript = goredis.NewScript(`
+local st = redis.call('HGET', KEYS[1], 'state')
+if st == 'published' or st == 'failed' then
+  return 0
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+redis.call('PUBLISH', KEYS[2], ARGV[2])
+return 1
+`)
+
+// SetRequest records a request's status. A queued status never
+// overwrites another; a final state (published, failed) is recorded only
+// while the request has none, and is announced on the done channel: a
+// request's outcome, once set, never changes. In particular a request
+// that failed at its deadline stays failed when its page is published
+// later (the page is still stored as a version of its subject's page).
+// Empty fields leave what is recorded (the deadline survives the final
+// state).
 func (s *Store) SetRequest(ctx context.Context, tenant string, r RequestStatus) error {
 	if r.RequestID == "" {
 		return errors.New("set request status: request id is required")
 	}
 	k := reqKey(tenant, r.RequestID)
-	fields := map[string]any{"request_id": r.RequestID, "kind": r.Kind, "subject": r.Subject,
-		"state": r.State, "page": r.Page, "version": r.Version, "error": r.Error,
-		"requested_at": r.RequestedAt, "finished_at": r.FinishedAt}
+	var fields []any
+	for _, f := range [][2]string{{"request_id", r.RequestID}, {"kind", r.Kind}, {"subject", r.Subject},
+		{"state", r.State}, {"page", r.Page}, {"version", versionField(r.Version)}, {"error", r.Error},
+		{"requested_at", r.RequestedAt}, {"finished_at", r.FinishedAt}, {"deadline", r.Deadline}} {
+		if f[1] != "" {
+			fields = append(fields, f[0], f[1])
+		}
+	}
+	if r.Finished() {
+		args := append([]any{int64(RequestTTL / time.Second), r.RequestID}, fields...)
+		if err := finishScript.Run(ctx, s.c, []string{k, doneChannel(tenant)}, args...).Err(); err != nil {
+			return fmt.Errorf("set request %s: %w", r.RequestID, err)
+		}
+		return nil
+	}
 	if r.State == RequestQueued {
 		ok, err := s.c.HSetNX(ctx, k, "state", r.State).Result()
 		if err != nil {
@@ -318,19 +354,47 @@ func (s *Store) SetRequest(ctx context.Context, tenant string, r RequestStatus) 
 		}
 	}
 	p := s.c.TxPipeline()
-	p.HSet(ctx, k, fields)
+	p.HSet(ctx, k, fields...)
 	p.Expire(ctx, k, RequestTTL)
-	if r.Finished() {
-		p.Publish(ctx, doneChannel(tenant), r.RequestID)
-	}
 	if _, err := p.Exec(ctx); err != nil {
 		return fmt.Errorf("set request %s: %w", r.RequestID, err)
 	}
 	return nil
 }
 
-// Request returns a request's status.
+func versionField(v int) string {
+	if v == 0 {
+		return ""
+	}
+	return strconv.Itoa(v)
+}
+
+// Request returns a request's status. A request still queued after its
+// deadline is failed here, once for every reader ("deadline exceeded
+// after …"), so the API, the event stream and waiting commands see the
+// same terminal state without a process that watches the clock.
 func (s *Store) Request(ctx context.Context, tenant, id string) (RequestStatus, error) {
+	r, err := s.request(ctx, tenant, id)
+	if err != nil || r.State != RequestQueued || r.Deadline == "" {
+		return r, err
+	}
+	dl, perr := time.Parse(time.RFC3339Nano, r.Deadline)
+	now := time.Now()
+	if perr != nil || now.Before(dl) {
+		return r, nil
+	}
+	reason := "deadline exceeded at " + r.Deadline + " without a page"
+	if at, err := time.Parse(time.RFC3339Nano, r.RequestedAt); err == nil && dl.After(at) {
+		reason = fmt.Sprintf("deadline exceeded after %s without a page", dl.Sub(at).Round(time.Millisecond))
+	}
+	if err := s.SetRequest(ctx, tenant, RequestStatus{RequestID: id, State: RequestFailed, Error: reason,
+		FinishedAt: now.UTC().Format(time.RFC3339Nano)}); err != nil {
+		return RequestStatus{}, err
+	}
+	return s.request(ctx, tenant, id)
+}
+
+func (s *Store) request(ctx context.Context, tenant, id string) (RequestStatus, error) {
 	h, err := s.c.HGetAll(ctx, reqKey(tenant, id)).Result()
 	if err != nil {
 		return RequestStatus{}, fmt.Errorf("request %s: %w", id, err)
@@ -341,7 +405,7 @@ func (s *Store) Request(ctx context.Context, tenant, id string) (RequestStatus, 
 	v, _ := strconv.Atoi(h["version"])
 	return RequestStatus{RequestID: id, Kind: h["kind"], Subject: h["subject"], State: h["state"],
 		Page: h["page"], Version: v, Error: h["error"], RequestedAt: h["requested_at"],
-		FinishedAt: h["finished_at"]}, nil
+		FinishedAt: h["finished_at"], Deadline: h["deadline"]}, nil
 }
 
 // Wait blocks until the requests are finished or ctx ends, and returns
@@ -359,6 +423,9 @@ func (s *Store) Wait(ctx context.Context, tenant string, ids ...string) ([]Reque
 	for i, id := range ids {
 		pending[id] = i
 	}
+	// next is the earliest deadline of a pending request: the status is
+	// read again then, which fails the request (Request).
+	var next time.Time
 	check := func(id string) error {
 		i, ok := pending[id]
 		if !ok {
@@ -374,20 +441,37 @@ func (s *Store) Wait(ctx context.Context, tenant string, ids ...string) ([]Reque
 		if r.Finished() {
 			out[i] = r
 			delete(pending, id)
+			return nil
+		}
+		if dl, err := time.Parse(time.RFC3339Nano, r.Deadline); err == nil && (next.IsZero() || dl.Before(next)) {
+			next = dl
 		}
 		return nil
 	}
-	for _, id := range ids {
-		if err := check(id); err != nil {
-			return nil, err
+	checkAll := func() error {
+		next = time.Time{}
+		for _, id := range ids {
+			if err := check(id); err != nil {
+				return err
+			}
 		}
+		return nil
+	}
+	if err := checkAll(); err != nil {
+		return nil, err
 	}
 	ch := sub.Channel()
 	// A slow safety net: a status written while the subscription was
 	// reconnecting is read within a second.
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	deadline := time.NewTimer(time.Hour)
+	defer deadline.Stop()
 	for len(pending) > 0 {
+		deadline.Reset(time.Hour)
+		if !next.IsZero() {
+			deadline.Reset(max(time.Until(next), 0) + time.Millisecond)
+		}
 		select {
 		case <-ctx.Done():
 			return out, fmt.Errorf("wait for %d requests: %w", len(pending), ctx.Err())
@@ -399,10 +483,12 @@ func (s *Store) Wait(ctx context.Context, tenant string, ids ...string) ([]Reque
 				return nil, err
 			}
 		case <-tick.C:
-			for id := range pending {
-				if err := check(id); err != nil {
-					return nil, err
-				}
+			if err := checkAll(); err != nil {
+				return nil, err
+			}
+		case <-deadline.C:
+			if err := checkAll(); err != nil {
+				return nil, err
 			}
 		}
 	}

@@ -51,7 +51,7 @@ func (s *Chunks) PutDocument(ctx context.Context, tenant string, doc schemas.Doc
 	}
 	p.HSet(ctx, docKey(tenant, doc.DocID),
 		"source", doc.Source, "title", doc.Title, "collection", doc.Collection,
-		"profile", profile, "chars", chars, "chunks", len(chunks),
+		"profile", profile, "chars", chars, "chunks", len(chunks), "text_hash", schemas.TextHash(doc.Text),
 		"stage:chunker", time.Now().UTC().Format(time.RFC3339))
 	p.SAdd(ctx, docsIdx(tenant), doc.DocID)
 	ids := make([]any, 0, len(chunks))
@@ -68,6 +68,54 @@ func (s *Chunks) PutDocument(ctx context.Context, tenant string, doc schemas.Doc
 	}
 	if _, err := p.Exec(ctx); err != nil {
 		return fmt.Errorf("store document %s: %w", doc.DocID, err)
+	}
+	return nil
+}
+
+// claimScript records ARGV[1] as the text hash of document KEYS[1] unless
+// one is recorded, and returns the recorded hash and whether it was set
+// now.
+var claimScript = goredis.NewScript(`
+local h = redis.call('HGET', KEYS[1], 'text_hash')
+if h then return {h, 0} end
+redis.call('HSET', KEYS[1], 'text_hash', ARGV[1])
+return {ARGV[1], 1}
+`)
+
+// releaseScript removes a claim that is all the record holds, so a
+// document whose publishing failed leaves nothing behind.
+var releaseScript = goredis.NewScript(`
+if redis.call('HLEN', KEYS[1]) == 1 and redis.call('HGET', KEYS[1], 'text_hash') == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+`)
+
+// ClaimDocument binds a document id to the hash of its text
+// (schemas.TextHash) before the document is published: it returns the
+// hash the id is bound to (textHash when the id was free) and whether this
+// call bound it. A document stored before text hashes were recorded is
+// bound by the first claim. The check and the binding are one script, so
+// of two concurrent claims of a free id with different texts one sees the
+// other's hash.
+func (s *Chunks) ClaimDocument(ctx context.Context, tenant, docID, textHash string) (bound string, created bool, err error) {
+	v, err := claimScript.Run(ctx, s.c, []string{docKey(tenant, docID)}, textHash).Slice()
+	if err != nil {
+		return "", false, fmt.Errorf("claim document %s: %w", docID, err)
+	}
+	if len(v) != 2 {
+		return "", false, fmt.Errorf("claim document %s: unexpected answer %v", docID, v)
+	}
+	h, _ := v[0].(string)
+	n, _ := v[1].(int64)
+	return h, n == 1, nil
+}
+
+// ReleaseDocument undoes a claim that ClaimDocument created when nothing
+// was stored under the id since (the document was never published).
+func (s *Chunks) ReleaseDocument(ctx context.Context, tenant, docID, textHash string) error {
+	if err := releaseScript.Run(ctx, s.c, []string{docKey(tenant, docID)}, textHash).Err(); err != nil {
+		return fmt.Errorf("release document %s: %w", docID, err)
 	}
 	return nil
 }

@@ -43,11 +43,16 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Connect opens a client to cfg.Addr and checks it answers.
+// Connect opens a client to cfg.Addr and checks it answers. go-redis's
+// own log lines go through zerolog from then on: to the logger ctx
+// carries (zerolog.Ctx), else to the one an earlier Connect was given,
+// else as JSON to stderr (see libLog: the library has one logger per
+// process).
 func Connect(ctx context.Context, cfg Config) (Client, error) {
 	if cfg.Addr == "" {
 		return nil, errors.New("connect redis: no address")
 	}
+	routeLibLog(ctx)
 	c := goredis.NewClient(&goredis.Options{
 		Addr:     cfg.Addr,
 		Password: cfg.Password,

@@ -1,6 +1,7 @@
 // Package redis connects annalist to Redis: the client configuration, the
-// embedded server of the embedded mode (a child redis-server with AOF under
-// the data directory, or in-process miniredis when no binary is on PATH),
+// embedded server of the embedded mode (a supervised child redis-server
+// with AOF under the data directory that never outlives its owner, or
+// in-process miniredis when no binary is on PATH),
 // idempotency markers and the document/chunk store.
 //
 // Keys carry the tenant between braces (ARCHITECTURE.md §9), e.g. chunk:{default}:ID,

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,26 +19,64 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// Server is a Redis server owned by this process: a child redis-server or,
-// failing that, in-process miniredis. The caller closes it.
+// Files the embedded server keeps in its directory besides the AOF.
+const (
+	// pidFile names the running child redis-server, so that the next start
+	// finds and stops a child its owner left behind.
+	pidFile = "redis.pid"
+	// lockFile is flocked by the Server that owns the directory; any live
+	// redis-server found working there by the owner is therefore a
+	// leftover.
+	lockFile = "redis.lock"
+	logFile  = "redis.log"
+)
+
+// Server is a Redis server owned by this process: a supervised child
+// redis-server or, failing that, in-process miniredis. The caller closes
+// it.
 type Server struct {
 	addr string
-	cmd  *exec.Cmd
-	done chan error
 	mini *miniredis.Miniredis
+	sup  *supervisor
 }
 
-// Addr is the server's host:port on loopback.
+// Addr is the server's host:port on loopback. It does not change when the
+// supervisor restarts the child.
 func (s *Server) Addr() string { return s.addr }
 
 // Persistent reports whether the server keeps its data across restarts
 // (true for the child redis-server with AOF, false for miniredis).
-func (s *Server) Persistent() bool { return s.cmd != nil }
+func (s *Server) Persistent() bool { return s.sup != nil }
+
+// PID is the process id of the running child redis-server; 0 while it is
+// down (between a death and its restart), after Close, and for miniredis.
+func (s *Server) PID() int {
+	if s.sup == nil {
+		return 0
+	}
+	return int(s.sup.pid.Load())
+}
+
+// Restarts counts the times the supervisor restarted the child after it
+// died.
+func (s *Server) Restarts() int {
+	if s.sup == nil {
+		return 0
+	}
+	return int(s.sup.restarts.Load())
+}
 
 // StartEmbedded starts a server for the embedded mode. With redis-server on
-// PATH it runs it as a child process with append-only persistence in dir
-// (fsync every second) on a free loopback port; otherwise it starts
-// miniredis and logs a warning that nothing will survive the process.
+// PATH it runs it as a supervised child process (see supervisor) with
+// append-only persistence in dir (fsync every second) on a free loopback
+// port; otherwise it starts miniredis and logs a warning that nothing will
+// survive the process.
+//
+// The Server owns dir while it runs: a second StartEmbedded on the same
+// directory fails instead of starting another redis-server on the same AOF
+// files, and a redis-server still working in dir when the Server starts
+// (left by an owner that died without stopping it) is stopped first.
+// ctx bounds the start-up only.
 func StartEmbedded(ctx context.Context, dir string, log zerolog.Logger) (*Server, error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -60,60 +99,85 @@ func startChild(ctx context.Context, bin, dir string, log zerolog.Logger) (*Serv
 	if err != nil {
 		return nil, fmt.Errorf("start redis-server: %w", err)
 	}
-	var lastErr error
-	for try := 0; try < 5; try++ {
-		port, err := freePort()
-		if err != nil {
-			return nil, fmt.Errorf("start redis-server: %w", err)
-		}
-		s, err := spawn(ctx, bin, abs, port)
-		if err == nil {
-			log.Info().Str("addr", s.addr).Str("dir", abs).Msg("embedded redis-server started (AOF)")
-			return s, nil
-		}
-		lastErr = err
+	unlock, err := lockDir(abs)
+	if err != nil {
+		return nil, fmt.Errorf("start redis-server: %w", err)
 	}
-	return nil, lastErr
+	if err := stopLeftovers(abs, log); err != nil {
+		_ = unlock()
+		return nil, fmt.Errorf("start redis-server: %w", err)
+	}
+	sup := newSupervisor(bin, abs, serverArgs(bin, abs), unlock, log)
+	addr, err := sup.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	log.Info().Str("addr", addr).Str("dir", abs).Int("pid", int(sup.pid.Load())).Msg("embedded redis-server started (AOF, supervised)")
+	return &Server{addr: addr, sup: sup}, nil
 }
 
-func spawn(ctx context.Context, bin, dir string, port int) (*Server, error) {
-	// The child is not tied to ctx: it must outlive the start-up context and
-	// be stopped by Close, which asks it to shut down cleanly.
-	cmd := exec.Command(bin,
+// serverArgs are the redis-server arguments for dir, without the port.
+func serverArgs(bin, dir string) []string {
+	args := []string{
 		"--bind", "127.0.0.1",
-		"--port", strconv.Itoa(port),
 		"--dir", dir,
 		"--appendonly", "yes",
 		"--appendfsync", "everysec",
 		"--save", "",
 		"--daemonize", "no",
 		"--protected-mode", "yes",
-		"--logfile", "redis.log",
-	)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start redis-server: %w", err)
+		"--logfile", logFile,
 	}
-	s := &Server{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), cmd: cmd, done: make(chan error, 1)}
-	go func() { s.done <- cmd.Wait() }()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-s.done:
-			s.done <- err
-			return nil, fmt.Errorf("redis-server exited at start-up (%v); see %s", err, filepath.Join(dir, "redis.log"))
-		case <-ctx.Done():
-			_ = s.Close()
-			return nil, ctx.Err()
-		default:
-		}
-		if ping(s.addr) {
-			return s, nil
-		}
-		time.Sleep(20 * time.Millisecond)
+	// By default redis-server rewrites its command line to "redis-server
+	// host:port"; keeping it makes the directory visible to ps and to the
+	// leftover check on systems without /proc/<pid>/cwd. The option exists
+	// from Redis 6.2 on; older servers refuse unknown options.
+	if atLeast(serverVersion(bin), 6, 2) {
+		args = append(args, "--set-proc-title", "no")
 	}
-	_ = s.Close()
-	return nil, fmt.Errorf("redis-server on %s did not answer within 10s", s.addr)
+	return args
+}
+
+var versionRE = regexp.MustCompile(`v=(\d+)\.(\d+)`)
+
+// serverVersion is redis-server's major and minor version, zeros when it
+// cannot be told.
+func serverVersion(bin string) [2]int {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "--version").Output()
+	if err != nil {
+		return [2]int{}
+	}
+	m := versionRE.FindStringSubmatch(string(out))
+	if m == nil {
+		return [2]int{}
+	}
+	major, _ := strconv.Atoi(m[1])
+	minor, _ := strconv.Atoi(m[2])
+	return [2]int{major, minor}
+}
+
+func atLeast(v [2]int, major, minor int) bool {
+	return v[0] > major || v[0] == major && v[1] >= minor
+}
+
+// lockDir takes an exclusive flock on dir's lock file. The file is opened
+// close-on-exec, so a child redis-server never holds the lock: it is free
+// as soon as its owner is gone, whatever became of the child.
+func lockDir(dir string) (unlock func() error, err error) {
+	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%s is in use by another embedded redis-server owner", dir)
+		}
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	return f.Close, nil
 }
 
 func ping(addr string) bool {
@@ -130,29 +194,20 @@ func ping(addr string) bool {
 	return err == nil && strings.HasPrefix(line, "+PONG")
 }
 
-// Close stops the server. A child redis-server gets SIGTERM, on which it
-// flushes its AOF and exits; it is killed if it has not exited in 10 s.
+// Close stops the server. For the child redis-server it stops supervision
+// first, so nothing restarts the child, then sends it SIGTERM, on which it
+// flushes its AOF and exits (SIGKILL if it has not exited in 10 s), waits
+// for it, removes the pid file and releases the directory. Safe to call
+// more than once.
 func (s *Server) Close() error {
 	if s.mini != nil {
 		s.mini.Close()
 		return nil
 	}
-	if s.cmd == nil || s.cmd.Process == nil {
+	if s.sup == nil {
 		return nil
 	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-s.done:
-		s.done <- err
-		var exit *exec.ExitError
-		if err != nil && !errors.As(err, &exit) {
-			return fmt.Errorf("stop redis-server: %w", err)
-		}
-		return nil
-	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
-		return errors.New("stop redis-server: killed after 10s without exiting")
-	}
+	return s.sup.close()
 }
 
 func freePort() (int, error) {

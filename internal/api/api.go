@@ -22,6 +22,25 @@
 // data does not take anonymous writes). GET requests may pass the token as
 // the access_token query parameter instead of the header, for EventSource.
 // /healthz, /readyz, /metrics, /openapi.json and the UI are always open.
+//
+// # Liveness, readiness, admission
+//
+// GET /healthz is liveness: 200 whenever the process serves HTTP, whatever
+// its dependencies do (restarting the process would not bring Redis
+// back). GET /readyz is readiness: 200 when the broker, Redis and the
+// vector store answer, else 503 naming what is down. The write endpoints
+// admit a request only while the write path's dependencies answer
+// (Deps.Admit); otherwise, and when a store or the broker fails under
+// the write itself, they answer 503 with Retry-After and a JSON error, so
+// a 202 always means the input was published.
+//
+// # Input at the edge
+//
+// Documents are checked before anything is published (producers.NewItem):
+// the text rule (UTF-8; no control characters but tab, newline, carriage
+// return), a known profile, a doc_id of the id grammar (schemas.ValidID).
+// A doc_id already bound to another text is 409. Ids in paths that are not
+// of the grammar are 400.
 package api
 
 import (
@@ -72,6 +91,12 @@ type Deps struct {
 	// vector store) are reachable: GET /readyz is 200 when it returns nil,
 	// else 503 with the error. Nil: always ready.
 	Ready func(ctx context.Context) error
+	// Admit reports whether the write path's dependencies (those a write
+	// must reach to be stored: the broker and Redis) are reachable. While
+	// it fails, the write endpoints answer 503 with Retry-After before
+	// reading their bodies, never 202. It is called at most every
+	// admitTTL whatever the load. Nil: Ready.
+	Admit func(ctx context.Context) error
 	// Pipeline returns the per-stage numbers GET /v1/pipeline serves
 	// ({"stages":[…]}); nil: not routed.
 	Pipeline func(ctx context.Context) (any, error)
@@ -110,18 +135,28 @@ type route struct {
 	handler http.HandlerFunc
 }
 
-// New returns the API's handler.
+// New returns the API's handler. Write routes pass the admission check
+// (Deps.Admit) after auth; unknown routes under /v1/ answer a JSON 404.
 func New(d Deps) http.Handler {
 	mux := http.NewServeMux()
 	guard := d.Auth.guard()
+	admit := d.Admit
+	if admit == nil {
+		admit = d.Ready
+	}
+	g := &gate{check: admit}
 	for _, rt := range routes(d) {
-		mux.Handle(rt.pattern, guard(rt.access, rt.handler))
+		h := rt.handler
+		if rt.access == accessWrite {
+			h = admitted(g, h)
+		}
+		mux.Handle(rt.pattern, guard(rt.access, h))
 	}
 	if d.UI != nil {
 		mux.Handle("GET /{$}", d.UI)
 		mux.Handle("/ui/", d.UI)
 	}
-	return mux
+	return withoutReadDeadline(jsonErrors(mux))
 }
 
 // routes lists every API route New mounts for d (the UI aside).

@@ -21,7 +21,11 @@ type DocumentReader interface {
 // and adds the accepted documents' ids as "doc_ids", the list a client
 // polls GET /v1/documents/{id} with.
 func documentsPost(d Deps) http.HandlerFunc {
-	h := producers.DocumentsHandler(d.Sink, d.MaxBody)
+	sink := d.Sink
+	if c, ok := d.Chunks.(DocumentClaimer); ok {
+		sink = claimingSink{Sink: sink, claims: c}
+	}
+	h := producers.DocumentsHandler(sink, d.MaxBody)
 	return func(w http.ResponseWriter, r *http.Request) {
 		rec := &recorder{header: http.Header{}, status: http.StatusOK}
 		h.ServeHTTP(rec, r)
@@ -89,9 +93,12 @@ func documentGet(d Deps) http.HandlerFunc {
 			return
 		}
 		id := r.PathValue("id")
+		if !validID(w, "document id", id) {
+			return
+		}
 		info, found, err := docs.Document(r.Context(), tenant, id)
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, err.Error())
+			unavailable(w, err)
 			return
 		}
 		if !found {
@@ -116,6 +123,9 @@ func chunkGet(d Deps) http.HandlerFunc {
 			return
 		}
 		id := r.PathValue("id")
+		if !validID(w, "chunk id", id) {
+			return
+		}
 		cs, err := d.Chunks.Get(r.Context(), tenant, []string{id})
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, err.Error())

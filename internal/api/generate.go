@@ -65,7 +65,7 @@ func generationRoutes(d Deps) []route {
 			writeError(w, http.StatusBadRequest, err.Error())
 			return
 		} else if err != nil {
-			writeError(w, http.StatusServiceUnavailable, err.Error())
+			unavailable(w, err)
 			return
 		}
 		// A biography's subject is a person the graph must know; the
@@ -73,7 +73,9 @@ func generationRoutes(d Deps) []route {
 		if d.Graph != nil && body.Kind == schemas.KindBiography {
 			ids, err := d.Graph.Resolve(r.Context(), tenant, body.Subject)
 			if err != nil {
-				writeError(w, http.StatusInternalServerError, err.Error())
+				// The graph is in Redis: a failure here is the write
+				// path's dependency being down, not a server bug.
+				unavailable(w, err)
 				return
 			}
 			if len(ids) == 0 {
@@ -93,7 +95,7 @@ func generationRoutes(d Deps) []route {
 			return
 		}
 		if err != nil {
-			writeError(w, http.StatusServiceUnavailable, err.Error())
+			unavailable(w, err)
 			return
 		}
 		w.Header().Set("Location", "/v1/requests/"+req.RequestID)
@@ -199,6 +201,10 @@ func generationRoutes(d Deps) []route {
 			return
 		}
 		rv, err := d.Pages.Decide(r.Context(), tenant, r.PathValue("id"), body.Decision)
+		if err != nil && !errors.Is(err, pages.ErrNotFound) && !errors.Is(err, pages.ErrInvalidDecision) {
+			unavailable(w, err)
+			return
+		}
 		respond(w, rv, err)
 	})
 	return rs

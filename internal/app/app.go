@@ -9,8 +9,9 @@
 //
 // Embedded mode is chosen per service: no --brokers means an in-process
 // kfake broker persisted under <data-dir>/kafka; no --redis-addr means a
-// child redis-server with AOF under <data-dir>/redis (miniredis when no
-// binary is installed); --vector-store embedded (the default) keeps the
+// supervised child redis-server with AOF under <data-dir>/redis, restarted
+// when it dies and never outliving this process (miniredis when no binary
+// is installed); --vector-store embedded (the default) keeps the
 // HNSW index under <data-dir>/vectors. The process that starts embedded
 // services holds an exclusive lock on the data directory and publishes
 // their addresses in <data-dir>/endpoints.json; a second command on the
@@ -229,7 +230,7 @@ func (a *App) open(ctx context.Context, need Needs) error {
 		}
 	}
 	if need.Redis {
-		c, err := redis.Connect(ctx, a.Config.Redis)
+		c, err := redis.Connect(a.Log.WithContext(ctx), a.Config.Redis)
 		if err != nil {
 			return err
 		}

@@ -43,7 +43,19 @@ type GenerateConfig struct {
 	// Verifier chooses the verifier engine: "auto" (default: the LLM
 	// judge when an LLM is configured, else offline), "offline" or "llm".
 	Verifier string
+	// RequestDeadline is how long after it is accepted a request may take
+	// to publish its page before it fails with "deadline exceeded"
+	// (default DefaultRequestDeadline offline, DefaultLLMRequestDeadline
+	// with a model).
+	RequestDeadline time.Duration
 }
+
+// Request deadlines by engine: the offline engine writes a page in well
+// under a second, a model may take minutes (and retries outages).
+const (
+	DefaultRequestDeadline    = 60 * time.Second
+	DefaultLLMRequestDeadline = 5 * time.Minute
+)
 
 // RegisterFlags binds the generation flags.
 func (c *GenerateConfig) RegisterFlags(fs *flag.FlagSet) {
@@ -52,11 +64,14 @@ func (c *GenerateConfig) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.MemoryTTL, "memory-ttl", c.MemoryTTL, "how long a request's agent memory is kept (default 24h)")
 	fs.IntVar(&c.VectorK, "vector-k", c.VectorK, "fuse this many vector-search hits into reference sets (default 0: KG only)")
 	fs.StringVar(&c.Verifier, "verifier", c.Verifier, "verifier engine: auto (LLM judge when an LLM is configured), offline or llm")
+	fs.DurationVar(&c.RequestDeadline, "request-deadline", c.RequestDeadline,
+		fmt.Sprintf("a request without a page this long after it was accepted fails (default %s offline, %s with an LLM)",
+			DefaultRequestDeadline, DefaultLLMRequestDeadline))
 }
 
 // Validate checks the bounds.
 func (c GenerateConfig) Validate() error {
-	if c.MaxAttempts < 0 || c.MaxSentences < 0 || c.MemoryTTL < 0 || c.VectorK < 0 {
+	if c.MaxAttempts < 0 || c.MaxSentences < 0 || c.MemoryTTL < 0 || c.VectorK < 0 || c.RequestDeadline < 0 {
 		return errors.New("generation bounds must not be negative")
 	}
 	switch c.Verifier {
@@ -158,8 +173,12 @@ func (a *App) Writer() (*writer.Loop, error) {
 	if a.Chat != nil {
 		engine = kind.EngineLLM
 	}
-	return writer.NewLoop(kinds, a.Requests, writer.LoopConfig{Engine: engine,
-		MaxAttempts: a.Config.Generate.MaxAttempts, MaxSentences: a.Config.Generate.MaxSentences}), nil
+	loop := writer.NewLoop(kinds, a.Requests, writer.LoopConfig{Engine: engine,
+		MaxAttempts: a.Config.Generate.MaxAttempts, MaxSentences: a.Config.Generate.MaxSentences})
+	if a.Pages != nil {
+		loop.WithFailures(a.Pages)
+	}
+	return loop, nil
 }
 
 // Checker is the verifier: the LLM judge when configured, else the
@@ -208,7 +227,21 @@ func (a *App) Solver(name string) (solver.Solver, error) {
 	return s, nil
 }
 
-// Request publishes a generation request and records it as queued. The
+// RequestDeadline is how long a request may take from its acceptance to
+// its page (GenerateConfig.RequestDeadline, else the engine's default).
+func (a *App) RequestDeadline() time.Duration {
+	if d := a.Config.Generate.RequestDeadline; d > 0 {
+		return d
+	}
+	if a.Chat != nil {
+		return DefaultLLMRequestDeadline
+	}
+	return DefaultRequestDeadline
+}
+
+// Request publishes a generation request and records it as queued, with
+// its deadline (RequestDeadline from now): a request with no page by then
+// reads as failed to every reader (pages.Store.Request). The
 // request id and time are filled in when empty. The trace id that follows
 // it through every stage onto the page is ctx's (pipeline.WithTraceID),
 // else the request id. A request of a kind the process has not registered
@@ -227,8 +260,10 @@ func (a *App) Request(ctx context.Context, tenant string, r schemas.Request) (sc
 		return r, err
 	}
 	if a.Pages != nil {
+		deadline := time.Now().Add(a.RequestDeadline()).UTC().Format(time.RFC3339Nano)
 		if err := a.Pages.SetRequest(ctx, tenant, pages.RequestStatus{RequestID: r.RequestID,
-			Kind: r.Kind, Subject: r.Subject, State: pages.RequestQueued, RequestedAt: r.RequestedAt}); err != nil {
+			Kind: r.Kind, Subject: r.Subject, State: pages.RequestQueued, RequestedAt: r.RequestedAt,
+			Deadline: deadline}); err != nil {
 			return r, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/annalist-dev/annalist/producers"
@@ -76,27 +77,45 @@ func (a *App) Ingest(ctx context.Context, tenant string, runStages, wait bool,
 	stageCtx, stopStages := context.WithCancel(ctx)
 	defer stopStages()
 	counters := &Counters{}
-	// stageErr stays nil when the stages run elsewhere: a select on it
-	// then never fires, and stopped() has nothing to wait for.
+	// stageErr stays nil while no stage runs here: a select on it then
+	// never fires, and stopped() has nothing to wait for. The stages start
+	// with the first publish, so a run that publishes nothing (every input
+	// refused) starts none and leaves no half-started stage to stop.
 	var stageErr chan error
-	if runStages {
-		stageErr = make(chan error, 1)
-		go func() { stageErr <- a.RunStages(stageCtx, stages, counters) }()
-	}
+	var once sync.Once
+	sink := sinkFunc(func(ctx context.Context, tenant string, items []producers.Item) error {
+		if runStages {
+			once.Do(func() {
+				stageErr = make(chan error, 1)
+				go func() { stageErr <- a.RunStages(stageCtx, stages, counters) }()
+			})
+		}
+		return a.Send(ctx, tenant, items)
+	})
 	stopped := func() error {
 		stopStages()
 		if stageErr == nil {
 			return nil
 		}
-		return <-stageErr
+		err := <-stageErr
+		// Stages stopped by this function while they were still starting
+		// (checking topics, joining their groups: a run whose publishing
+		// failed at once ends that soon) report the cancellation it
+		// caused. That is the end the run asked for, not a failure to
+		// print.
+		if ctx.Err() == nil && onlyCanceled(err) {
+			return nil
+		}
+		return err
 	}
 	start := time.Now()
-	sum, err := publish(ctx, a)
+	sum, err := publish(ctx, sink)
 	res.Summary = sum
 	if err != nil {
 		return res, errors.Join(err, stopped())
 	}
-	if wait {
+	// Nothing published: nothing to wait for.
+	if wait && sum.Documents > 0 {
 		idle := make(chan error, 1)
 		go func() { idle <- a.WaitIdle(stageCtx, stages) }()
 		select {
@@ -127,4 +146,32 @@ func (a *App) Ingest(ctx context.Context, tenant string, runStages, wait bool,
 	}
 	res.Store = store
 	return res, nil
+}
+
+// onlyCanceled reports whether err is context.Canceled and nothing else:
+// every error it joins or wraps is a cancellation.
+func onlyCanceled(err error) bool {
+	if err == nil {
+		return false
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs := j.Unwrap()
+		for _, e := range errs {
+			if !onlyCanceled(e) {
+				return false
+			}
+		}
+		return len(errs) > 0
+	}
+	if u := errors.Unwrap(err); u != nil {
+		return onlyCanceled(u)
+	}
+	return err == context.Canceled
+}
+
+// sinkFunc is a producers.Sink made of a function.
+type sinkFunc func(ctx context.Context, tenant string, items []producers.Item) error
+
+func (f sinkFunc) Send(ctx context.Context, tenant string, items []producers.Item) error {
+	return f(ctx, tenant, items)
 }

@@ -282,9 +282,14 @@ func (a *App) RunStages(ctx context.Context, names []string, obs kafka.Observer)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// The logger is the app's as it is: Run adds the stage field to
+			// every line itself, and a second one here would make each line
+			// carry the key twice. Retries goes to the app's metrics even
+			// when obs wraps the Observer (pauses, retries per stage).
 			opts := kafka.Options{
-				Logger:   a.Log.With().Str(logging.FieldStage, b.st.Name).Logger(),
+				Logger:   a.Log,
 				Observer: a.StageObserver(b.st.Name, obs),
+				Retries:  a.Metrics().Retries(),
 			}
 			// Assigned only when set: a nil *redis.Seen in the interface
 			// would not read as "no deduper".

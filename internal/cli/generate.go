@@ -18,7 +18,7 @@ func cmdGenerate(ctx context.Context, stdio IO, args []string) error {
 	var s service
 	s.register(fs)
 	noWait := fs.Bool("no-wait", false, "publish the request and print its id without waiting for the page")
-	timeout := fs.Duration("timeout", 2*time.Minute, "give up waiting for the page after this long")
+	timeout := fs.Duration("timeout", 0, "give up waiting after this long (default: the request deadline, --request-deadline, and 30s more)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -56,6 +56,11 @@ func cmdGenerate(ctx context.Context, stdio IO, args []string) error {
 		}
 	}
 	runStages := s.embedded() && !a.Joined && !*noWait
+	// The request fails at its deadline by itself; the timeout only
+	// bounds a wait that cannot see that (the store unreachable).
+	if *timeout <= 0 {
+		*timeout = a.RequestDeadline() + 30*time.Second
+	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	res, err := a.Generate(ctx, s.tenant, runStages, !*noWait, []schemas.Request{{Kind: kind, Subject: subject}})
@@ -74,6 +79,13 @@ func cmdGenerate(ctx context.Context, stdio IO, args []string) error {
 		return nil
 	}
 	if r.Status.State == pages.RequestFailed {
+		// With --json, stdout still gets one JSON value: the status,
+		// which says failed and why; the exit code is non-zero either way.
+		if s.json {
+			if err := writeJSON(stdio.Stdout, r.Status); err != nil {
+				return err
+			}
+		}
 		return fmt.Errorf("request %s failed: %s", r.Request.RequestID, r.Status.Error)
 	}
 	if r.Page == nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/annalist-dev/annalist/internal/app"
@@ -28,6 +29,10 @@ func cmdIngest(ctx context.Context, io IO, args []string) error {
 	}
 	if len(pos) == 0 {
 		return fmt.Errorf("%w: want PATH... (files, directories, or - for JSONL on stdin)", errUsage)
+	}
+	// Refused before any service starts, with the names to choose from.
+	if err := producers.CheckProfile(opts.Profile); err != nil {
+		return fmt.Errorf("%w: --profile: %w", errUsage, err)
 	}
 	need := app.Needs{Broker: true, Redis: true}
 	if s.embedded() {
@@ -57,11 +62,33 @@ func cmdIngest(ctx context.Context, io IO, args []string) error {
 		log.Warn().Str("error", e).Msg("input skipped")
 	}
 	if s.json {
-		return writeJSON(io.Stdout, res)
+		if err := writeJSON(io.Stdout, res); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(io.Stdout, "ingested %d documents (%d characters) from %d files in %.2fs; %d skipped\n",
+			res.Documents, res.Chars, res.Files, res.Seconds, len(res.Errors))
+		fmt.Fprintf(io.Stdout, "store: %d documents, %d chunks, %d KG nodes, %d edges, %d aliases, %d vectors\n",
+			res.Store.Documents, res.Store.Chunks, res.Store.Nodes, res.Store.Edges, res.Store.Aliases, res.Store.Vectors)
 	}
-	fmt.Fprintf(io.Stdout, "ingested %d documents (%d characters) from %d files in %.2fs; %d skipped\n",
-		res.Documents, res.Chars, res.Files, res.Seconds, len(res.Errors))
-	fmt.Fprintf(io.Stdout, "store: %d documents, %d chunks, %d KG nodes, %d edges, %d aliases, %d vectors\n",
-		res.Store.Documents, res.Store.Chunks, res.Store.Nodes, res.Store.Edges, res.Store.Aliases, res.Store.Vectors)
-	return nil
+	return nothingIngested(res.Summary)
+}
+
+// nothingIngested is the exit status of a run: an error when no document
+// was published although inputs were given, because every one was refused
+// (the first reason is named; the rest were logged). A run that publishes
+// documents the store already holds has ingested them (the same ids change
+// nothing) and succeeds.
+func nothingIngested(sum producers.Summary) error {
+	if sum.Documents > 0 {
+		return nil
+	}
+	switch len(sum.Errors) {
+	case 0:
+		return errors.New("nothing ingested: no document in the input")
+	case 1:
+		return fmt.Errorf("nothing ingested: the input was refused: %s", sum.Errors[0])
+	default:
+		return fmt.Errorf("nothing ingested: all %d inputs were refused; the first: %s", len(sum.Errors), sum.Errors[0])
+	}
 }

@@ -52,6 +52,19 @@ func cmdServe(ctx context.Context, io IO, args []string) error {
 	return errors.Join(err, <-stageErr)
 }
 
+// The HTTP server's timeouts. A client gets readHeaderTimeout for its
+// request line and headers and readTimeout for the whole request, body
+// included (a maximal document of 8 MiB needs about 3 MB/s), so slow or
+// stalled uploads cannot hold connections; the API lifts the read
+// deadline of requests without a body once they are read, so long
+// responses (event streams) are not cut. An idle keep-alive connection is
+// closed after idleTimeout.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	idleTimeout       = 120 * time.Second
+)
+
 // serveHTTP listens on addr and serves the API until ctx is cancelled,
 // then shuts down gracefully. ready, when set, is called once the
 // listener is open with its address.
@@ -60,13 +73,7 @@ func serveHTTP(ctx context.Context, addr string, a *app.App, log zerolog.Logger,
 	if err != nil {
 		return fmt.Errorf("listen %s: %w (choose another with --addr)", addr, err)
 	}
-	srv := &http.Server{
-		Handler:           a.Metrics().InstrumentHTTP(api.New(apiDeps(a))),
-		ReadHeaderTimeout: 10 * time.Second,
-		// Requests (event streams included) see ctx end, so a shutdown
-		// does not wait on open streams.
-		BaseContext: func(net.Listener) context.Context { return ctx },
-	}
+	srv := newServer(ctx, a.Metrics().InstrumentHTTP(api.New(apiDeps(a))))
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
 	url := "http://" + l.Addr().String()
@@ -90,11 +97,26 @@ func serveHTTP(ctx context.Context, addr string, a *app.App, log zerolog.Logger,
 	return nil
 }
 
+// newServer is the HTTP server of serve and demo for h, with its timeouts.
+func newServer(ctx context.Context, h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		IdleTimeout:       idleTimeout,
+		// WriteTimeout stays unset: it would cut the Server-Sent Events
+		// streams, which write for as long as a request is generated.
+		// Requests (event streams included) see ctx end, so a shutdown
+		// does not wait on open streams.
+		BaseContext: func(net.Listener) context.Context { return ctx },
+	}
+}
+
 // apiDeps are the API's dependencies on the app's services. Tokens come
 // from ANNALIST_API_TOKEN (writes) and ANNALIST_READ_TOKEN (reads).
 func apiDeps(a *app.App) api.Deps {
 	return api.Deps{Sink: a, Graph: a.KG, Chunks: a.Chunks, Pages: a.Pages, Requester: a,
-		Memory: a.Requests, Ready: a.Ready, Metrics: a.Metrics().Handler(), Pipeline: a.Pipeline,
+		Memory: a.Requests, Ready: a.Ready, Admit: a.WriteReady, Metrics: a.Metrics().Handler(), Pipeline: a.Pipeline,
 		UI:   web.Handler(),
 		Auth: api.AuthConfig{APIToken: os.Getenv("ANNALIST_API_TOKEN"), ReadToken: os.Getenv("ANNALIST_READ_TOKEN")}}
 }

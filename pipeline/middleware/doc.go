@@ -16,14 +16,15 @@
 //     has the broker's acknowledgement of their outputs (AfterAck).
 //  2. DeadLetter decides each input's fate from its final error: a
 //     shutdown that cut it short leaves it for the next owner
-//     (ErrAbandoned); any other failure is dead-lettered (*Rejected),
-//     marked permanent or not.
+//     (ErrAbandoned); any other failure, which below Retry is a
+//     permanent one, is dead-lettered (*Rejected).
 //  3. Isolate runs a failing batch again one input at a time, so one bad
 //     input fails alone.
 //  4. Trace gives a call of one input a logger with the record's fields
 //     and the input's trace id in its context.
 //  5. Retry calls an input that fails with a transient error again, with
-//     backoff, up to a number of attempts; a shutdown ends the waiting.
+//     capped backoff, without limit: the stage pauses until the
+//     dependency is back; a shutdown ends the waiting.
 //  6. Measure reports every call: its inputs, duration and error.
 //  7. Recover turns a panic into a permanent error of the call.
 //  8. CheckShape makes an answer without one output list per input a
@@ -42,6 +43,33 @@
 // record's fields, and above Retry so that retries log with them. Measure
 // is below Retry so that every call is counted, retried ones included, and
 // above Recover so that a panic counts as a failed call.
+//
+// # Transient is not permanent
+//
+// An input fails for one of two reasons. Either it can never succeed (it
+// does not decode, it is invalid, the handler refuses it or panics on it:
+// pipeline.IsPermanent), and then it is dead-lettered at once and the
+// stage goes on; or a dependency is down (Redis, the broker, the vector
+// store, a model answering 429 or 5xx or timing out), and then nothing is
+// wrong with the input: dead-lettering it would lose work that was
+// acknowledged to a user. Transient is the one place that tells the two
+// apart: whatever is not permanent is transient. On a transient error
+// Retry pauses the stage: it waits with capped exponential backoff and
+// calls the input again, for as long as the dependency stays down. The
+// input's offset, and every later one of its batch, stays uncommitted
+// meanwhile, so a crash or a shutdown during the pause (which ends the
+// wait at once, ErrAbandoned) leaves the input to the next owner of its
+// partition: the at-least-once loop is what makes waiting safe. The
+// runtime counts the retries and shows a paused stage (RetryPolicy's
+// OnRetry and OnResume; the metrics annalist_stage_paused and
+// annalist_stage_retries_total).
+//
+// The price of "unknown means transient" is that a handler returning a
+// plain error for a bad input holds its partition until it is fixed. The
+// errors of a buggy handler that the chain can recognise are permanent:
+// a panic (Recover), an answer of the wrong shape (CheckShape), an output
+// that fails validation or encoding (the runtime). A handler must wrap the
+// errors of inputs it cannot handle with pipeline.ErrPermanent.
 //
 // # Outcomes
 //

@@ -36,8 +36,8 @@ var ErrSkipped = errors.New("finished before")
 var ErrAbandoned = errors.New("abandoned by a shutdown")
 
 // Rejected is the decision to dead-letter an input: Err is its final
-// error, Permanent whether the error was permanent (else the retries ran
-// out).
+// error, Permanent whether the error was permanent (else a chain without
+// Retry gave up on a transient one).
 type Rejected struct {
 	Err       error
 	Permanent bool
@@ -238,9 +238,12 @@ func skipSeen(ctx context.Context, d Deduper, group string, ins []pipeline.Input
 // abandoned: its fate was not decided, so it is left for the next owner.
 // Any other failure, once Isolate and Retry are done with it, is final:
 // the input is Rejected, to go to its topic's dead-letter topic, marked
-// permanent when pipeline.IsPermanent says so. Skipped and abandoned inputs
-// pass as they are. Rejecting an input never stops the stage: the runtime
-// writes the dead letter and goes on.
+// permanent when pipeline.IsPermanent says so. Below the Runtime's Retry
+// that is only ever a permanent error: Retry returns a transient one only
+// as abandoned. A chain without Retry rejects transient errors too, marked
+// not permanent. Skipped and abandoned inputs pass as they are. Rejecting
+// an input never stops the stage: the runtime writes the dead letter and
+// goes on.
 func DeadLetter() Middleware {
 	return func(next pipeline.BatchHandler) pipeline.BatchHandler {
 		return func(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
@@ -255,7 +258,7 @@ func DeadLetter() Middleware {
 				case ctx.Err() != nil:
 					errs[i] = abandoned(e)
 				default:
-					errs[i] = &Rejected{Err: e, Permanent: pipeline.IsPermanent(e)}
+					errs[i] = &Rejected{Err: e, Permanent: !Transient(e)}
 				}
 			}
 			return outs, errs.orNil()
@@ -266,7 +269,8 @@ func DeadLetter() Middleware {
 // Isolate runs the inputs of a failed call again one at a time, in order,
 // so that one bad input fails alone and the others succeed; the handler's
 // idempotence (pipeline.BatchHandler) makes the second run safe. A call of
-// one input is not repeated (Retry below does that). When the call failed
+// one input is not repeated (Retry below does that, pausing the stage on
+// a transient error before the inputs after it are run). When the call failed
 // because ctx is done, or a single call is abandoned, that input and every
 // later one are abandoned: the runtime commits only the decided prefix of
 // a batch.
@@ -330,49 +334,99 @@ func Trace(base zerolog.Logger, fields func(zerolog.Context, pipeline.Input) zer
 	}
 }
 
-// RetryPolicy bounds Retry. The zero value calls once.
-type RetryPolicy struct {
-	// Attempts is the most calls for one input, the first included;
-	// below 1 means 1.
-	Attempts int
-	// Backoff is the wait after failed call number attempt (1 for the
-	// first) before the next; nil waits nothing.
-	Backoff func(attempt int) time.Duration
-	// Stop, when closed, ends a wait: the input is then abandoned with its
-	// retries intact for the next owner, instead of being retried during a
-	// shutdown or dead-lettered early. Nil never stops.
-	Stop <-chan struct{}
+// Transient reports whether err, a failed call's error, may go away when
+// the call is made again later: the one place the runtime decides between
+// pausing on an error and dead-lettering its input. Everything that is not
+// permanent (pipeline.IsPermanent: a decode or validation error,
+// pipeline.ErrPermanent, a handler panic as Recover reports it, an answer
+// of the wrong shape) is transient: an error nobody classified is taken
+// for an outage of a dependency (Redis, the broker, the vector store, a
+// model's 429, 5xx or timeout), because dead-lettering the input of an
+// outage loses it while waiting on a bug only holds the stage, visibly.
+// ErrSkipped and ErrAbandoned are outcomes, not failures, and nil is no
+// error: none of them is transient.
+func Transient(err error) bool {
+	return err != nil && !pipeline.IsPermanent(err) &&
+		!errors.Is(err, ErrSkipped) && !errors.Is(err, ErrAbandoned)
 }
 
-// Retry calls an input again after a transient error, waiting
-// p.Backoff between calls, until it succeeds, fails permanently
-// (pipeline.IsPermanent) or has had p.Attempts calls; the last error is
-// returned as it is. It retries calls of one input only: a failed batch is
-// first split by Isolate above it, so that every input has its own
-// attempts. An error seen when ctx is done, or a wait ended by p.Stop,
-// abandons the input (ErrAbandoned).
+// RetryPolicy paces Retry. The zero value retries at once, without end,
+// until the context is done.
+type RetryPolicy struct {
+	// Backoff is the wait after failed call number attempt (1 for the
+	// first) before the next; nil waits nothing. The caller caps it (the
+	// runtime's is capped exponential with jitter): Retry itself never
+	// gives up on a transient error.
+	Backoff func(attempt int) time.Duration
+	// Stop, when closed, ends a wait: the input is then abandoned for the
+	// next owner instead of being retried during a shutdown. Nil never
+	// stops.
+	Stop <-chan struct{}
+	// OnRetry, when set, is told of every retry before its wait: attempt
+	// is the number of the call that failed (1 for the first: the stage
+	// has just paused) and err its transient error. It runs on the
+	// caller's goroutine and must be quick.
+	OnRetry func(ctx context.Context, attempt int, err error)
+	// OnResume, when set, is called once an input that was retried stops
+	// waiting, whatever its end (handled, failed permanently, abandoned);
+	// calls is the number of calls it had. It pairs with the OnRetry of
+	// attempt 1, so a stage is paused from the one to the other.
+	OnResume func(ctx context.Context, calls int)
+}
+
+// Retry calls an input again after a transient error (Transient), waiting
+// p.Backoff between calls, for as long as it takes: a transient error is
+// an outage of a dependency, and the input succeeds once the dependency is
+// back. While it waits the stage is paused: the input is not finished, so
+// neither it nor anything after it on its partition is committed, and the
+// at-least-once loop above resumes where it stopped. Only a permanent
+// error (pipeline.IsPermanent) ends the retries with a failure, returned
+// as it is; a buggy handler's panics and validation errors are permanent
+// (Recover, schemas.ErrInvalid), so they are not retried forever. An error
+// seen when ctx is done, or a wait ended by p.Stop (a shutdown), abandons
+// the input (ErrAbandoned): it stays uncommitted for the next owner.
+//
+// Retry retries calls of one input only: a failed batch is first split by
+// Isolate above it, so that one input's outage does not run the good
+// inputs of its batch again with every retry.
 func Retry(p RetryPolicy) Middleware {
-	attempts := max(1, p.Attempts)
 	return func(next pipeline.BatchHandler) pipeline.BatchHandler {
 		return func(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
 			if len(ins) != 1 {
 				return next(ctx, ins)
 			}
-			for attempt := 1; ; attempt++ {
+			attempt, paused := 1, false
+			defer func() {
+				if !paused {
+					return
+				}
+				zerolog.Ctx(ctx).Info().Int("calls", attempt).Msg("the stage is no longer paused on the input")
+				if p.OnResume != nil {
+					p.OnResume(ctx, attempt)
+				}
+			}()
+			for ; ; attempt++ {
 				outs, err := next(ctx, ins)
 				if err == nil {
 					return outs, nil
 				}
 				err = ErrorOf(err, 0)
 				switch {
-				case errors.Is(err, ErrAbandoned), errors.Is(err, ErrSkipped), pipeline.IsPermanent(err):
+				case !Transient(err):
 					return nil, err
 				case ctx.Err() != nil:
 					return nil, abandoned(err)
-				case attempt >= attempts:
-					return nil, err
 				}
-				zerolog.Ctx(ctx).Debug().Err(err).Int("attempt", attempt).Msg("transient error; retrying")
+				log := zerolog.Ctx(ctx)
+				if attempt == 1 {
+					log.Warn().Err(err).Msg("transient error; the stage pauses and retries until the input succeeds")
+				} else {
+					log.Debug().Err(err).Int("attempt", attempt).Msg("transient error; retrying")
+				}
+				paused = true
+				if p.OnRetry != nil {
+					p.OnRetry(ctx, attempt, err)
+				}
 				var d time.Duration
 				if p.Backoff != nil {
 					d = p.Backoff(attempt)
@@ -463,7 +517,8 @@ func CheckShape() Middleware {
 // Runtime is the chain every stage runs in, in the order the package
 // documentation gives and explains; infra/kafka wraps each stage's handler
 // with it. The zero value skips nothing but repeats within a batch, calls
-// each input once, logs nothing and observes nothing.
+// an input failing with a transient error again at once until it succeeds
+// (set Retry.Backoff to pace it), logs nothing and observes nothing.
 type Runtime struct {
 	// Deduper and Group are Idempotent's; a nil Deduper only skips repeats
 	// within a batch.
@@ -472,7 +527,7 @@ type Runtime struct {
 	// Logger and Fields are Trace's.
 	Logger zerolog.Logger
 	Fields func(zerolog.Context, pipeline.Input) zerolog.Context
-	// Retry is Retry's policy.
+	// Retry is Retry's policy: its pacing, its stop and its observers.
 	Retry RetryPolicy
 	// Observe is Measure's; nil observes nothing.
 	Observe func(ctx context.Context, c Call)

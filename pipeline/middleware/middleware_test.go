@@ -385,8 +385,12 @@ func TestRetry(t *testing.T) {
 			want: []string{"ok:1"}, calls: "a | a | a", backoffs: []int{1, 2}},
 		{name: "permanent error is not retried", ins: []string{"a"}, script: map[string][]error{"a": {errRefused}},
 			want: []string{"permanent"}, calls: "a"},
-		{name: "attempts run out", ins: []string{"a"}, script: map[string][]error{"a": {errTransient, errTransient, errTransient, errTransient}},
-			want: []string{"failed"}, calls: "a | a | a", backoffs: []int{1, 2}},
+		// A transient error is an outage, not a bad input: there is no
+		// bound on the attempts, the input is called until it succeeds.
+		{name: "transient errors never run out", ins: []string{"a"}, script: map[string][]error{"a": {errTransient, errTransient, errTransient, errTransient, errTransient, errTransient}},
+			want: []string{"ok:1"}, calls: "a | a | a | a | a | a | a", backoffs: []int{1, 2, 3, 4, 5, 6}},
+		{name: "permanent after transient", ins: []string{"a"}, script: map[string][]error{"a": {errTransient, errRefused}},
+			want: []string{"permanent"}, calls: "a | a", backoffs: []int{1}},
 		{name: "shutdown ends the wait", stop: stopped, ins: []string{"a"}, script: map[string][]error{"a": {errTransient}},
 			want: []string{"abandoned"}, calls: "a", backoffs: []int{1}},
 		{name: "work context done", ctx: cancelled, ins: []string{"a"}, script: map[string][]error{"a": {errTransient}},
@@ -400,7 +404,7 @@ func TestRetry(t *testing.T) {
 				ctx = context.Background()
 			}
 			var backoffs []int
-			p := middleware.RetryPolicy{Attempts: 3, Stop: tc.stop, Backoff: func(n int) time.Duration {
+			p := middleware.RetryPolicy{Stop: tc.stop, Backoff: func(n int) time.Duration {
 				backoffs = append(backoffs, n)
 				return time.Microsecond
 			}}
@@ -416,6 +420,82 @@ func TestRetry(t *testing.T) {
 				t.Errorf("backoffs after attempts %v, want %v", backoffs, tc.backoffs)
 			}
 		})
+	}
+}
+
+// An input whose dependency is down for its first five calls is handled
+// by the runtime's chain on the sixth, not dead-lettered: the stage was
+// paused from the first failure to the success, each retry was observed,
+// and the backoff grew with the attempts while the stage waited.
+func TestRuntimePausesOnTransientErrors(t *testing.T) {
+	const downFor = 5
+	// The batch call fails too, before Isolate gives a its own calls.
+	f := &fake{script: map[string][]error{"a": slices.Repeat([]error{errTransient}, 1+downFor)}}
+	var (
+		retries  []int
+		resumed  []int
+		paused   bool
+		backoffs []int
+	)
+	rt := middleware.Runtime{Group: "g", Retry: middleware.RetryPolicy{
+		Backoff: func(n int) time.Duration { backoffs = append(backoffs, n); return 0 },
+		OnRetry: func(_ context.Context, attempt int, err error) {
+			if !errors.Is(err, errTransient) {
+				t.Errorf("retry %d observed with %v, want the transient error", attempt, err)
+			}
+			if attempt == 1 {
+				paused = true
+			}
+			retries = append(retries, attempt)
+		},
+		OnResume: func(_ context.Context, calls int) {
+			paused = false
+			resumed = append(resumed, calls)
+		},
+	}}
+	ctx, _ := middleware.WithAcks(context.Background())
+	outs, err := rt.Wrap(f.handle)(ctx, inputs("a", "b"))
+	if got := outcome(t, outs, err, 2); !slices.Equal(got, []string{"ok:1", "ok:1"}) {
+		t.Fatalf("outcome %v, want both inputs handled", got)
+	}
+	// The batch call, then a's six calls, then b's one.
+	if got, want := f.callLog(), "a,b | a | a | a | a | a | a | b"; got != want {
+		t.Errorf("calls %q, want %q", got, want)
+	}
+	if !slices.Equal(retries, []int{1, 2, 3, 4, 5}) || !slices.Equal(backoffs, retries) {
+		t.Errorf("retries observed %v with backoffs %v, want 1..%d for both", retries, backoffs, downFor)
+	}
+	if paused || !slices.Equal(resumed, []int{downFor + 1}) {
+		t.Errorf("paused %v, resumed %v: want resumed once after %d calls", paused, resumed, downFor+1)
+	}
+}
+
+// Transient is the one decision between pausing and dead-lettering: an
+// unclassified error is transient; decode, validation, ErrPermanent and
+// a panic (as Recover reports it) are not, nor the chain's outcomes.
+func TestTransient(t *testing.T) {
+	var panicErr error
+	_, panicErr = middleware.Recover()(func(context.Context, []pipeline.Input) ([][]pipeline.Output, error) {
+		panic("bug")
+	})(context.Background(), inputs("a"))
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"unclassified", errTransient, true},
+		{"wrapped timeout", fmt.Errorf("llm call: %w", context.DeadlineExceeded), true},
+		{"permanent", errRefused, false},
+		{"validation", fmt.Errorf("output: %w", schemas.ErrInvalid), false},
+		{"decode", fmt.Errorf("in/0@1: %w", schemas.ErrDecode), false},
+		{"panic", panicErr, false},
+		{"skipped", middleware.ErrSkipped, false},
+		{"abandoned", fmt.Errorf("%w: %w", middleware.ErrAbandoned, errTransient), false},
+		{"nil", nil, false},
+	} {
+		if got := middleware.Transient(tc.err); got != tc.want {
+			t.Errorf("%s: Transient(%v) = %v, want %v", tc.name, tc.err, got, tc.want)
+		}
 	}
 }
 
@@ -534,7 +614,7 @@ func TestRuntimeChain(t *testing.T) {
 	}
 	var calls []middleware.Call
 	rt := middleware.Runtime{Deduper: d, Group: "g",
-		Retry:   middleware.RetryPolicy{Attempts: 3, Backoff: func(int) time.Duration { return 0 }},
+		Retry:   middleware.RetryPolicy{Backoff: func(int) time.Duration { return 0 }},
 		Observe: func(_ context.Context, c middleware.Call) { calls = append(calls, c) }}
 	ctx, acks := middleware.WithAcks(context.Background())
 	ins := inputs("good", "good", "old", "bad", "flaky", "bomb", "fine")
