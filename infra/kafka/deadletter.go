@@ -12,8 +12,10 @@ import (
 // Headers a dead letter carries besides the original record's own (which
 // are kept, with its key and value, byte for byte, so the record can be
 // replayed to its topic as it was). They are appended after the original
-// headers; a record dead-lettered again after a replay carries both sets,
-// and the last occurrence of each name is the current one.
+// headers. Replay (dlt.go) strips them before it publishes the record
+// again, so a record dead-lettered again after a replay carries one set;
+// readers still take the last occurrence of each name, which stays right
+// for a record replayed by other means.
 const (
 	// HeaderDLTError is the error that sent the record to the DLT,
 	// truncated to MaxDLTErrorBytes.

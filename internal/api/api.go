@@ -100,6 +100,9 @@ type Deps struct {
 	// Pipeline returns the per-stage numbers GET /v1/pipeline serves
 	// ({"stages":[…]}); nil: not routed.
 	Pipeline func(ctx context.Context) (any, error)
+	// DeadLetters serves GET /v1/dead-letters and POST
+	// /v1/dead-letters/replay; nil: not routed.
+	DeadLetters DeadLetterStore
 	// Auth holds the bearer tokens; empty tokens leave endpoints open.
 	Auth AuthConfig
 }
@@ -181,6 +184,7 @@ func routes(d Deps) []route {
 		rs = append(rs, route{"GET /v1/documents/{id}", accessRead, documentGet(d)})
 	}
 	rs = append(rs, generationRoutes(d)...)
+	rs = append(rs, deadLetterRoutes(d)...)
 	if d.Pipeline != nil {
 		rs = append(rs, route{"GET /v1/pipeline", accessRead, func(w http.ResponseWriter, r *http.Request) {
 			v, err := d.Pipeline(r.Context())

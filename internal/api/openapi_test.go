@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/infra/redis"
@@ -45,7 +46,8 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 	// dependencies implement.
 	d := Deps{Sink: nopSink{}, Graph: (*kg.Store)(nil), Chunks: (*redis.Chunks)(nil), Pages: &pages.Store{},
 		Requester: nopRequester{}, Metrics: http.NotFoundHandler(),
-		Pipeline: func(context.Context) (any, error) { return nil, nil }}
+		Pipeline:    func(context.Context) (any, error) { return nil, nil },
+		DeadLetters: kafka.DeadLetters{}}
 	routed := map[string]bool{}
 	for _, rt := range routes(d) {
 		method, path, ok := strings.Cut(rt.pattern, " ")
@@ -85,6 +87,7 @@ var queryParams = map[string][]string{
 	"GET /v1/pages/{subject}":      {"kind", "version"},
 	"GET /v1/pages/{subject}/diff": {"from", "to"},
 	"GET /v1/reviews":              {"status"},
+	"GET /v1/dead-letters":         {"limit", "since", "topic"},
 }
 
 func TestOpenAPIDocumentsQueryParameters(t *testing.T) {

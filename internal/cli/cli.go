@@ -55,6 +55,7 @@ func commands() map[string]command {
 		"broker":   {"run a standalone embedded Kafka-protocol broker for multi-process runs", cmdBroker},
 		"generate": {"`generate biography NAME`: a cited, verified page (waits for it unless --no-wait)", cmdGenerate},
 		"verify":   {"`verify --subject NAME --text SENTENCE [--correct]`: one sentence through verifier, router and solvers", cmdVerify},
+		"dlt":      {"`dlt list|replay TOPIC|all [--since 1h] [--offset P:O]`: dead letters, why, and their replay after a fix", cmdDLT},
 		"retrieve": {"`retrieve NAME`: the reference set the writer would use, and the vector-only top-k", cmdRetrieve},
 	}
 }

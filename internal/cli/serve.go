@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/internal/api"
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/web"
@@ -117,6 +118,7 @@ func newServer(ctx context.Context, h http.Handler) *http.Server {
 func apiDeps(a *app.App) api.Deps {
 	return api.Deps{Sink: a, Graph: a.KG, Chunks: a.Chunks, Pages: a.Pages, Requester: a,
 		Memory: a.Requests, Ready: a.Ready, Admit: a.WriteReady, Metrics: a.Metrics().Handler(), Pipeline: a.Pipeline,
-		UI:   web.Handler(),
-		Auth: api.AuthConfig{APIToken: os.Getenv("ANNALIST_API_TOKEN"), ReadToken: os.Getenv("ANNALIST_READ_TOKEN")}}
+		DeadLetters: kafka.DeadLetters{Config: a.Config.Kafka, Marks: kafka.NewRedisReplayMarks(a.Redis)},
+		UI:          web.Handler(),
+		Auth:        api.AuthConfig{APIToken: os.Getenv("ANNALIST_API_TOKEN"), ReadToken: os.Getenv("ANNALIST_READ_TOKEN")}}
 }

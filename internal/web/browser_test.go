@@ -21,12 +21,14 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/rs/zerolog"
 
+	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/internal/api"
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/cli"
 	"github.com/annalist-dev/annalist/internal/web"
 	"github.com/annalist-dev/annalist/schemas"
+	"github.com/annalist-dev/annalist/topology"
 )
 
 const tenant = schemas.DefaultTenant
@@ -140,7 +142,8 @@ func (s *syncWriter) Write(b []byte) (int, error) {
 func serve(t *testing.T, a *app.App, auth api.AuthConfig) string {
 	t.Helper()
 	srv := httptest.NewServer(api.New(api.Deps{Sink: a, Graph: a.KG, Chunks: a.Chunks, Pages: a.Pages,
-		Requester: a, Memory: a.Requests, UI: web.Handler(), Pipeline: a.Pipeline, Auth: auth}))
+		Requester: a, Memory: a.Requests, UI: web.Handler(), Pipeline: a.Pipeline, Auth: auth,
+		DeadLetters: kafka.DeadLetters{Config: a.Config.Kafka, Marks: kafka.NewRedisReplayMarks(a.Redis)}}))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
@@ -349,6 +352,17 @@ func TestBrowser(t *testing.T) {
 	for _, stage := range app.AllStages() {
 		if !strings.Contains(table, stage) {
 			t.Errorf("pipeline table lacks stage %s: %q", stage, table)
+		}
+	}
+	// Below it, the dead-letter count of every topic.
+	var dlts string
+	run("dead letters",
+		chromedp.WaitVisible(`#dead-letters tbody tr`, chromedp.ByQuery),
+		chromedp.Text(`#dead-letters`, &dlts, chromedp.ByID),
+	)
+	for _, topic := range []string{topology.Documents, topology.Pages} {
+		if !strings.Contains(dlts, topic) {
+			t.Errorf("dead-letter table lacks topic %s: %q", topic, dlts)
 		}
 	}
 

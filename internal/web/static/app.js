@@ -104,6 +104,7 @@ const routes = [
   [/^#\/ingest$/, () => ingestPage()],
   [/^#\/reviews$/, () => reviewsPage()],
   [/^#\/pipeline$/, () => pipelinePage()],
+  [/^#\/dead-letters\/(.+)$/, (m) => deadLettersPage(decodeURIComponent(m[1]))],
   [/^(#\/?)?$/, () => searchPage()],
 ];
 
@@ -713,13 +714,21 @@ function reviewCard(r, reload) {
 
 function pipelinePage() {
   const body = h('tbody');
+  const dlBody = h('tbody');
   const when = h('p', { class: 'muted', 'aria-live': 'off' });
   const err = h('div', { 'aria-live': 'polite' });
+  const dlErr = h('div', { 'aria-live': 'polite' });
   const cols = ['handled', 'produced', 'failed', 'dead_lettered', 'lag'];
   setPage('Pipeline', h('table', { class: 'pipeline', id: 'pipeline' },
     h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'stage'), h('th', { scope: 'col' }, 'group'),
       cols.map((c) => h('th', { scope: 'col', class: 'num' }, c.replace('_', ' '))))),
-    body), when, err);
+    body), when, err,
+  h('h2', { id: 'dlt-h' }, 'Dead letters'),
+  h('p', { class: 'muted' }, 'Records in each topic\'s dead-letter topic, replayed ones included; a topic with some links to them. ',
+    'Replay them after a fix with ', h('code', null, 'annalist dlt replay TOPIC'), ' or ', h('code', null, 'POST /v1/dead-letters/replay'), '.'),
+  h('table', { class: 'pipeline', id: 'dead-letters', 'aria-labelledby': 'dlt-h' },
+    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'topic'), h('th', { scope: 'col', class: 'num' }, 'dead letters'))),
+    dlBody), dlErr);
   const load = async () => {
     try {
       const d = await api('/v1/pipeline');
@@ -735,10 +744,47 @@ function pipelinePage() {
     } catch (e) {
       put(err, errorBox(e));
     }
+    try {
+      // limit=0: the counts alone, without reading the dead letters.
+      const dl = await api('/v1/dead-letters?topic=all&limit=0');
+      const counts = (dl && dl.counts) || {};
+      put(dlBody, ...Object.keys(counts).sort().map((topic) => h('tr', { class: counts[topic] > 0 ? 'bad' : '' },
+        h('th', { scope: 'row' }, counts[topic] > 0 ? h('a', { href: '#/dead-letters/' + enc(topic) }, topic) : topic),
+        h('td', { class: 'num' }, String(counts[topic])))));
+      put(dlErr, null);
+    } catch (e) {
+      // A server without the dead-letter endpoint hides the table.
+      put(dlErr, e.status === 404 ? null : errorBox(e));
+    }
   };
   load();
   const t = setInterval(load, 2000);
   return () => clearInterval(t);
+}
+
+// deadLettersPage lists one topic's dead letters (the link of the pipeline
+// view's count), oldest first, at most 1000, with why each was given up.
+function deadLettersPage(topic) {
+  const body = h('tbody');
+  const msg = h('div', { 'aria-live': 'polite' });
+  setPage('Dead letters of ' + topic, h('p', null, h('a', { href: '#/pipeline' }, '← Pipeline')),
+    h('table', { class: 'pipeline', id: 'dead-letter-list' },
+      h('thead', null, h('tr', null, ['time', 'from', 'group', 'event', 'error', 'replayed'].map((c) => h('th', { scope: 'col' }, c)))),
+      body), msg);
+  (async () => {
+    try {
+      const d = await api('/v1/dead-letters?topic=' + enc(topic) + '&limit=1000');
+      const dls = (d && d.dead_letters) || [];
+      put(body, ...dls.map((x) => h('tr', null,
+        h('td', null, x.time ? new Date(x.time).toLocaleString() : ''),
+        h('td', null, x.partition + '@' + x.offset + ' (dlt ' + x.dlt_partition + ':' + x.dlt_offset + ')'),
+        h('td', null, x.group || ''), h('td', null, x.event_id || ''), h('td', null, x.error || ''),
+        h('td', null, x.replayed ? 'yes' : 'no'))));
+      put(msg, dls.length ? null : h('p', { class: 'muted' }, 'No dead letters of this tenant.'));
+    } catch (e) {
+      put(msg, errorBox(e));
+    }
+  })();
 }
 
 // ---- start ----------------------------------------------------------------
