@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,5 +173,29 @@ func TestUsageErrorsAndEnvironment(t *testing.T) {
 	out, _, code := run(t, "topology", "--json")
 	if code != 0 || !strings.Contains(out, `"annalist.chunker"`) {
 		t.Fatalf("topology --json: %d %s", code, out)
+	}
+}
+
+// A busy port is one error line: the listener is opened before any stage
+// starts, so no stage reports its own cancellation after it (serve), and
+// nothing of the demo runs first (demo).
+func TestBusyPortIsOneError(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for _, cmd := range []string{"serve", "demo"} {
+		out, errs, code := run(t, cmd, "--addr", l.Addr().String(), "--data-dir", t.TempDir(), "--log-level", "error")
+		if code == 0 {
+			t.Fatalf("%s on a busy port exited 0", cmd)
+		}
+		lines := strings.Split(strings.TrimSpace(errs), "\n")
+		if len(lines) != 1 || !strings.Contains(lines[0], "address already in use") {
+			t.Errorf("%s on a busy port: stderr has %d lines, want the one error:\n%s", cmd, len(lines), errs)
+		}
+		if out != "" {
+			t.Errorf("%s on a busy port printed %q", cmd, out)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sort"
 	"strings"
 	"sync"
@@ -41,6 +42,14 @@ func cmdDemo(ctx context.Context, stdio IO, args []string) error {
 	defer a.Close()
 	if a.Joined {
 		return fmt.Errorf("%s is in use by another annalist process; stop it or use another --data-dir", s.dataDir)
+	}
+	// The port is taken before the demo's work, so a busy one fails at once.
+	var l net.Listener
+	if !*once {
+		if l, err = listenHTTP(*addr); err != nil {
+			return err
+		}
+		defer l.Close()
 	}
 	items, err := demo.Documents()
 	if err != nil {
@@ -88,7 +97,7 @@ func cmdDemo(ctx context.Context, stdio IO, args []string) error {
 	if *once {
 		return stop()
 	}
-	err = serveHTTP(ctx, *addr, a, log, func(url string) {
+	err = serveHTTP(ctx, l, a, log, func(url string) {
 		fmt.Fprintf(stdio.Stdout, "\nweb UI: %s/  (search 静之, open the biography, hover a citation)\n", url)
 		fmt.Fprintf(stdio.Stdout, "API at %s/v1 — try:\n", url)
 		fmt.Fprintf(stdio.Stdout, "  curl %s/v1/entities/静之\n", url)

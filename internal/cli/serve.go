@@ -42,13 +42,19 @@ func cmdServe(ctx context.Context, io IO, args []string) error {
 		return err
 	}
 	defer a.Close()
+	// Listen before any stage starts: a busy port is one clear error, not
+	// that error followed by every stage's cancellation.
+	l, err := listenHTTP(*addr)
+	if err != nil {
+		return err
+	}
 	if !s.embedded() || a.Joined || !*stages {
-		return serveHTTP(ctx, *addr, a, log, nil)
+		return serveHTTP(ctx, l, a, log, nil)
 	}
 	stageCtx, stopStages := context.WithCancel(ctx)
 	stageErr := make(chan error, 1)
 	go func() { stageErr <- a.RunStages(stageCtx, reg.Names(), nil) }()
-	err = serveHTTP(stageCtx, *addr, a, log, nil)
+	err = serveHTTP(stageCtx, l, a, log, nil)
 	stopStages()
 	return errors.Join(err, <-stageErr)
 }
@@ -66,14 +72,19 @@ const (
 	idleTimeout       = 120 * time.Second
 )
 
-// serveHTTP listens on addr and serves the API until ctx is cancelled,
-// then shuts down gracefully. ready, when set, is called once the
-// listener is open with its address.
-func serveHTTP(ctx context.Context, addr string, a *app.App, log zerolog.Logger, ready func(string)) error {
+// listenHTTP opens the API's listener on addr.
+func listenHTTP(addr string) (net.Listener, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("listen %s: %w (choose another with --addr)", addr, err)
+		return nil, fmt.Errorf("listen %s: %w (choose another with --addr)", addr, err)
 	}
+	return l, nil
+}
+
+// serveHTTP serves the API on l until ctx is cancelled, then shuts down
+// gracefully; it closes l. ready, when set, is called with the listener's
+// address once serving has begun.
+func serveHTTP(ctx context.Context, l net.Listener, a *app.App, log zerolog.Logger, ready func(string)) error {
 	srv := newServer(ctx, a.Metrics().InstrumentHTTP(api.New(apiDeps(a))))
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
