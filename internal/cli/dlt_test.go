@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,10 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/annalist-dev/annalist/infra/broker"
 	"github.com/annalist-dev/annalist/infra/kafka"
-	"github.com/annalist-dev/annalist/infra/redis"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/cli"
 	"github.com/annalist-dev/annalist/pipeline"
@@ -53,28 +49,8 @@ func TestDLTListAndReplay(t *testing.T) {
 		},
 	}
 	reg := app.DefaultStages().With(tap)
-	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	rs := redistest.Server(t)
-	if _, stderr, code := run(t, "topology", "apply", "--brokers", b.Addrs()[0]); code != 0 {
-		t.Fatalf("topology apply: exit %d %s", code, stderr)
-	}
-	conn := []string{"--brokers", b.Addrs()[0], "--redis-addr", rs.Addr(), "--data-dir", t.TempDir(), "--log-level", "warn"}
-
-	consumeCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	var consumeErr bytes.Buffer
-	consumed := make(chan error, 1)
-	go func() {
-		consumed <- cli.Consume(consumeCtx, cli.IO{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &consumeErr},
-			append([]string{"dlt-tap"}, conn...), reg)
-	}()
-	cfg := kafka.Config{Brokers: b.Addrs()}
-	p := kafka.NewProducer(cfg)
-	defer p.Close()
+	sr := runStage(ctx, t, reg, "dlt-tap")
+	conn, cfg, p, consumed, consumeErr, stop := sr.conn, sr.kafka, sr.producer, sr.consumed, sr.stderr, sr.stop
 	publish := func(subject, id string) {
 		t.Helper()
 		pg := schemas.Page{Subject: subject, Kind: schemas.KindBiography, Version: 1, RequestID: "r-" + id}
@@ -159,7 +135,7 @@ func TestDLTListAndReplay(t *testing.T) {
 	idle()
 
 	// The HTTP API of a process on the same services says the same.
-	a, err := app.Open(ctx, app.Config{DataDir: t.TempDir(), Kafka: cfg, Redis: redis.Config{Addr: rs.Addr()}, Stages: reg},
+	a, err := app.Open(ctx, app.Config{DataDir: t.TempDir(), Kafka: cfg, Redis: sr.redis, Stages: reg},
 		zerolog.Nop(), app.Needs{Broker: true, Redis: true})
 	if err != nil {
 		t.Fatal(err)

@@ -12,10 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/annalist-dev/annalist/infra/broker"
 	"github.com/annalist-dev/annalist/infra/kafka"
-	"github.com/annalist-dev/annalist/infra/redis"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/cli"
 	"github.com/annalist-dev/annalist/pipeline"
@@ -80,27 +77,9 @@ func TestAStageIsOneDeclaration(t *testing.T) {
 		t.Errorf("consume page-tap on the default registry: exit %d %q, want a usage error", code, stderr)
 	}
 
-	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	rs := redistest.Server(t)
-	if _, stderr, code := run(t, "topology", "apply", "--brokers", b.Addrs()[0]); code != 0 {
-		t.Fatalf("topology apply: exit %d %s", code, stderr)
-	}
-
 	// consume: the command runs the stage until cancelled, then drains.
-	consumeCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	var consumeErr bytes.Buffer
-	done := make(chan error, 1)
-	go func() {
-		done <- cli.Consume(consumeCtx, cli.IO{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &consumeErr},
-			[]string{"page-tap", "--brokers", b.Addrs()[0], "--redis-addr", rs.Addr(), "--data-dir", t.TempDir(), "--log-level", "warn"}, reg)
-	}()
-	p := kafka.NewProducer(kafka.Config{Brokers: b.Addrs()})
-	defer p.Close()
+	sr := runStage(ctx, t, reg, "page-tap")
+	p, done, consumeErr, stop := sr.producer, sr.consumed, sr.stderr, sr.stop
 	page := schemas.Page{Subject: "陆文渊", Kind: schemas.KindBiography, Version: 1, RequestID: "r-tap"}
 	if err := p.Publish(ctx, kafka.Record{Topic: topology.Pages, Msg: page,
 		Meta: schemas.Meta{EventID: "page-tap-1", TraceID: "r-tap", Tenant: "default"}}); err != nil {
@@ -123,8 +102,8 @@ func TestAStageIsOneDeclaration(t *testing.T) {
 
 	// The dashboard of a process on the same registry lists the stage, its
 	// group, and the lag its drained consumer group left (none).
-	a, err := app.Open(ctx, app.Config{DataDir: t.TempDir(), Kafka: kafka.Config{Brokers: b.Addrs()},
-		Redis: redis.Config{Addr: rs.Addr()}, Stages: reg}, zerolog.Nop(), reg.Needs([]string{"page-tap"}))
+	a, err := app.Open(ctx, app.Config{DataDir: t.TempDir(), Kafka: sr.kafka,
+		Redis: sr.redis, Stages: reg}, zerolog.Nop(), reg.Needs([]string{"page-tap"}))
 	if err != nil {
 		t.Fatal(err)
 	}
