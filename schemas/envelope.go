@@ -332,5 +332,6 @@ func newDefaultRegistry() *Registry {
 	Register[Correction](r)
 	Register[Review](r)
 	Register[Page](r)
+	Register[Retraction](r)
 	return r
 }

@@ -28,6 +28,7 @@ func samples() []schemas.Message {
 		schemas.Review{ReviewID: "v1", Subject: "叶向高", Status: "open"},
 		schemas.Page{Subject: "叶向高", Kind: schemas.KindBiography, Version: 1,
 			Sentences: []schemas.PageSentence{{Text: "x", Status: "supported", Citations: []schemas.Citation{{ChunkID: "d1-0000"}}}}},
+		schemas.Retraction{DocID: "d1", Source: "a.txt", Reason: schemas.RetractSuperseded, SupersededBy: "d2"},
 	}
 }
 

@@ -18,12 +18,13 @@ const (
 	TypeCorrection = "correction"
 	TypeReview     = "review"
 	TypePage       = "page"
+	TypeRetraction = "retraction"
 )
 
 // Types lists every message type this package can decode.
 func Types() []string {
 	return []string{TypeDocument, TypeChunk, TypeTriplet, TypeKGUpdate, TypeRequest,
-		TypeDraft, TypeVerdict, TypeRepair, TypeCorrection, TypeReview, TypePage}
+		TypeDraft, TypeVerdict, TypeRepair, TypeCorrection, TypeReview, TypePage, TypeRetraction}
 }
 
 func invalid(typ, format string, args ...any) error {
@@ -52,12 +53,19 @@ func (s Span) valid(limit int) bool {
 // Document is one source text entering the pipeline (topic documents,
 // keyed by DocID).
 type Document struct {
-	// DocID is stable for the same content and source: re-ingesting a file
-	// yields the same id, so nothing downstream changes.
+	// DocID names one version of a source: it is stable for the same
+	// content and source, so re-ingesting a file yields the same id and
+	// nothing downstream changes.
 	DocID string `json:"doc_id"`
-	// Source says where the text came from (a path relative to the ingest
-	// root, "http", "stdin").
+	// Source is the document's stable key (a path relative to the ingest
+	// root, or what an HTTP or JSONL client names it): a later document of
+	// the same source with other text supersedes this one.
 	Source string `json:"source"`
+	// Supersedes is the id of the version of Source this document
+	// replaces; empty for a first version. The replaced version is
+	// retracted (a Retraction with reason superseded) by whoever accepted
+	// this one.
+	Supersedes string `json:"supersedes,omitempty"`
 	Title  string `json:"title,omitempty"`
 	// Collection groups documents (e.g. "mingshi", "glossary").
 	Collection string `json:"collection,omitempty"`
@@ -220,6 +228,12 @@ func (t Triplet) Validate() error {
 
 // KGUpdate says which entity changed and how (topic kg-updates, keyed by
 // the canonical entity id).
+//
+// A retraction is announced on the same topic, after it was applied: one
+// update per entity that lost edges, mentions or names (Removed*), and
+// one of Type EntityDocument (EntityID "doc:<doc id>") listing every chunk
+// of the retracted document in RemovedChunks, so that a reader finds the
+// pages citing them whatever entity they were reached through.
 type KGUpdate struct {
 	EntityID string `json:"entity_id"`
 	Name     string `json:"name"`
@@ -229,6 +243,47 @@ type KGUpdate struct {
 	Edges   []string `json:"edges,omitempty"`
 	Chunks  []string `json:"chunks,omitempty"`
 	Aliases []string `json:"aliases,omitempty"`
+	// RemovedEdges, RemovedChunks and RemovedAliases are what a
+	// retraction took away from the entity.
+	RemovedEdges   []string `json:"removed_edges,omitempty"`
+	RemovedChunks  []string `json:"removed_chunks,omitempty"`
+	RemovedAliases []string `json:"removed_aliases,omitempty"`
+	// Reason is why the entity changed: ReasonNewEvidence (empty means
+	// it too), ReasonSuperseded or ReasonRetracted.
+	Reason string `json:"reason,omitempty"`
+	// DocIDs are the documents whose text made the change (the new
+	// evidence, or the retracted version and the one superseding it).
+	DocIDs []string `json:"doc_ids,omitempty"`
+}
+
+// EntityDocument is KGUpdate.Type of the update announcing a retracted
+// document.
+const EntityDocument = "document"
+
+// DocumentEntity is the KGUpdate.EntityID of a document's retraction.
+func DocumentEntity(docID string) string { return "doc:" + docID }
+
+// Why a page changed (Page.Reason, Trigger.Reason) and why an entity did
+// (KGUpdate.Reason). A retraction outranks a supersession, which outranks
+// new evidence: the scheduler serves them in that order.
+const (
+	ReasonNewEvidence = "new_evidence"
+	ReasonSuperseded  = "superseded"
+	ReasonRetracted   = "retracted"
+	ReasonRequested   = "requested"
+)
+
+// ReasonRank orders reasons by urgency: higher first; unknown is 0.
+func ReasonRank(reason string) int {
+	switch reason {
+	case ReasonRetracted:
+		return 3
+	case ReasonSuperseded:
+		return 2
+	case ReasonNewEvidence, "":
+		return 1
+	}
+	return 0
 }
 
 func (KGUpdate) MessageType() string    { return TypeKGUpdate }
@@ -281,6 +336,24 @@ type Request struct {
 	// Reason is "user" or "regeneration".
 	Reason      string `json:"reason,omitempty"`
 	RequestedAt string `json:"requested_at,omitempty"`
+	// Trigger, on a regeneration, says what changed: the scheduler sets
+	// it, and the page version records it (Page.Reason, TriggerDocIDs).
+	Trigger *Trigger `json:"trigger,omitempty"`
+}
+
+// Request reasons.
+const (
+	RequestUser         = "user"
+	RequestRegeneration = "regeneration"
+)
+
+// Trigger is why the scheduler asked for a page again.
+type Trigger struct {
+	// Reason is ReasonNewEvidence, ReasonSuperseded or ReasonRetracted.
+	Reason string `json:"reason"`
+	// DocIDs are the documents whose arrival, supersession or retraction
+	// changed what the page rests on.
+	DocIDs []string `json:"doc_ids,omitempty"`
 }
 
 func (Request) MessageType() string    { return TypeRequest }
@@ -568,6 +641,11 @@ type Page struct {
 	// TraceID is the trace id of the request that made the page (the
 	// request id when it came from the API or `annalist generate`).
 	TraceID string `json:"trace_id,omitempty"`
+	// Reason is why this version was made: ReasonRequested, or the
+	// scheduler's trigger (new evidence, superseded, retracted).
+	Reason string `json:"reason,omitempty"`
+	// TriggerDocIDs are the documents behind a regeneration.
+	TriggerDocIDs []string `json:"trigger_doc_ids,omitempty"`
 }
 
 func (Page) MessageType() string    { return TypePage }
@@ -605,6 +683,46 @@ func (p Page) Validate() error {
 		if len(s.Citations) == 0 {
 			return invalid(TypePage, "sentence %d has no citation", i)
 		}
+	}
+	return nil
+}
+
+// Retraction reasons.
+const (
+	RetractRetracted  = ReasonRetracted
+	RetractSuperseded = ReasonSuperseded
+)
+
+// Retraction withdraws one version of a document (topic retractions,
+// keyed by doc_id): its chunks, mentions and vectors are removed, and the
+// facts it alone gave. It is published only after the document is
+// marked retracted in the document store, so that every stage still
+// holding some of its work skips it.
+type Retraction struct {
+	DocID  string `json:"doc_id"`
+	Source string `json:"source,omitempty"`
+	// Reason is RetractRetracted or RetractSuperseded.
+	Reason string `json:"reason"`
+	// SupersededBy is the version that replaced the document.
+	SupersededBy string `json:"superseded_by,omitempty"`
+	At           string `json:"at,omitempty"`
+}
+
+func (Retraction) MessageType() string    { return TypeRetraction }
+func (Retraction) SchemaVersion() int     { return 1 }
+func (r Retraction) PartitionKey() string { return r.DocID }
+func (r Retraction) Validate() error {
+	if err := required(TypeRetraction, [2]string{"doc_id", r.DocID}, [2]string{"reason", r.Reason}); err != nil {
+		return err
+	}
+	switch r.Reason {
+	case RetractRetracted:
+	case RetractSuperseded:
+		if r.SupersededBy == "" {
+			return invalid(TypeRetraction, "reason superseded needs superseded_by")
+		}
+	default:
+		return invalid(TypeRetraction, "unknown reason %q", r.Reason)
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ import (
 // Topic names.
 const (
 	Documents        = "documents"
+	Retractions      = "retractions"
 	Chunks           = "chunks"
 	Triplets         = "triplets"
 	KGUpdates        = "kg-updates"
@@ -80,6 +81,7 @@ const DLTPartitions = 1
 func Topics() []Topic {
 	return []Topic{
 		{Documents, 4, "doc_id", schemas.TypeDocument, false, "source documents from the producers"},
+		{Retractions, 4, "doc_id", schemas.TypeRetraction, false, "retracted and superseded document versions"},
 		{Chunks, 8, "doc_id", schemas.TypeChunk, false, "chunks that tile each document"},
 		{Triplets, 8, "head entity surface", schemas.TypeTriplet, false, "extracted facts with chunk provenance"},
 		{KGUpdates, 4, "entity id", schemas.TypeKGUpdate, false, "entities the KG writer changed"},
@@ -114,6 +116,9 @@ const (
 	StageExtractor = "extractor"
 	StageKGWriter  = "kg-writer"
 	StageEmbedder  = "embedder"
+	StageLinker    = "linker"
+	StageRetractor = "retractor"
+	StageScheduler = "scheduler"
 
 	StageWriter            = "writer"
 	StageVerifier          = "verifier"

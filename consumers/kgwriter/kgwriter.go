@@ -113,7 +113,7 @@ func (s *Stage) Handle(ctx context.Context, ins []pipeline.Input) ([][]pipeline.
 			return nil, fmt.Errorf("write %d triplets of tenant %s: graph reported %d change lists",
 				len(g.ts), tenant, len(changes))
 		}
-		for _, m := range merge(changes, g.inputs) {
+		for _, m := range merge(changes, g.inputs, g.ts) {
 			out[m.input] = append(out[m.input], pipeline.Output{
 				Topic:   topology.KGUpdates,
 				Msg:     m.update,
@@ -130,9 +130,11 @@ type merged struct {
 }
 
 // merge folds per-triplet changes into one update per entity, in order of
-// first change, remembering the last input that contributed. Lists are
-// sorted so the update does not depend on the batch's composition.
-func merge(changes [][]schemas.KGUpdate, inputs []int) []merged {
+// first change, remembering the last input that contributed and the
+// documents of the triplets that made the changes (the new evidence the
+// scheduler names on the pages it regenerates). Lists are sorted so the
+// update does not depend on the batch's composition.
+func merge(changes [][]schemas.KGUpdate, inputs []int, ts []schemas.Triplet) []merged {
 	var out []merged
 	at := make(map[string]int)
 	for k, per := range changes {
@@ -149,6 +151,9 @@ func merge(changes [][]schemas.KGUpdate, inputs []int) []merged {
 			m.update.Edges = append(m.update.Edges, u.Edges...)
 			m.update.Chunks = append(m.update.Chunks, u.Chunks...)
 			m.update.Aliases = append(m.update.Aliases, u.Aliases...)
+			if doc := ts[k].DocID; doc != "" {
+				m.update.DocIDs = append(m.update.DocIDs, doc)
+			}
 		}
 	}
 	for j := range out {
@@ -156,6 +161,7 @@ func merge(changes [][]schemas.KGUpdate, inputs []int) []merged {
 		u.Edges = sortedSet(u.Edges)
 		u.Chunks = sortedSet(u.Chunks)
 		u.Aliases = sortedSet(u.Aliases)
+		u.DocIDs = sortedSet(u.DocIDs)
 	}
 	return out
 }

@@ -105,10 +105,10 @@ func TestHandleMergesChangesPerEntity(t *testing.T) {
 
 	// The person changed through inputs 0 and 2: one update, on input 2.
 	wantPerson := schemas.KGUpdate{EntityID: person, Name: "叶向高", Type: "person", Created: true,
-		Edges: []string{"e1", "e3"}, Chunks: []string{"c1"}, Aliases: []string{"进卿"}}
+		Edges: []string{"e1", "e3"}, Chunks: []string{"c1"}, Aliases: []string{"进卿"}, DocIDs: []string{"d1"}}
 	wantPlace := schemas.KGUpdate{EntityID: "place:福清", Name: "福清", Type: "place", Created: true,
-		Edges: []string{"e3"}, Chunks: []string{"c1"}}
-	wantOther := schemas.KGUpdate{EntityID: "person:王溥", Name: "王溥", Type: "person", Edges: []string{"e4"}}
+		Edges: []string{"e3"}, Chunks: []string{"c1"}, DocIDs: []string{"d1"}}
+	wantOther := schemas.KGUpdate{EntityID: "person:王溥", Name: "王溥", Type: "person", Edges: []string{"e4"}, DocIDs: []string{"d1"}}
 	for _, tc := range []struct {
 		input  int
 		tenant string

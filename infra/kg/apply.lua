@@ -33,6 +33,9 @@
 
 local APPLIED = KEYS[1]
 local P = ARGV[1]
+-- The document store's prefix of the same tenant (doc:{t}:), read for the
+-- retraction mark: the triplets of a retracted document are skipped.
+local DOCP = 'doc:' .. string.sub(P, 4)
 local now = ARGV[2]
 local NF = tonumber(ARGV[3])
 
@@ -48,6 +51,30 @@ local relSeen = {}
 local edges = {}
 local applied = {}
 local done = {}    -- key -> applied record written earlier in this batch
+local retracted = {} -- doc id -> true/false, read once per batch
+
+-- isRetracted reports whether doc is marked retracted in the document
+-- store (the mark is set before the retraction is published).
+local function isRetracted(doc)
+  if doc == '' then
+    return false
+  end
+  local r = retracted[doc]
+  if r == nil then
+    r = redis.call('HEXISTS', DOCP .. doc, 'retracted') == 1
+    retracted[doc] = r
+  end
+  return r
+end
+
+-- newSurface records a surface form new to the tenant in the surface log
+-- the entity linker reads incrementally (kg:{t}:surfaces, scored by a
+-- sequence).
+local function newSurface(s)
+  if redis.call('SADD', P .. 'aliases', s) == 1 then
+    redis.call('ZADD', P .. 'surfaces', redis.call('INCR', P .. 'surfaces:seq'), s)
+  end
+end
 
 local function emit(i, kind, id, v)
   events[#events + 1] = i .. '\t' .. kind .. '\t' .. id .. '\t' .. v
@@ -92,7 +119,7 @@ local function ensure(i, id, name, typ, entry, chunk, doc, token)
   redis.call('HSET', P .. 'node:' .. id, unpack(f))
   redis.call('SADD', P .. 'alias:' .. name, id)
   redis.call('SADD', P .. 'names:' .. id, name)
-  redis.call('SADD', P .. 'aliases', name)
+  newSurface(name)
   redis.call('SADD', P .. 'nodes', id)
   emit(i, 'created', id, '')
 end
@@ -105,6 +132,7 @@ local function link(i, id, chunk)
   end
   linked[k] = true
   if redis.call('SADD', P .. 'mentions:' .. id, chunk) == 1 then
+    redis.call('SADD', P .. 'chunkents:' .. chunk, id)
     emit(i, 'chunk', id, chunk)
     return true
   end
@@ -231,6 +259,8 @@ local function apply(i, a, key, token)
       put(f, 'tail_candidates', cjson.encode(tcand))
     end
     redis.call('HSET', P .. 'edge:' .. eid, unpack(f))
+    redis.call('SADD', P .. 'chunkedges:' .. chunk, eid)
+    redis.call('SADD', P .. 'fact:' .. hid .. '|' .. rel .. '|' .. (tid ~= '' and tid or tail), eid)
     push(outs, hid, eid)
     if tid ~= '' then
       push(ins, tid, eid)
@@ -241,7 +271,7 @@ local function apply(i, a, key, token)
     end
     if ARGV[a + 22] == '1' then
       redis.call('SADD', P .. 'names:' .. hid, tail)
-      redis.call('SADD', P .. 'aliases', tail)
+      newSurface(tail)
       if redis.call('SADD', P .. 'alias:' .. tail, hid) == 1 then
         emit(i, 'alias', hid, tail)
         flags = flags .. 'a'
@@ -272,7 +302,9 @@ for a = 4, #ARGV, NF do
   local i = (a - 4) / NF
   local key, token = ARGV[a], ARGV[a + 1]
   local rec = prev[i + 1] or done[key]
-  if rec then
+  if not rec and isRetracted(ARGV[a + 13]) then
+    -- skipped: its document was retracted
+  elseif rec then
     if token ~= '' then
       rec = split(rec)
       if rec[1] == token then

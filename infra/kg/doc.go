@@ -28,6 +28,20 @@
 //	kg:{t}:rel:<relation> set   person ids having the relation
 //	kg:{t}:applied        hash  triplet key -> the delivery that applied it, the
 //	                            entities it resolved to and what it changed
+//	kg:{t}:fact:<head id>|<relation>|<tail id or surface>
+//	                      set   the edges stating one fact: its provenance, one
+//	                            edge per chunk and span that says it
+//	kg:{t}:chunkedges:<c> set   edges extracted from chunk c
+//	kg:{t}:chunkents:<c>  set   entities whose mentions: set holds chunk c
+//	kg:{t}:surfaces       zset  every surface form in kg:{t}:aliases, scored by
+//	                            the order it arrived in (kg:{t}:surfaces:seq), so
+//	                            the entity linker reads the new ones incrementally
+//
+// The triplets of a document marked retracted in the document store
+// (doc:{t}:<id> has a retracted field) are skipped: the mark is set before
+// the retraction is published, and the check and the write are one script,
+// so a triplet still in flight when its document is retracted either
+// lands before the retraction removes it or not at all.
 //
 // # Entity resolution
 //

@@ -357,6 +357,22 @@ func dump(t testing.TB, c redis.Client) map[string]string {
 				parts = append(parts, f+"="+h[f])
 			}
 			out[k] = "hash " + strings.Join(parts, "|")
+		case "zset":
+			z, err := c.ZRangeWithScores(ctx, k, 0, -1).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var parts []string
+			for _, m := range z {
+				parts = append(parts, fmt.Sprint(m.Member, "=", m.Score))
+			}
+			out[k] = "zset " + strings.Join(parts, "|")
+		case "string":
+			v, err := c.Get(ctx, k).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[k] = "string " + v
 		default:
 			t.Fatalf("unexpected %s key %s", typ, k)
 		}

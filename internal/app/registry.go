@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -55,6 +56,13 @@ type Stage struct {
 	// when a service the stage needs is missing. The runtime wraps it in
 	// the middleware chain (pipeline/middleware).
 	Build func(a *App) (pipeline.BatchHandler, error)
+	// Background, when set, is work the stage does besides its handler
+	// (the scheduler emits the regenerations that fall due): RunStages
+	// runs it beside the stage's consumer, with the same context, and a
+	// failure of either stops the process's stages. It must return when
+	// ctx is cancelled. Several replicas run it at once, so it coordinates
+	// through Redis.
+	Background func(a *App) (func(ctx context.Context) error, error)
 }
 
 // Registry is the list of stages a process knows, in graph order. It is a

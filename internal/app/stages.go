@@ -262,6 +262,7 @@ func (a *App) RunStages(ctx context.Context, names []string, obs kafka.Observer)
 	type built struct {
 		st topology.Stage
 		h  pipeline.BatchHandler
+		bg func(context.Context) error
 	}
 	var all []built
 	reg := a.Stages()
@@ -274,11 +275,27 @@ func (a *App) RunStages(ctx context.Context, names []string, obs kafka.Observer)
 		if err != nil {
 			return fmt.Errorf("stage %s: %w", n, err)
 		}
-		all = append(all, built{st.Stage, h})
+		var bg func(context.Context) error
+		if st.Background != nil {
+			if bg, err = st.Background(a); err != nil {
+				return fmt.Errorf("stage %s: %w", n, err)
+			}
+		}
+		all = append(all, built{st.Stage, h, bg})
 	}
 	var wg sync.WaitGroup
-	errs := make([]error, len(all))
+	errs := make([]error, 2*len(all))
 	for i, b := range all {
+		if b.bg != nil {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := b.bg(ctx); err != nil && ctx.Err() == nil {
+					errs[len(all)+i] = fmt.Errorf("stage %s: background: %w", b.st.Name, err)
+					cancel()
+				}
+			}()
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
