@@ -12,6 +12,7 @@ require (
 	github.com/meguminnnnnnnnn/go-openai v0.1.2
 	github.com/milvus-io/milvus-proto/go-api/v2 v2.6.17
 	github.com/milvus-io/milvus/client/v2 v2.6.5
+	github.com/petar-dambovaliev/aho-corasick v0.0.0-20250424160509-463d218d4745
 	github.com/prometheus/client_golang v1.20.5
 	github.com/prometheus/client_model v0.6.1
 	github.com/redis/go-redis/v9 v9.23.0

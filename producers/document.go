@@ -31,6 +31,11 @@ type Sink interface {
 type Item struct {
 	Doc     schemas.Document
 	EventID string
+	// Key is the document's version key: the source its sender named
+	// (a file's path under the ingest root, the "source" field over HTTP
+	// and JSONL), or its own id when it was named none. A later document
+	// of the same key with other text supersedes this one (Versioned).
+	Key string
 }
 
 // NewItem validates doc (size, the text rule of CheckText, a known
@@ -60,7 +65,11 @@ func NewItem(doc schemas.Document) (Item, error) {
 	if err := doc.Validate(); err != nil {
 		return Item{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	return Item{Doc: doc, EventID: "doc-" + pipeline.ContentID(doc.DocID, doc.Profile, doc.Collection, doc.Text)}, nil
+	key := doc.Source
+	if key == "" {
+		key = doc.DocID
+	}
+	return Item{Doc: doc, EventID: "doc-" + pipeline.ContentID(doc.DocID, doc.Profile, doc.Collection, doc.Text), Key: key}, nil
 }
 
 func nameOf(d schemas.Document) string {
@@ -70,14 +79,20 @@ func nameOf(d schemas.Document) string {
 	return d.DocID
 }
 
-// DocID is the stable id of a text from a named source: a readable slug of
-// the source's base name and a hash of the content. The same content under
-// the same file name always gets the same id.
+// DocID is the stable id of one version of a source: a readable slug of
+// the source's base name and a hash of the source and the content. The
+// same content from the same source always gets the same id (re-ingesting
+// is a no-op); the same content from two sources gets two ids, because
+// each source versions and retracts its documents on its own, and one
+// shared id would tie the two histories together.
 func DocID(source, text string) string {
 	base := filepath.Base(source)
 	base = strings.TrimSuffix(base, filepath.Ext(base))
 	slug := slugify(base)
 	h := pipeline.ContentID(text)[:12]
+	if source != "" {
+		h = pipeline.ContentID(source, text)[:12]
+	}
 	if slug == "" {
 		return h
 	}

@@ -267,5 +267,11 @@ func parseJSONLLine(raw []byte, name string, line int, def JSONLDefaults) (Item,
 	if err != nil {
 		return Item{}, fmt.Errorf("%s:%d: %w", name, line, err)
 	}
+	if rec.Source == "" {
+		// The source filled from the position is shown to people, never
+		// a version key: line 1 of one request is not a new version of
+		// line 1 of another.
+		it.Key = it.Doc.DocID
+	}
 	return it, nil
 }

@@ -99,8 +99,11 @@ func TestIngestFilesStableIDsAndErrors(t *testing.T) {
 
 func TestDocIDDependsOnContent(t *testing.T) {
 	a := producers.DocID("dir/128.txt", "text one")
-	if a != producers.DocID("other/128.txt", "text one") {
-		t.Error("same name and content must give the same id")
+	if a != producers.DocID("dir/128.txt", "text one") {
+		t.Error("same source and content must give the same id")
+	}
+	if b := producers.DocID("other/128.txt", "text one"); a == b || !strings.HasPrefix(b, "128-") {
+		t.Errorf("two sources with the same text share id %q (other: %q): one's retraction would take the other's", a, b)
 	}
 	if a == producers.DocID("dir/128.txt", "text two") {
 		t.Error("changed content must give a new id")

@@ -66,7 +66,7 @@ type Document struct {
 	// retracted (a Retraction with reason superseded) by whoever accepted
 	// this one.
 	Supersedes string `json:"supersedes,omitempty"`
-	Title  string `json:"title,omitempty"`
+	Title      string `json:"title,omitempty"`
 	// Collection groups documents (e.g. "mingshi", "glossary").
 	Collection string `json:"collection,omitempty"`
 	// Profile names the chunker profile; empty means detect.
@@ -603,8 +603,12 @@ func (r Review) Validate() error {
 // Citation points a sentence at a chunk.
 type Citation struct {
 	ChunkID string `json:"chunk_id"`
-	Text    string `json:"text,omitempty"`
-	Span    *Span  `json:"span,omitempty"`
+	// DocID is the document the chunk belongs to (the version of its
+	// source), so a reader can follow a citation to the document and
+	// tell which documents a page rests on.
+	DocID string `json:"doc_id,omitempty"`
+	Text  string `json:"text,omitempty"`
+	Span  *Span  `json:"span,omitempty"`
 }
 
 // PageSentence is one published sentence.

@@ -10,6 +10,9 @@ const (
 	SourceNeighbour = "neighbour"
 	// SourceVector: the chunk was found by vector search.
 	SourceVector = "vector"
+	// SourceMention: the entity linker found the subject named in the
+	// chunk, in another document than the subject's own chunks.
+	SourceMention = "mention"
 	// SourceGlossary: a glossary entry (offices, examination ranks, old
 	// place names) a solver looked up.
 	SourceGlossary = "glossary"
@@ -82,6 +85,10 @@ type ReferenceSet struct {
 	Decisions []Decision `json:"decisions,omitempty"`
 	// Homonyms are other entities the subject's name may denote.
 	Homonyms []string `json:"homonyms,omitempty"`
+	// Fresh are the documents whose arrival made the scheduler ask for
+	// the page again (the trigger's new evidence): a drafter gives their
+	// passages that name the subject a place on the page.
+	Fresh []string `json:"fresh,omitempty"`
 }
 
 // Reference returns the reference with the chunk id, if the set has it.

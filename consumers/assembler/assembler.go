@@ -2,8 +2,13 @@
 // a request's page it gathers the final sentences from agent memory, gives
 // every sentence citations that resolve to reference text, and publishes
 // the page as the next version of the page of its kind about its subject
-// to the page store and the compacted pages topic, with the chunk → page
-// dependency index the scheduler regenerates from.
+// to the page store and the compacted pages topic, with the dependency
+// index the scheduler regenerates from: the chunks the page cites and the
+// entity it is about (the reference set's subject entity) → the page.
+//
+// Every version says why it was made (Page.Reason): the trigger of the
+// scheduler's regeneration (new evidence, superseded, retracted) with the
+// documents behind it (Page.TriggerDocIDs), else "requested".
 //
 // Kinds: the page carries the request's kind, and the store and the topic
 // key pages by kind and subject (schemas.Page.Key), so a page of another
@@ -22,6 +27,7 @@ package assembler
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/annalist-dev/annalist/internal/genmem"
@@ -42,8 +48,9 @@ type Memory interface {
 // Pages stores published pages and request outcomes.
 type Pages interface {
 	// Publish stores the page as the next version of the page of its kind
-	// about its subject, once per request, and returns the stored page.
-	Publish(ctx context.Context, tenant string, p schemas.Page) (schemas.Page, bool, error)
+	// about its subject, once per request, indexes it by the chunks it
+	// cites and the entities it is about, and returns the stored page.
+	Publish(ctx context.Context, tenant string, p schemas.Page, entities ...string) (schemas.Page, bool, error)
 	// Finish records a request's outcome: the published page, or why it
 	// failed when page is nil.
 	Finish(ctx context.Context, tenant string, r schemas.Request, page *schemas.Page, failure string) error
@@ -141,6 +148,11 @@ func (a *Assembler) assemble(ctx context.Context, tenant, traceID string, d sche
 	if p.Subject == "" {
 		p.Subject = st.Subject
 	}
+	p.Reason = schemas.ReasonRequested
+	if t := st.Request.Trigger; t != nil && t.Reason != "" {
+		p.Reason = t.Reason
+		p.TriggerDocIDs = slices.Clone(t.DocIDs)
+	}
 	for _, f := range finals {
 		if f.Dropped != "" {
 			p.Dropped = append(p.Dropped, schemas.DroppedSentence{Index: f.Index, Reason: f.Dropped})
@@ -169,7 +181,7 @@ func (a *Assembler) assemble(ctx context.Context, tenant, traceID string, d sche
 	if st.StartedMillis > 0 {
 		p.Stats["millis"] = now.UnixMilli() - st.StartedMillis
 	}
-	stored, _, err := a.pages.Publish(ctx, tenant, p)
+	stored, _, err := a.pages.Publish(ctx, tenant, p, refs.EntityID)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +203,7 @@ func cite(refs *schemas.ReferenceSet, s schemas.PageSentence) []schemas.Citation
 		}
 		if r, ok := refs.Reference(id); ok {
 			seen[id] = true
-			out = append(out, schemas.Citation{ChunkID: id, Text: r.Text})
+			out = append(out, schemas.Citation{ChunkID: id, DocID: r.DocID, Text: r.Text})
 		}
 	}
 	for _, c := range s.Citations {

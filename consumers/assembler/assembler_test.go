@@ -2,7 +2,9 @@ package assembler_test
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/annalist-dev/annalist/internal/genmem"
 
@@ -165,5 +167,73 @@ func TestAssembleForgottenRequestFailsIt(t *testing.T) {
 	st, err := store.Request(ctx, "t", "gone")
 	if err != nil || st.State != pages.RequestFailed || st.Error == "" {
 		t.Fatalf("status %+v, %v; want failed with the reason", st, err)
+	}
+}
+
+// A page says why it was made: a regeneration's page carries its
+// trigger's reason and documents, a user's request's "requested". The
+// page is indexed by the entity it is about as well as by the chunks it
+// cites, and publishing the regeneration clears the page's stale mark.
+func TestPageReasonAndEntityDeps(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Client(t)
+	mem, store := memory.NewRequests(c, 0), pages.New(c)
+	sched := pages.NewSchedule(c)
+	refs := &schemas.ReferenceSet{Subject: "叶向高", Name: "叶向高", EntityID: "e-ye", References: []schemas.Reference{
+		{ChunkID: "c1", Text: "叶向高，字进卿，福清人。"}}}
+	// The page is stale, and the regeneration's claim names request r-regen.
+	now := time.UnixMilli(1_700_000_000_000)
+	if _, err := sched.Record(ctx, "t", pages.Trigger{Reason: schemas.ReasonSuperseded, DocIDs: []string{"d2", "d1"}, Key: "k"},
+		[]pages.PageRef{{Kind: schemas.KindBiography, Subject: "叶向高"}}, now, time.Millisecond, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	claims, err := sched.Claim(ctx, "t", now.Add(time.Second), time.Minute, 1)
+	if err != nil || len(claims) != 1 {
+		t.Fatalf("claim = %v, %v", claims, err)
+	}
+	regen := claims[0].Request()
+	user := schemas.Request{RequestID: "r-user", Kind: schemas.KindBiography, Subject: "叶向高", Reason: schemas.RequestUser}
+	for _, tc := range []struct {
+		req        schemas.Request
+		wantReason string
+		wantDocs   []string
+	}{
+		{user, schemas.ReasonRequested, nil},
+		{regen, schemas.ReasonSuperseded, []string{"d1", "d2"}},
+	} {
+		id := tc.req.RequestID
+		if err := mem.PutReferences(ctx, "t", id, refs); err != nil {
+			t.Fatal(err)
+		}
+		steps := []genmem.Step{
+			{Key: "start", Start: &tc.req, Name: "叶向高", StartedMillis: 1, Output: []byte("[]")},
+			{Key: "v:0:0", NextIndex: 1, Done: true, Record: &genmem.Final{Index: 0, Sentence: schemas.PageSentence{
+				Text: "叶向高，字进卿。", Status: schemas.StatusSupported, Citations: []schemas.Citation{{ChunkID: "c1"}}}},
+				Output: []byte("[]")},
+		}
+		for _, s := range steps {
+			if ok, _, err := mem.Step(ctx, "t", id, s); err != nil || !ok {
+				t.Fatalf("step %s: applied=%v err=%v", s.Key, ok, err)
+			}
+		}
+		p, err := assembler.New(mem, store, nil).Assemble(ctx, "t",
+			schemas.Draft{RequestID: id, Kind: schemas.KindBiography, Subject: "叶向高", Index: 1, Final: true})
+		if err != nil || p == nil {
+			t.Fatalf("assemble %s = %v, %v", id, p, err)
+		}
+		if p.Reason != tc.wantReason || !slices.Equal(p.TriggerDocIDs, tc.wantDocs) {
+			t.Errorf("page of %s: reason %q, trigger docs %v; want %q, %v", id, p.Reason, p.TriggerDocIDs, tc.wantReason, tc.wantDocs)
+		}
+		stale, err := store.Stale(ctx, "t", schemas.KindBiography, "叶向高")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wantStale := id == user.RequestID; stale != wantStale {
+			t.Errorf("after the page of %s: stale = %v; want %v", id, stale, wantStale)
+		}
+	}
+	deps, err := store.Dependents(ctx, "t", []string{"e-ye"}, nil)
+	if err != nil || len(deps) != 1 || deps[0].Subject != "叶向高" {
+		t.Fatalf("pages about e-ye = %v, %v; want the biography", deps, err)
 	}
 }

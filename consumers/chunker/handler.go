@@ -2,6 +2,7 @@ package chunker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/annalist-dev/annalist/pipeline"
@@ -44,6 +45,13 @@ func (c *Chunker) Handler(sink Sink) pipeline.Handler {
 			return nil, err
 		}
 		if err := sink.PutDocument(ctx, in.Tenant(), doc, chunks); err != nil {
+			// A document retracted before it was chunked: nothing of it
+			// is stored, so there is nothing to pass on (the store says so
+			// through its error, which the stage cannot name).
+			var r interface{ Retracted() bool }
+			if errors.As(err, &r) && r.Retracted() {
+				return nil, nil
+			}
 			return nil, fmt.Errorf("store chunks of %s: %w", doc.DocID, err)
 		}
 		out := make([]pipeline.Output, len(chunks))

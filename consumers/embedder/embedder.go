@@ -33,6 +33,15 @@ type Config struct {
 	// MaxBatch is the most texts per Embed call; 0 means DefaultMaxBatch.
 	// A batch of inputs larger than this is embedded in several calls.
 	MaxBatch int
+	// Retracted, when set, tells which documents are marked retracted
+	// (*redis.Chunks); the vectors of their chunks are deleted right after
+	// they are upserted (see Handle).
+	Retracted RetractionMarks
+}
+
+// RetractionMarks reports which of docIDs are marked retracted.
+type RetractionMarks interface {
+	RetractedDocs(ctx context.Context, tenant string, docIDs []string) (map[string]bool, error)
 }
 
 // Validate reports a configuration the stage cannot run with.
@@ -127,8 +136,50 @@ func (s *Stage) Handle(ctx context.Context, ins []pipeline.Input) ([][]pipeline.
 		if err := s.store.Upsert(ctx, t, items); err != nil {
 			return nil, fmt.Errorf("upsert %d vectors of tenant %s: %w", len(items), t, err)
 		}
+		if err := s.dropRetracted(ctx, t, items); err != nil {
+			return nil, err
+		}
 	}
 	return make([][]pipeline.Output, len(ins)), nil
+}
+
+// dropRetracted deletes the vectors just upserted whose document is marked
+// retracted. A vector store cannot check the mark atomically with its
+// write, so the check comes after it: the edge sets the mark before it
+// publishes the retraction, hence either the retractor's delete runs after
+// this upsert (and removes the vector), or the mark was set before this
+// check (and the delete here removes it). Checking before the upsert
+// instead would leave a vector behind when the retraction lands between
+// the check and the write.
+func (s *Stage) dropRetracted(ctx context.Context, tenant string, items []vectors.Item) error {
+	if s.cfg.Retracted == nil {
+		return nil
+	}
+	var docs []string
+	seen := map[string]bool{}
+	for _, it := range items {
+		if !seen[it.DocID] {
+			seen[it.DocID] = true
+			docs = append(docs, it.DocID)
+		}
+	}
+	marked, err := s.cfg.Retracted.RetractedDocs(ctx, tenant, docs)
+	if err != nil {
+		return fmt.Errorf("check the retraction marks of tenant %s: %w", tenant, err)
+	}
+	var gone []string
+	for _, it := range items {
+		if marked[it.DocID] {
+			gone = append(gone, it.ChunkID)
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	if err := s.store.Delete(ctx, tenant, gone); err != nil {
+		return fmt.Errorf("delete %d vectors of retracted documents of tenant %s: %w", len(gone), tenant, err)
+	}
+	return nil
 }
 
 // embed embeds chunks in calls of at most MaxBatch texts and checks every

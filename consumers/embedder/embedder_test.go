@@ -121,6 +121,15 @@ func (s *mapStore) Count(_ context.Context, tenant string) (int, error) {
 	return len(s.items[tenant]), nil
 }
 
+func (s *mapStore) Delete(_ context.Context, tenant string, ids []string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range ids {
+		delete(s.items[tenant], id)
+	}
+	return nil
+}
+
 func chunk(doc string, seq, total int, text string) schemas.Chunk {
 	n := len([]rune(text))
 	return schemas.Chunk{

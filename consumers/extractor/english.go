@@ -27,9 +27,13 @@ var (
 	reEnAppointed = regexp.MustCompile(enSubj + `,?\s+was\s+(?:later\s+|subsequently\s+|then\s+|soon\s+)?appointed\s+(?:as\s+)?([^.;:,()]{2,120})`)
 	reEnStyled    = regexp.MustCompile(`(` + enName + `)(?:\s*\([^)]{0,80}\))?,\s+(courtesy\s+name|styled|art\s+name|pen\s+name)\s+([A-Z][\p{L}'’\-]+(?:\s+[A-Z][\p{L}'’\-]+)?)`)
 	reEnHisName   = regexp.MustCompile(`\b(?:[Hh]is|[Hh]er)\s+(courtesy\s+name|art\s+name|pen\s+name)\s+was\s+([A-Z][\p{L}'’\-]+(?:\s+[A-Z][\p{L}'’\-]+)?)`)
-	reEnYear      = regexp.MustCompile(`^\d{3,4}$`)
-	reEnInYear    = regexp.MustCompile(`\s+in\s+(\d{3,4})\s*$`)
-	reEnSentYear  = regexp.MustCompile(`(?:^|[.!?]\s+)In\s+(\d{3,4}),?\s+[^.!?]*$`)
+	// reEnParen is a name glossed in brackets, as translations of Chinese
+	// histories write it: "Ye Xianggao (courtesy name Jinqing) of Fuqing".
+	// The place is his only right after the brackets.
+	reEnParen    = regexp.MustCompile(`(` + enName + `)\s*\((courtesy\s+name|styled|art\s+name|pen\s+name)\s+([A-Z][\p{L}'’\-]+(?:\s+[A-Z][\p{L}'’\-]+)?)\)(?:\s+of\s+([A-Z][^.;:,()]{1,80}))?`)
+	reEnYear     = regexp.MustCompile(`^\d{3,4}$`)
+	reEnInYear   = regexp.MustCompile(`\s+in\s+(\d{3,4})\s*$`)
+	reEnSentYear = regexp.MustCompile(`(?:^|[.!?]\s+)In\s+(\d{3,4}),?\s+[^.!?]*$`)
 )
 
 // enStopFirst are capitalised words that start sentences but not names.
@@ -189,6 +193,24 @@ func extractEnglish(text, fallback string) []fact {
 		rel := enNameRelation(text[m[4]:m[5]])
 		add(fact{head: h, rel: rel, tail: text[m[6]:m[7]], tailType: schemas.EntityName,
 			start: m[0], end: m[1], pattern: "en." + rel})
+	}
+	for _, m := range findAll(reEnParen, text, enEnds, "(") {
+		h := c.head(text[m[2]:m[3]], m[2])
+		if h == "" || strings.ContainsAny(h, "\n") {
+			continue
+		}
+		rel := enNameRelation(text[m[4]:m[5]])
+		add(fact{head: h, rel: rel, tail: text[m[6]:m[7]], tailType: schemas.EntityName,
+			start: m[0], end: m[7], pattern: "en.paren." + rel})
+		if m[8] < 0 {
+			continue
+		}
+		place := cutAtWords(text[m[8]:m[9]], " and ", " who ", " where ", " in ", " but ", " was ", " became ")
+		if !capitalisedPhrase(place) {
+			continue
+		}
+		add(fact{head: h, rel: schemas.RelNativePlace, tail: place, tailType: schemas.EntityPlace,
+			start: m[0], end: m[8] + len(place), pattern: "en.paren.native_place"})
 	}
 	for _, m := range findAll(reEnHisName, text, enEnds, "name was") {
 		h := c.head("He", m[0])

@@ -102,6 +102,9 @@ type Extractor struct {
 	log    zerolog.Logger
 	now    func() time.Time
 	stats  counters
+	// persons, when set, names the known persons a chunk outside entries
+	// may state facts of (WithPersons).
+	persons Persons
 
 	mu       sync.Mutex
 	compiled map[string]compiledPattern
@@ -233,6 +236,11 @@ func (e *Extractor) Extract(ctx context.Context, tenant string, c schemas.Chunk)
 			return nil, pipeline.Permanent(fmt.Errorf("extract chunk %s: %w", c.ChunkID, err))
 		}
 		facts, secs = hz.extractHan(c.Text, entry, c.SubEntry, beginsEntry(c))
+		if e.persons != nil && outsideEntries(c) {
+			if err := e.knownFacts(ctx, tenant, hz, c.Text, secs, func(f fact) { facts = append(facts, f) }); err != nil {
+				return nil, fmt.Errorf("extract chunk %s: %w", c.ChunkID, err)
+			}
+		}
 	case profile.LangEnglish:
 		facts = extractEnglish(c.Text, entry)
 	}

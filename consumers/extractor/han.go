@@ -72,15 +72,25 @@ func (hz *han) parseHeaders(text string) []hanHeader {
 			return
 		}
 		body := text[at : at+comma]
-		if utf8.RuneCountInString(body) > 12 || strings.ContainsAny(body, "。；：、 　\t\n") || !hz.bodyLike(body) {
+		if utf8.RuneCountInString(body) > 12 || strings.ContainsAny(body, "。；：、 　\t\n") {
 			return
 		}
-		restStart := at + comma + len("，")
+		bodyEnd, restStart := at+comma, at+comma+len("，")
+		if !hz.bodyLike(body) {
+			// "王畿字汝中，别号龙溪": the courtesy name written straight
+			// after the name, as the Mingru xuean and many archive books
+			// open a life.
+			name, zi, ok := strings.Cut(body, "字")
+			if !ok || utf8.RuneCountInString(name) < 2 || !nameLike(name) || classifyClause("字"+zi).kind != "zi" {
+				return
+			}
+			bodyEnd, restStart = at+len(name), at+len(name)
+		}
 		restEnd := len(text)
 		if j := strings.IndexAny(text[restStart:], "。\n"); j >= 0 {
 			restEnd = restStart + j
 		}
-		if h, ok := hz.parseHeader(text, at, at+comma, restStart, restEnd, lineStart); ok {
+		if h, ok := hz.parseHeader(text, at, bodyEnd, restStart, restEnd, lineStart); ok {
 			out = append(out, h)
 		}
 	})
@@ -147,6 +157,10 @@ func classifyClause(s string) hanClause {
 		// "亦莆田人" (also of 莆田), "本乐安人" (originally of 乐安), "黄冈举人"
 		// (a provincial graduate of 黄冈).
 		place := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(m[2], "亦"), "本"), "举")
+		// "浙之山阴人": a county after its province, joined by 之.
+		if p, county, ok := strings.Cut(place, "之"); ok && utf8.RuneCountInString(p) <= 2 && utf8.RuneCountInString(county) >= 2 {
+			place = county
+		}
 		if placeName(place) {
 			return hanClause{kind: "place", word: m[1], val: place}
 		}

@@ -238,8 +238,8 @@ func placeName(s string) bool {
 			return false
 		}
 	}
-	// "三千余人" counts people.
-	return !strings.HasPrefix(s, "同") && !strings.HasSuffix(s, "余")
+	// "三千余人" counts people; "白沙门人" is a disciple of 白沙.
+	return !strings.HasPrefix(s, "同") && !strings.HasSuffix(s, "余") && !strings.HasSuffix(s, "门")
 }
 
 // ownClauseWords may stand between a clause boundary and a verb without

@@ -7,6 +7,14 @@
 // Redis. It is batched because the graph write is: one script call per
 // batch instead of one round trip per triplet.
 //
+// A new fact that contradicts the graph on a relation with one true value
+// (courtesy name, native place, jinshi, birth, death) — the same entity,
+// another value, from another document — opens a reference-conflict
+// review (WithReviews), stored and published on the reviews topic as the
+// refconflict solver does, with the same review id for the same
+// disagreement. A fact that agrees needs nothing more: the graph's fact
+// set gains the new edge as one more piece of provenance.
+//
 // Delivery: the graph write is idempotent, so a redelivered batch changes
 // nothing. Announcements are at-least-once: Graph.Apply is told which
 // delivery carries each triplet, and reports a triplet's changes again when
@@ -23,6 +31,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/annalist-dev/annalist/internal/profile"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
@@ -41,14 +50,23 @@ type Graph interface {
 }
 
 // Stage writes triplets into a Graph.
-type Stage struct{ g Graph }
+type Stage struct {
+	g        Graph
+	disagree Disagreements
+	reviews  ReviewStore
+	profiles *profile.Set
+}
 
 // New returns the stage; g is required.
-func New(g Graph) (*Stage, error) {
+func New(g Graph, opts ...Option) (*Stage, error) {
 	if g == nil {
 		return nil, errors.New("new kg-writer stage: graph is required")
 	}
-	return &Stage{g: g}, nil
+	s := &Stage{g: g}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
 }
 
 // Handler returns the stage as a pipeline.BatchHandler.
@@ -119,6 +137,9 @@ func (s *Stage) Handle(ctx context.Context, ins []pipeline.Input) ([][]pipeline.
 				Msg:     m.update,
 				EventID: UpdateEventID(tenant, m.update),
 			})
+		}
+		if err := s.conflictReviews(ctx, tenant, changes, g.inputs, g.ts, out); err != nil {
+			return nil, fmt.Errorf("tenant %s: %w", tenant, err)
 		}
 	}
 	return out, nil

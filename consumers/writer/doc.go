@@ -27,4 +27,23 @@
 // Loop (handler.go) is the stage: it stores the reference set in agent
 // memory (genmem.Memory) and moves each request through drafts, verdicts
 // and corrections.
+//
+// # Incremental regeneration
+//
+// With WithPrevious, a request for a page that exists (and every
+// scheduler's regeneration, Request.Trigger) starts from the current
+// version, whose sentences its start records in memory. The loop drafts
+// as always, but before a draft goes to the verifier it looks for a
+// previous sentence that says the same (the same words, or the same
+// facts) and still stands: every chunk it cites and every chunk of its
+// facts is in the new reference set, and every fact it states is still
+// one of the subject's. That sentence is kept as it was, with its
+// citations and status, without a verification round, and the loop
+// drafts the next index in the same step; pages whose evidence did not
+// change cost no verification at all, and sentences for new evidence
+// come where the plan puts them. A draft that takes the place of a
+// previous sentence that no longer stands is rewritten, one that takes
+// none is added, and previous sentences nothing took are removed: the
+// counters kept, rewritten, added and removed, in the page's stats.
+// Params["incremental"] = "false" writes the page afresh.
 package writer

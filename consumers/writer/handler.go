@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -84,6 +85,8 @@ type Loop struct {
 	cfg      LoopConfig
 	now      func() time.Time
 	failures Failures
+	pages    PageSource
+	missing  func(error) bool
 }
 
 // Failures records the outcome of a request the writer gives up on
@@ -203,20 +206,34 @@ func (l *Loop) start(ctx context.Context, tenant string, r schemas.Request) ([]p
 	if err != nil {
 		return nil, fmt.Errorf("plan %s of %q: %w", r.Kind, r.Subject, err)
 	}
+	// New evidence is what the regeneration is for: the drafters learn
+	// which documents brought it. A retraction brings none.
+	if t := r.Trigger; t != nil && t.Reason != schemas.ReasonRetracted {
+		refs.Fresh = slices.Clone(t.DocIDs)
+	}
 	if err := l.mem.PutReferences(ctx, tenant, r.RequestID, refs); err != nil {
 		return nil, err
 	}
-	d, done, calls, err := l.draft(ctx, r, refs, nil, 0)
+	s := genmem.Step{Key: "start", Start: &r, Name: refs.Name, StartedMillis: started, Incr: map[string]int64{}}
+	prev, incremental, err := l.previous(ctx, tenant, r, refs)
 	if err != nil {
 		return nil, err
 	}
-	s := genmem.Step{Key: "start", Start: &r, Name: refs.Name, StartedMillis: started, Done: done,
-		Incr: map[string]int64{"llm_calls": calls}}
-	if !done {
-		s.Incr["drafted"] = 1
+	var g *regeneration
+	if incremental {
+		s.Previous = prev
+		ps := make([]genmem.Previous, len(prev))
+		for i, p := range prev {
+			ps[i] = genmem.Previous{Index: i, Sentence: p}
+		}
+		g = newRegeneration(refs, ps)
+		for _, c := range []string{CounterKept, CounterRewritten, CounterAdded, CounterRemoved} {
+			s.Incr[c] = 0
+		}
 	}
-	if d.Fallback != "" {
-		s.Incr["offline_fallbacks"] = 1
+	d, err := l.advance(ctx, r, refs, nil, 0, 0, &s, g)
+	if err != nil {
+		return nil, err
 	}
 	return l.take(ctx, tenant, r.RequestID, s, []schemas.Draft{d})
 }
@@ -309,6 +326,10 @@ func (l *Loop) next(ctx context.Context, tenant string, st genmem.State, s genme
 	if err != nil {
 		return nil, err
 	}
+	g, err := l.regenerationOf(ctx, tenant, st, refs)
+	if err != nil {
+		return nil, err
+	}
 	var accepted []schemas.PageSentence
 	for _, f := range finals {
 		if f.Dropped == "" && f.Index < s.Record.Index {
@@ -318,29 +339,83 @@ func (l *Loop) next(ctx context.Context, tenant string, st genmem.State, s genme
 	if s.Record.Dropped == "" {
 		accepted = append(accepted, s.Record.Sentence)
 	}
-	k := s.Record.Index + 1
 	r := st.Request
 	r.RequestID, r.Kind, r.Subject = st.RequestID, st.Kind, st.Subject
-	var d schemas.Draft
-	done := k >= l.cfg.MaxSentences || st.Counters["drafted"] >= int64(l.cfg.MaxDrafts)
-	if !done {
-		var calls int64
-		d, done, calls, err = l.draft(ctx, r, refs, accepted, k)
-		if err != nil {
-			return nil, err
+	d, err := l.advance(ctx, r, refs, accepted, s.Record.Index+1, st.Counters["drafted"], &s, g)
+	if err != nil {
+		return nil, err
+	}
+	return l.take(ctx, tenant, st.RequestID, s, []schemas.Draft{d})
+}
+
+// advance drafts sentence k, the first of the page not final yet, and
+// sets where s leaves the loop: at that draft, which goes to the verifier,
+// or at the end of the page (the Final draft returned). drafted is how
+// many drafts the request has sent before s.
+//
+// In an incremental regeneration (g not nil) a draft that says what a
+// previous sentence said, when that sentence still stands on the new
+// references, is not sent: the previous sentence is made final in its
+// place, as it was, and the loop drafts the next index in the same step,
+// so a page whose references did not change is written again without one
+// verification round. A draft sent is counted as rewritten when it takes
+// the place of a previous sentence that no longer stands, as added
+// otherwise; the previous sentences left when the page ends are removed.
+func (l *Loop) advance(ctx context.Context, r schemas.Request, refs *schemas.ReferenceSet,
+	accepted []schemas.PageSentence, k int, drafted int64, s *genmem.Step, g *regeneration) (schemas.Draft, error) {
+	for {
+		var d schemas.Draft
+		done := k >= l.cfg.MaxSentences || drafted >= int64(l.cfg.MaxDrafts)
+		if !done {
+			var calls int64
+			var err error
+			d, done, calls, err = l.draft(ctx, r, refs, accepted, k)
+			if err != nil {
+				return schemas.Draft{}, err
+			}
+			s.Incr["llm_calls"] += calls
 		}
-		s.Incr["llm_calls"] += calls
+		if done {
+			if g != nil {
+				s.Incr[CounterRemoved] += g.unused()
+			}
+			s.NextIndex, s.NextAttempt, s.Done = k, 0, true
+			return schemas.Draft{RequestID: r.RequestID, Kind: r.Kind, Subject: r.Subject, Index: k, Final: true}, nil
+		}
+		if g != nil {
+			if i, ok := g.keep(d); ok {
+				g.use(i, genmem.UseKept)
+				f := genmem.Final{Index: k, Sentence: g.prev[i].Sentence, Kept: true}
+				s.Records = append(s.Records, f)
+				s.Use = useOf(s.Use, g.prev[i].Index, genmem.UseKept)
+				s.Incr[CounterKept]++
+				accepted = append(accepted, f.Sentence)
+				k++
+				continue
+			}
+			if i, ok := g.replaces(d); ok {
+				g.use(i, genmem.UseRewritten)
+				s.Use = useOf(s.Use, g.prev[i].Index, genmem.UseRewritten)
+				s.Incr[CounterRewritten]++
+			} else {
+				s.Incr[CounterAdded]++
+			}
+		}
 		if d.Fallback != "" {
 			s.Incr["offline_fallbacks"]++
 		}
-	}
-	if done {
-		d = schemas.Draft{RequestID: st.RequestID, Kind: st.Kind, Subject: st.Subject, Index: k, Final: true}
-	} else {
 		s.Incr["drafted"]++
+		s.NextIndex, s.NextAttempt = k, 0
+		return d, nil
 	}
-	s.NextIndex, s.NextAttempt, s.Done = k, 0, done
-	return l.take(ctx, tenant, st.RequestID, s, []schemas.Draft{d})
+}
+
+func useOf(m map[int]string, i int, how string) map[int]string {
+	if m == nil {
+		m = map[int]string{}
+	}
+	m[i] = how
+	return m
 }
 
 // draft asks the drafter of the request's kind for sentence k; done when

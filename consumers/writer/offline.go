@@ -197,6 +197,8 @@ func fingerprint(rs *schemas.ReferenceSet) uint64 {
 	for _, d := range rs.Decisions {
 		w(d.ReviewID, d.Relation, d.Value, d.ChunkID)
 	}
+	w("fresh")
+	w(rs.Fresh...)
 	return h.Sum64()
 }
 
@@ -222,14 +224,24 @@ type planner struct {
 	other []passage        // sentences of other own chunks that name the subject
 	used  map[string]bool  // passages taken, by chunk:start
 	said  map[string]bool  // fact values stated by earlier items
+	fresh map[string]bool  // chunks of the documents the regeneration is for
 }
+
+// freshBonus is what a passage of a document that made the page be
+// written again adds to its notable score: the two points a new fact
+// gives, so that the new evidence is not outranked by passages the page
+// already left out.
+const freshBonus = 2
 
 func newPlanner(refs *schemas.ReferenceSet, cfg OfflineConfig) *planner {
 	p := &planner{refs: refs, cfg: cfg, prof: profileOf(cfg.Profiles, refs), byID: map[string]schemas.Reference{},
-		used: map[string]bool{}, said: map[string]bool{}}
+		used: map[string]bool{}, said: map[string]bool{}, fresh: map[string]bool{}}
 	p.w = p.prof.Writing
 	for _, r := range refs.References {
 		p.byID[r.ChunkID] = r
+		if slices.Contains(refs.Fresh, r.DocID) {
+			p.fresh[r.ChunkID] = true
+		}
 	}
 	p.facts = usableFacts(refs, p.byID)
 	p.names = subjectNames(refs)
@@ -351,6 +363,10 @@ func (p *planner) passages() {
 	var others []schemas.Reference
 	for _, r := range p.refs.References {
 		switch {
+		case r.Source == schemas.SourceMention && slices.Contains(p.refs.Fresh, r.DocID):
+			// A document that names the subject and made the page be
+			// written again: its passages compete as notable ones.
+			others = append(others, r)
 		case r.Source != schemas.SourceEntity:
 		case r.DocID == entry.DocID && r.DocID != "" && r.ChunkID >= entry.ChunkID || r.ChunkID == entry.ChunkID:
 			body = append(body, r)
@@ -547,6 +563,11 @@ func (p *planner) factItem(kind string, f schemas.KGFact) (PlanItem, bool) {
 // three letters for a Chinese character).
 func (p *planner) maxCopy() int { return p.w.CopyScale * p.cfg.MaxCopy }
 
+// relDate is the relation of the Gregorian year the offline engine adds
+// beside an era date: derived from the sentence's dated fact, it is no
+// fact of the knowledge graph.
+const relDate = "date"
+
 func factOf(f schemas.KGFact) schemas.Fact {
 	t := f.Evidence
 	if t == "" {
@@ -708,7 +729,7 @@ func (p *planner) examination() (PlanItem, bool) {
 	if g := p.gregorian(date); g != 0 {
 		y := strconv.Itoa(g)
 		b.WriteString("（" + y + "年）")
-		it.Facts = append(it.Facts, schemas.Fact{Text: y + "年", Relation: "date", Value: y, ChunkID: f.ChunkID})
+		it.Facts = append(it.Facts, schemas.Fact{Text: y + "年", Relation: relDate, Value: y, ChunkID: f.ChunkID})
 	}
 	if phrase := examPhrase(f); phrase != "进士" {
 		// The ranked form of the biographies, the rank as the source
@@ -938,6 +959,9 @@ func (p *planner) notable(others int) []PlanItem {
 		}
 		if p.mentions(ps.text) {
 			score++
+		}
+		if p.fresh[ps.chunk] {
+			score += freshBonus
 		}
 		cands = append(cands, candidate{ps: ps, score: score, order: i})
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/annalist-dev/annalist/internal/genmem"
@@ -33,6 +34,8 @@ const DefaultRequestTTL = 24 * time.Hour
 //	mem:{t}:req:<id>:refs   string: the reference set (JSON)
 //	mem:{t}:req:<id>:sent   hash: sentence index → genmem.Final (JSON)
 //	mem:{t}:req:<id>:out    hash: step key → the step's outputs (opaque bytes)
+//	mem:{t}:req:<id>:prev   hash: index → a sentence of the page version the
+//	                        request regenerates (JSON), and u:<index> → its use
 //
 // It is safe for concurrent use.
 type Requests struct {
@@ -57,19 +60,22 @@ func reqKey(tenant, id string) string { return "mem:{" + tenant + "}:req:" + id 
 // taken (its key is in the out hash) returns its stored outputs; a step
 // whose expectation does not hold (the loop has moved on, or a start of a
 // request that exists) returns nothing; otherwise the state moves, the
-// final sentence and counters are written, the outputs are stored under the
-// step key and returned.
+// final sentences, previous sentences, their uses and the counters are
+// written, the outputs are stored under the step key and returned, all or
+// nothing.
 //
-// KEYS: hash, sent, out, refs
+// KEYS: hash, sent, out, refs, prev
 // ARGV: step key, mode (start|step), expected k, expected a, new k, new a,
-// done (0|1), record index (empty for none), record JSON, outputs, ttl seconds,
-// then field/value pairs: start fields for a start ("f:<name>"), counter
-// increments ("i:<name>").
+// done (0|1), outputs, ttl seconds, then field/value pairs whose field's
+// first letter says what they are: "f:<name>" a start field of the hash,
+// "i:<name>" a counter increment, "r:<index>" a final sentence (JSON),
+// "p:<index>" a previous sentence (JSON), "u:<index>" the use of a
+// previous sentence.
 var stepScript = goredis.NewScript(`
-local h, sent, out, refs = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local h, sent, out, refs, prev = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local key, mode = ARGV[1], ARGV[2]
-local prev = redis.call('HGET', out, key)
-if prev then return {0, prev} end
+local stored = redis.call('HGET', out, key)
+if stored then return {0, stored} end
 if mode == 'start' then
   if redis.call('EXISTS', h) == 1 then return {0, false} end
 else
@@ -77,22 +83,29 @@ else
   if cur[1] ~= ARGV[3] or cur[2] ~= ARGV[4] or cur[3] == '1' then return {0, false} end
 end
 redis.call('HSET', h, 'k', ARGV[5], 'a', ARGV[6], 'done', ARGV[7])
-for i = 12, #ARGV, 2 do
+for i = 10, #ARGV, 2 do
   local f, v = ARGV[i], ARGV[i + 1]
   local kind, name = string.sub(f, 1, 1), string.sub(f, 3)
   if kind == 'f' then
     redis.call('HSET', h, name, v)
-  else
+  elseif kind == 'i' then
     redis.call('HINCRBY', h, name, v)
+  elseif kind == 'r' then
+    redis.call('HSET', sent, name, v)
+  elseif kind == 'p' then
+    redis.call('HSET', prev, name, v)
+  elseif kind == 'u' then
+    redis.call('HSET', prev, 'u:' .. name, v)
+  else
+    return redis.error_reply('step: unknown argument ' .. f)
   end
 end
-if ARGV[8] ~= '' then redis.call('HSET', sent, ARGV[8], ARGV[9]) end
-redis.call('HSET', out, key, ARGV[10])
-local ttl = tonumber(ARGV[11])
+redis.call('HSET', out, key, ARGV[8])
+local ttl = tonumber(ARGV[9])
 for _, k in ipairs(KEYS) do
   if redis.call('EXISTS', k) == 1 then redis.call('EXPIRE', k, ttl) end
 end
-return {1, ARGV[10]}
+return {1, ARGV[8]}
 `)
 
 // Step implements genmem.Memory.
@@ -101,22 +114,14 @@ func (m *Requests) Step(ctx context.Context, tenant, id string, s genmem.Step) (
 		return false, nil, errors.New("step: tenant and request id are required")
 	}
 	base := reqKey(tenant, id)
-	keys := []string{base, base + ":sent", base + ":out", base + ":refs"}
+	keys := []string{base, base + ":sent", base + ":out", base + ":refs", base + ":prev"}
 	mode := "step"
 	if s.Start != nil {
 		mode = "start"
 	}
-	rec, recJSON := "", ""
-	if s.Record != nil {
-		b, err := json.Marshal(s.Record)
-		if err != nil {
-			return false, nil, fmt.Errorf("step %s of %s: encode sentence: %w", s.Key, id, err)
-		}
-		rec, recJSON = strconv.Itoa(s.Record.Index), string(b)
-	}
 	args := []any{s.Key, mode, strconv.Itoa(s.ExpectIndex), strconv.Itoa(s.ExpectAttempt),
-		strconv.Itoa(s.NextIndex), strconv.Itoa(s.NextAttempt), flag(s.Done), rec, recJSON,
-		string(s.Output), int64(m.ttl / time.Second)}
+		strconv.Itoa(s.NextIndex), strconv.Itoa(s.NextAttempt), flag(s.Done), string(s.Output),
+		int64(m.ttl / time.Second)}
 	if s.Start != nil {
 		req, err := json.Marshal(s.Start)
 		if err != nil {
@@ -124,6 +129,32 @@ func (m *Requests) Step(ctx context.Context, tenant, id string, s genmem.Step) (
 		}
 		args = append(args, "f:kind", s.Start.Kind, "f:subject", s.Start.Subject, "f:name", s.Name,
 			"f:request", string(req), "f:started_ms", strconv.FormatInt(s.StartedMillis, 10))
+	}
+	records := s.Records
+	if s.Record != nil {
+		records = append([]genmem.Final{*s.Record}, records...)
+	}
+	for _, r := range records {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return false, nil, fmt.Errorf("step %s of %s: encode sentence %d: %w", s.Key, id, r.Index, err)
+		}
+		args = append(args, "r:"+strconv.Itoa(r.Index), string(b))
+	}
+	for i, p := range s.Previous {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return false, nil, fmt.Errorf("step %s of %s: encode previous sentence %d: %w", s.Key, id, i, err)
+		}
+		args = append(args, "p:"+strconv.Itoa(i), string(b))
+	}
+	uses := make([]int, 0, len(s.Use))
+	for i := range s.Use {
+		uses = append(uses, i)
+	}
+	sort.Ints(uses)
+	for _, i := range uses {
+		args = append(args, "u:"+strconv.Itoa(i), s.Use[i])
 	}
 	names := make([]string, 0, len(s.Incr))
 	for n := range s.Incr {
@@ -242,6 +273,32 @@ func (m *Requests) Sentences(ctx context.Context, tenant, id string) ([]genmem.F
 			return nil, fmt.Errorf("read sentences of request %s: sentence %s: %w", id, k, err)
 		}
 		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out, nil
+}
+
+// Previous implements genmem.Memory: the previous version's sentences in
+// index order, each with its use so far.
+func (m *Requests) Previous(ctx context.Context, tenant, id string) ([]genmem.Previous, error) {
+	h, err := m.c.HGetAll(ctx, reqKey(tenant, id)+":prev").Result()
+	if err != nil {
+		return nil, fmt.Errorf("read previous sentences of request %s: %w", id, err)
+	}
+	var out []genmem.Previous
+	for f, v := range h {
+		if strings.HasPrefix(f, "u:") {
+			continue
+		}
+		i, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("read previous sentences of request %s: field %q", id, f)
+		}
+		p := genmem.Previous{Index: i, Use: h["u:"+f]}
+		if err := json.Unmarshal([]byte(v), &p.Sentence); err != nil {
+			return nil, fmt.Errorf("read previous sentences of request %s: sentence %s: %w", id, f, err)
+		}
+		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
 	return out, nil

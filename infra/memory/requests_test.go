@@ -32,3 +32,72 @@ func TestReferencesRoundTripAndMissingIsPermanent(t *testing.T) {
 		t.Fatalf("another tenant's request: %v", err)
 	}
 }
+
+// One step makes several sentences final, records the previous version
+// a regeneration starts from and what was made of it, all or nothing: a
+// step whose expectation fails writes none of it, and the step taken
+// again returns its stored outputs and writes nothing more.
+func TestStepRecordsSeveralSentencesAndThePreviousVersion(t *testing.T) {
+	ctx := context.Background()
+	m := memory.NewRequests(redistest.Client(t), 0)
+	prev := []schemas.PageSentence{
+		{Text: "甲乙，字丙丁。", Status: schemas.StatusSupported, Citations: []schemas.Citation{{ChunkID: "c0"}}},
+		{Text: "举进士。", Status: schemas.StatusSupported, Citations: []schemas.Citation{{ChunkID: "c1"}}},
+		{Text: "卒。", Status: schemas.OutcomeCorrected, Citations: []schemas.Citation{{ChunkID: "c2"}}},
+	}
+	r := schemas.Request{RequestID: "r1", Kind: schemas.KindBiography, Subject: "甲乙"}
+	start := genmem.Step{Key: "start", Start: &r, Name: "甲乙", NextIndex: 1, Previous: prev,
+		Records: []genmem.Final{{Index: 0, Sentence: prev[0], Kept: true}},
+		Use:     map[int]string{0: genmem.UseKept, 1: genmem.UseRewritten},
+		Incr:    map[string]int64{"kept": 1, "rewritten": 1, "added": 0, "removed": 0, "drafted": 1},
+		Output:  []byte("start-out")}
+	if applied, out, err := m.Step(ctx, "t", "r1", start); err != nil || !applied || string(out) != "start-out" {
+		t.Fatalf("start: %v %q %v", applied, out, err)
+	}
+	ps, err := m.Previous(ctx, "t", "r1")
+	if err != nil || len(ps) != 3 {
+		t.Fatalf("previous = %+v, %v", ps, err)
+	}
+	for i, want := range []string{genmem.UseKept, genmem.UseRewritten, ""} {
+		if ps[i].Index != i || ps[i].Use != want || ps[i].Sentence.Text != prev[i].Text || ps[i].Sentence.Status != prev[i].Status {
+			t.Errorf("previous %d = %+v; want %q used %q", i, ps[i], prev[i].Text, want)
+		}
+	}
+	// A verdict on sentence 1 keeps sentence 2 and ends the page.
+	verdict := genmem.Step{Key: "v:1:0", ExpectIndex: 1, NextIndex: 3, Done: true,
+		Record:  &genmem.Final{Index: 1, Attempts: 1, Sentence: schemas.PageSentence{Text: "举进士第一。"}},
+		Records: []genmem.Final{{Index: 2, Sentence: prev[2], Kept: true}},
+		Use:     map[int]string{2: genmem.UseKept}, Incr: map[string]int64{"kept": 1}, Output: []byte("end")}
+	stale := verdict
+	stale.Key, stale.ExpectIndex = "v:0:0", 0
+	if applied, out, err := m.Step(ctx, "t", "r1", stale); err != nil || applied || out != nil {
+		t.Fatalf("step expecting another index: %v %q %v", applied, out, err)
+	}
+	if fs, _ := m.Sentences(ctx, "t", "r1"); len(fs) != 1 {
+		t.Fatalf("a step that did not apply wrote sentences: %+v", fs)
+	}
+	for i := 0; i < 2; i++ {
+		applied, out, err := m.Step(ctx, "t", "r1", verdict)
+		if err != nil || applied != (i == 0) || string(out) != "end" {
+			t.Fatalf("verdict, take %d: %v %q %v", i, applied, out, err)
+		}
+	}
+	fs, err := m.Sentences(ctx, "t", "r1")
+	if err != nil || len(fs) != 3 || !fs[0].Kept || fs[1].Kept || !fs[2].Kept || fs[2].Sentence.Text != "卒。" ||
+		fs[1].Sentence.Text != "举进士第一。" {
+		t.Fatalf("sentences = %+v, %v", fs, err)
+	}
+	st, _, err := m.State(ctx, "t", "r1")
+	if err != nil || !st.Done || st.Index != 3 || st.Counters["kept"] != 2 || st.Counters["rewritten"] != 1 {
+		t.Fatalf("state = %+v, %v", st, err)
+	}
+	if v, ok := st.Counters["removed"]; !ok || v != 0 {
+		t.Errorf("a zero counter the start set is not recorded: %v", st.Counters)
+	}
+	if ps, _ := m.Previous(ctx, "t", "r1"); ps[2].Use != genmem.UseKept {
+		t.Errorf("previous 2 = %+v; want kept", ps[2])
+	}
+	if ps, err := m.Previous(ctx, "t", "other"); err != nil || ps != nil {
+		t.Errorf("previous of a request that regenerates nothing = %+v, %v", ps, err)
+	}
+}

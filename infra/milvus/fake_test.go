@@ -3,12 +3,14 @@ package milvus_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -36,6 +38,8 @@ type fakeMilvus struct {
 	// failUpsert, when set, answers every Upsert with this status.
 	failUpsert *commonpb.Status
 	lastSearch map[string]string
+	// lastDelete is the expression of the last Delete.
+	lastDelete string
 	nextID     int64
 	// holdSearch, when set, makes every Search send on it once it has
 	// the request and then wait until the client's context ends.
@@ -423,4 +427,68 @@ func (f *fakeMilvus) Query(_ context.Context, req *milvuspb.QueryRequest) (*milv
 			}},
 		}},
 	}, nil
+}
+
+// Delete accepts what Milvus accepts for a delete by primary key on this
+// schema: exactly "chunk_id in [...]" with double-quoted string literals
+// (backslash escapes), and removes the rows it names.
+func (f *fakeMilvus) Delete(_ context.Context, req *milvuspb.DeleteRequest) (*milvuspb.MutationResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.call("Delete")
+	f.lastDelete = req.GetExpr()
+	c, found := f.colls[req.GetCollectionName()]
+	if !found {
+		return &milvuspb.MutationResult{Status: notFound(req.GetCollectionName())}, nil
+	}
+	ids, err := parseIn("chunk_id", req.GetExpr())
+	if err != nil {
+		return &milvuspb.MutationResult{Status: fail(1100, "cannot parse expression %q: %v", req.GetExpr(), err)}, nil
+	}
+	for _, id := range ids {
+		delete(c.rows, id)
+	}
+	return &milvuspb.MutationResult{Status: ok(), DeleteCnt: int64(len(ids)),
+		IDs: &schemapb.IDs{IdField: &schemapb.IDs_StrId{StrId: &schemapb.StringArray{Data: ids}}}}, nil
+}
+
+// parseIn reads `field in ["a","b"]`, the string literals unescaped.
+func parseIn(field, expr string) ([]string, error) {
+	rest, ok := strings.CutPrefix(expr, field+" in [")
+	if !ok {
+		return nil, fmt.Errorf("not a %s in [...] expression", field)
+	}
+	rest, ok = strings.CutSuffix(rest, "]")
+	if !ok {
+		return nil, errors.New("no closing bracket")
+	}
+	var ids []string
+	for len(rest) > 0 {
+		if rest[0] != '"' {
+			return nil, fmt.Errorf("literal starts with %q", rest[0])
+		}
+		var b strings.Builder
+		i := 1
+		for ; i < len(rest) && rest[i] != '"'; i++ {
+			if rest[i] == '\\' {
+				i++
+				if i == len(rest) {
+					return nil, errors.New("escape at the end")
+				}
+			}
+			b.WriteByte(rest[i])
+		}
+		if i == len(rest) {
+			return nil, errors.New("unterminated literal")
+		}
+		ids = append(ids, b.String())
+		rest = rest[i+1:]
+		if len(rest) > 0 {
+			if rest[0] != ',' {
+				return nil, fmt.Errorf("want a comma, got %q", rest[0])
+			}
+			rest = rest[1:]
+		}
+	}
+	return ids, nil
 }

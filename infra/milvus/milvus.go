@@ -360,6 +360,55 @@ func (s *Store) Count(ctx context.Context, tenant string) (_ int, err error) {
 	return int(n), nil
 }
 
+// Delete removes the vectors of chunkIDs from the tenant's collection by
+// primary key (an expression "chunk_id in [...]"). A tenant without a
+// collection holds nothing to delete, and Milvus deletes by expression, so
+// ids it does not hold are no error.
+func (s *Store) Delete(ctx context.Context, tenant string, chunkIDs []string) (err error) {
+	coll := s.Collection(tenant)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("milvus delete from %s: %w", coll, err)
+	}
+	if len(chunkIDs) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	defer func() { err = contextError(ctx, err) }()
+	dim, err := s.ensure(ctx, coll, 0, false)
+	if err != nil || dim == 0 {
+		return err
+	}
+	if _, err := s.cli.Delete(ctx, milvusclient.NewDeleteOption(coll).WithExpr(inExpr(FieldChunkID, chunkIDs))); err != nil {
+		return fmt.Errorf("milvus delete %d vectors from %s: %w", len(chunkIDs), coll, err)
+	}
+	return nil
+}
+
+// inExpr is the boolean expression "field in [ids]" with every id a
+// double-quoted string literal. The client's own WithStringIDs quotes
+// without escaping, which an id holding a quote or a backslash would break.
+func inExpr(field string, ids []string) string {
+	var b strings.Builder
+	b.WriteString(field)
+	b.WriteString(" in [")
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		for _, r := range id {
+			if r == '"' || r == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		}
+		b.WriteByte('"')
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
 // DropTenant drops the tenant's collection and everything in it.
 func (s *Store) DropTenant(ctx context.Context, tenant string) (err error) {
 	coll := s.Collection(tenant)

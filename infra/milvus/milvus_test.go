@@ -179,6 +179,50 @@ func checkSchema(t *testing.T, sch *schemapb.CollectionSchema, dim int) {
 	}
 }
 
+// TestDeleteByPrimaryKey: Delete sends one delete by an expression on the
+// primary key, escaping what an id may hold, removes exactly those rows,
+// and makes no call for an empty list or a tenant without a collection.
+func TestDeleteByPrimaryKey(t *testing.T) {
+	ctx := context.Background()
+	f, addr := startFake(t)
+	s := newStore(t, addr, milvus.Config{})
+	if err := s.Delete(ctx, "nobody", []string{"chunk-000"}); err != nil {
+		t.Fatalf("delete from a tenant without a collection: %v", err)
+	}
+	if n := f.count("Delete"); n != 0 {
+		t.Fatalf("a tenant without a collection cost %d Delete calls", n)
+	}
+	items := testItems(6, 8, 3)
+	items[2].ChunkID = `odd"id\\x`
+	if err := s.Upsert(ctx, "t1", items); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(ctx, "t1", nil); err != nil || f.count("Delete") != 0 {
+		t.Fatalf("empty delete: %v, %d calls", err, f.count("Delete"))
+	}
+	if err := s.Delete(ctx, "t1", []string{"chunk-001", items[2].ChunkID, "absent"}); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	expr := f.lastDelete
+	var left []string
+	for id := range f.colls[s.Collection("t1")].rows {
+		left = append(left, id)
+	}
+	f.mu.Unlock()
+	if want := `chunk_id in ["chunk-001","odd\"id\\\\x","absent"]`; expr != want {
+		t.Fatalf("delete expression %s, want %s", expr, want)
+	}
+	if n, err := s.Count(ctx, "t1"); err != nil || n != 4 {
+		t.Fatalf("count after delete = %d, %v; want 4 (left %v)", n, err, left)
+	}
+	for _, id := range left {
+		if id == "chunk-001" || id == items[2].ChunkID {
+			t.Fatalf("%q survived its delete", id)
+		}
+	}
+}
+
 func TestStoreLoadsAndChecksExistingCollections(t *testing.T) {
 	ctx := context.Background()
 	f, addr := startFake(t)

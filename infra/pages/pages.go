@@ -17,6 +17,10 @@
 //	page:{t}:<kind>:<subject>   the page of another kind, with :v and :req as above
 //	page:{t}:<kind>:subjects    set: subjects with a page of that kind
 //	deps:{t}:<kind>:chunk:<id>  set: subjects whose page of that kind cites the chunk
+//	deps:{t}:entity:<id>        set: subjects whose biography is about the entity
+//	deps:{t}:<kind>:entity:<id> set: subjects whose page of that kind is about the entity
+//	page:{t}:kinds              set: kinds other than biography with a page (Dependents reads them)
+//	page:{t}:stale              hash: page key → "pending" or the regenerating request id
 //	req:{t}:<request id>        hash: request status (expires after RequestTTL)
 //	review:{t}:<review id>      string: the review (JSON)
 //	reviews:{t}                 sorted set: review ids by opening time
@@ -24,6 +28,17 @@
 //
 // Request completion is also announced on the channel req:{t}:done (the
 // message is the request id), so waiting clients need not poll.
+//
+// Stale pages: the scheduler (Schedule) sets a page's field of
+// page:{t}:stale to "pending" when something the page rests on changed,
+// and to its regeneration's request id when it publishes the request. The
+// field is removed when that request ends, published or failed (Publish,
+// and every final status, SetRequest), and only when it still names that
+// request: a change that arrived while the page was being regenerated
+// keeps the page stale until the next regeneration. A final status of any
+// request reads its page key from the status (kind and subject, or the
+// page it published), so a regeneration that fails at its deadline frees
+// the page too.
 package pages
 
 import (
@@ -76,14 +91,32 @@ func subjectsKey(t, kind string) string {
 // biographies of, not pages of other kinds.
 func depsPrefix(t, kind string) string { return "deps:{" + t + "}:" + schemas.PageKey(kind, "chunk:") }
 
+// entityDepsPrefix prefixes an entity id to name the set of subjects whose
+// page of kind is about it (the subject's entity), laid out as the chunk
+// index.
+func entityDepsPrefix(t, kind string) string {
+	return "deps:{" + t + "}:" + schemas.PageKey(kind, "entity:")
+}
+
+// kindsKey is the set of kinds other than the biography that have pages.
+func kindsKey(t string) string { return "page:{" + t + "}:kinds" }
+
+// staleKey is the hash of stale pages: page key → "pending" or the id of
+// the request regenerating it.
+func staleKey(t string) string { return "page:{" + t + "}:stale" }
+
 func reqKey(t, id string) string    { return "req:{" + t + "}:" + id }
 func doneChannel(t string) string   { return "req:{" + t + "}:done" }
 func reviewKey(t, id string) string { return "review:{" + t + "}:" + id }
 func reviewsKey(t string) string    { return "reviews:{" + t + "}" }
 
-// publishScript assigns the next version to a request's page, once.
-// KEYS: current, versions, requests, subjects
-// ARGV: request id, subject, page JSON with "version":0, deps prefix, chunk ids…
+// publishScript assigns the next version to a request's page, once,
+// indexes it by the chunks it cites and the entities it is about, and
+// clears the page's stale mark when the mark names this request.
+// KEYS: current, versions, requests, subjects, kinds, stale
+// ARGV: request id, subject, page JSON with "version":0, chunk deps
+// prefix, entity deps prefix, kind ("" for a biography), page key, number
+// of chunk ids, chunk ids…, entity ids…
 var publishScript = goredis.NewScript(`
 local cur, vers, reqs, subjects = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local n = redis.call('HGET', reqs, ARGV[1])
@@ -96,17 +129,30 @@ redis.call('HSET', vers, n, page)
 redis.call('HSET', reqs, ARGV[1], n)
 redis.call('SET', cur, page)
 redis.call('SADD', subjects, ARGV[2])
-for i = 5, #ARGV do
+if ARGV[6] ~= '' then
+  redis.call('SADD', KEYS[5], ARGV[6])
+end
+if redis.call('HGET', KEYS[6], ARGV[7]) == ARGV[1] then
+  redis.call('HDEL', KEYS[6], ARGV[7])
+end
+local nc = tonumber(ARGV[8])
+for i = 9, 8 + nc do
   redis.call('SADD', ARGV[4] .. ARGV[i], ARGV[2])
+end
+for i = 9 + nc, #ARGV do
+  redis.call('SADD', ARGV[5] .. ARGV[i], ARGV[2])
 end
 return {1, page}
 `)
 
 // Publish stores p as the next version of the page of its kind about its
-// subject and indexes the chunks it cites. Idempotent per request:
-// publishing a request's page again returns the version stored the first
-// time, with created=false.
-func (s *Store) Publish(ctx context.Context, tenant string, p schemas.Page) (schemas.Page, bool, error) {
+// subject and indexes the chunks it cites and the entities it is about
+// (the subject's entity, from the reference set), the dependency index
+// the scheduler reads (Dependents). Idempotent per request: publishing a
+// request's page again returns the version stored the first time, with
+// created=false. Publishing the page of the request the page's stale mark
+// names clears the mark.
+func (s *Store) Publish(ctx context.Context, tenant string, p schemas.Page, entities ...string) (schemas.Page, bool, error) {
 	if p.Subject == "" || p.RequestID == "" {
 		return schemas.Page{}, false, errors.New("publish page: subject and request id are required")
 	}
@@ -121,18 +167,32 @@ func (s *Store) Publish(ctx context.Context, tenant string, p schemas.Page) (sch
 		return schemas.Page{}, false, fmt.Errorf("publish page of %s: %w", p.Subject, err)
 	}
 	base := pageKey(tenant, p.Kind, p.Subject)
-	args := []any{p.RequestID, p.Subject, string(b), depsPrefix(tenant, p.Kind)}
+	kind := p.Kind
+	if kind == schemas.KindBiography {
+		kind = ""
+	}
+	var chunks []any
 	seen := map[string]bool{}
 	for _, st := range p.Sentences {
 		for _, c := range st.Citations {
-			if !seen[c.ChunkID] {
+			if c.ChunkID != "" && !seen[c.ChunkID] {
 				seen[c.ChunkID] = true
-				args = append(args, c.ChunkID)
+				chunks = append(chunks, c.ChunkID)
 			}
 		}
 	}
+	args := []any{p.RequestID, p.Subject, string(b), depsPrefix(tenant, p.Kind), entityDepsPrefix(tenant, p.Kind),
+		kind, schemas.PageKey(p.Kind, p.Subject), len(chunks)}
+	args = append(args, chunks...)
+	ents := map[string]bool{}
+	for _, e := range entities {
+		if e != "" && !ents[e] {
+			ents[e] = true
+			args = append(args, e)
+		}
+	}
 	res, err := publishScript.Run(ctx, s.c, []string{base, base + ":v", base + ":req",
-		subjectsKey(tenant, p.Kind)}, args...).Slice()
+		subjectsKey(tenant, p.Kind), kindsKey(tenant), staleKey(tenant)}, args...).Slice()
 	if err != nil {
 		return schemas.Page{}, false, fmt.Errorf("publish page of %s: %w", p.Subject, err)
 	}
@@ -245,10 +305,68 @@ func (s *Store) SubjectsOf(ctx context.Context, tenant, kind string) ([]string, 
 	return out, nil
 }
 
-// Dependents lists the subjects whose biographies cite a chunk, sorted:
-// the biographies to regenerate when the chunk changes.
-func (s *Store) Dependents(ctx context.Context, tenant, chunkID string) ([]string, error) {
-	return s.DependentsOf(ctx, tenant, schemas.KindBiography, chunkID)
+// PageRef names a page: its kind and subject.
+type PageRef struct {
+	Kind    string `json:"kind"`
+	Subject string `json:"subject"`
+}
+
+// Key is the page's key among the tenant's pages (schemas.PageKey).
+func (r PageRef) Key() string { return schemas.PageKey(r.Kind, r.Subject) }
+
+// Dependents lists the pages, of every kind, that are about one of the
+// entities or cite one of the chunks: the pages to regenerate when they
+// change. Sorted by kind, then subject; each page once.
+func (s *Store) Dependents(ctx context.Context, tenant string, entities, chunks []string) ([]PageRef, error) {
+	if len(entities) == 0 && len(chunks) == 0 {
+		return nil, nil
+	}
+	kinds, err := s.c.SMembers(ctx, kindsKey(tenant)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("pages depending on %d entities and %d chunks: %w", len(entities), len(chunks), err)
+	}
+	kinds = append(kinds, schemas.KindBiography)
+	slices.Sort(kinds)
+	kinds = slices.Compact(kinds)
+	var out []PageRef
+	for _, kind := range kinds {
+		var keys []string
+		for _, e := range entities {
+			keys = append(keys, entityDepsPrefix(tenant, kind)+e)
+		}
+		for _, c := range chunks {
+			keys = append(keys, depsPrefix(tenant, kind)+c)
+		}
+		subjects, err := s.c.SUnion(ctx, keys...).Result()
+		if err != nil {
+			return nil, fmt.Errorf("%s pages depending on %d entities and %d chunks: %w", kind, len(entities), len(chunks), err)
+		}
+		slices.Sort(subjects)
+		for _, sub := range subjects {
+			out = append(out, PageRef{Kind: kind, Subject: sub})
+		}
+	}
+	return out, nil
+}
+
+// Stale reports whether the page of kind about subject waits for a
+// regeneration: something it rests on changed and no page made since
+// took it in.
+func (s *Store) Stale(ctx context.Context, tenant, kind, subject string) (bool, error) {
+	ok, err := s.c.HExists(ctx, staleKey(tenant), schemas.PageKey(kind, subject)).Result()
+	if err != nil {
+		return false, fmt.Errorf("is the %s of %q stale: %w", kindName(kind), subject, err)
+	}
+	return ok, nil
+}
+
+// StaleCount is the number of the tenant's stale pages.
+func (s *Store) StaleCount(ctx context.Context, tenant string) (int64, error) {
+	n, err := s.c.HLen(ctx, staleKey(tenant)).Result()
+	if err != nil {
+		return 0, fmt.Errorf("count stale pages: %w", err)
+	}
+	return n, nil
 }
 
 // DependentsOf lists the subjects whose pages of kind cite a chunk,
@@ -302,8 +420,11 @@ func (r RequestStatus) Finished() bool {
 }
 
 // finishScript records a final state unless the request has one already:
-// the first final state wins, so every reader sees one outcome.
-// KEYS: status, done channel
+// the first final state wins, so every reader sees one outcome. The page
+// the request was for (the published page's subject, else the requested
+// subject, of the request's kind) loses its stale mark when the mark names
+// the request.
+// KEYS: status, done channel, stale pages
 // ARGV: ttl seconds, request id, field, value, …
 var finishScript = goredis.NewScript(`
 local st = redis.call('HGET', KEYS[1], 'state')
@@ -312,6 +433,17 @@ if st == 'published' or st == 'failed' then
 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 redis.call('EXPIRE', KEYS[1], ARGV[1])
+local r = redis.call('HMGET', KEYS[1], 'kind', 'subject', 'page')
+local kind, subject = r[1] or '', r[3] or r[2] or ''
+if subject ~= '' then
+  local key = subject
+  if kind ~= '' and kind ~= 'biography' then
+    key = kind .. ':' .. subject
+  end
+  if redis.call('HGET', KEYS[3], key) == ARGV[2] then
+    redis.call('HDEL', KEYS[3], key)
+  end
+end
 redis.call('PUBLISH', KEYS[2], ARGV[2])
 return 1
 `)
@@ -339,7 +471,7 @@ func (s *Store) SetRequest(ctx context.Context, tenant string, r RequestStatus) 
 	}
 	if r.Finished() {
 		args := append([]any{int64(RequestTTL / time.Second), r.RequestID}, fields...)
-		if err := finishScript.Run(ctx, s.c, []string{k, doneChannel(tenant)}, args...).Err(); err != nil {
+		if err := finishScript.Run(ctx, s.c, []string{k, doneChannel(tenant), staleKey(tenant)}, args...).Err(); err != nil {
 			return fmt.Errorf("set request %s: %w", r.RequestID, err)
 		}
 		return nil

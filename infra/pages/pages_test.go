@@ -50,7 +50,7 @@ func TestPublishIsIdempotentPerRequest(t *testing.T) {
 		t.Fatalf("versions = %+v, %v", vs, err)
 	}
 	for chunk, want := range map[string]int{"c1": 1, "c3": 1, "c9": 0} {
-		deps, err := s.Dependents(ctx, "t", chunk)
+		deps, err := s.Dependents(ctx, "t", nil, []string{chunk})
 		if err != nil || len(deps) != want {
 			t.Fatalf("dependents of %s = %v, %v; want %d", chunk, deps, err, want)
 		}

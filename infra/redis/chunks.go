@@ -2,12 +2,14 @@ package redis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -20,10 +22,11 @@ type Chunks struct{ c Client }
 // NewChunks returns a store on c.
 func NewChunks(c Client) *Chunks { return &Chunks{c: c} }
 
-func docKey(t, id string) string   { return "doc:{" + t + "}:" + id }
-func chunkKey(t, id string) string { return "chunk:{" + t + "}:" + id }
-func docsIdx(t string) string      { return "idx:{" + t + "}:docs" }
-func chunksIdx(t string) string    { return "idx:{" + t + "}:chunks" }
+func docKey(t, id string) string     { return "doc:{" + t + "}:" + id }
+func chunkKey(t, id string) string   { return "chunk:{" + t + "}:" + id }
+func docsIdx(t string) string        { return "idx:{" + t + "}:docs" }
+func chunksIdx(t string) string      { return "idx:{" + t + "}:chunks" }
+func srcKey(t, source string) string { return "src:{" + t + "}:" + source }
 
 // DocInfo is what the store keeps of a document.
 type DocInfo struct {
@@ -35,12 +38,64 @@ type DocInfo struct {
 	Chars      int               `json:"chars"`
 	Chunks     int               `json:"chunks"`
 	Stages     map[string]string `json:"stages,omitempty"`
+	// Supersedes is the version of the same source this one replaced.
+	Supersedes string `json:"supersedes,omitempty"`
+	// Retracted is when the document was retracted (RFC 3339), empty
+	// while it is not; RetractReason and SupersededBy say why.
+	Retracted     string `json:"retracted,omitempty"`
+	RetractReason string `json:"retract_reason,omitempty"`
+	SupersededBy  string `json:"superseded_by,omitempty"`
 }
 
+// ErrRetracted is returned by PutDocument for a document marked retracted:
+// its chunks are not stored. It is permanent, since no retry revives the
+// document, and it answers Retracted() true, so that a stage, which may
+// not import this package, can recognise the race it expects (a
+// retraction overtaking its document) with errors.As on a one-method
+// interface and skip the document instead of dead-lettering it.
+var ErrRetracted = pipeline.Permanent(retractedError{})
+
+type retractedError struct{}
+
+func (retractedError) Error() string   { return "document is retracted" }
+func (retractedError) Retracted() bool { return true }
+
+// putScript stores a document's metadata and chunks unless the document
+// is marked retracted, checking the mark and writing in one step: a
+// retraction that lands between a check and a write would otherwise leave
+// chunks that nothing removes.
+//
+// KEYS[1] doc:{t}:<id>, KEYS[2] idx:{t}:docs, KEYS[3] idx:{t}:chunks.
+// ARGV[1] doc id, ARGV[2] n, ARGV[3..2+n] the document's field-value
+// pairs, then the chunk key prefix, NF (values per chunk: the id and its
+// field-value pairs), and NF values per chunk. Returns 0 when refused.
+var putScript = goredis.NewScript(`
+if redis.call('HEXISTS', KEYS[1], 'retracted') == 1 then return 0 end
+local n = tonumber(ARGV[2])
+redis.call('HSET', KEYS[1], unpack(ARGV, 3, 2 + n))
+redis.call('SADD', KEYS[2], ARGV[1])
+local cp = ARGV[3 + n]
+local nf = tonumber(ARGV[4 + n])
+local ids = {}
+for i = 5 + n, #ARGV, nf do
+  redis.call('HSET', cp .. ARGV[i], unpack(ARGV, i + 1, i + nf - 1))
+  ids[#ids + 1] = ARGV[i]
+  if #ids == 1000 then
+    redis.call('SADD', KEYS[3], unpack(ids))
+    ids = {}
+  end
+end
+if #ids > 0 then redis.call('SADD', KEYS[3], unpack(ids)) end
+return 1
+`)
+
+// chunkFields is NF of putScript: the id and 14 field-value pairs.
+const chunkFields = 1 + 2*14
+
 // PutDocument stores a document's metadata and all its chunks in one
-// pipeline and marks the document as chunked.
+// script and marks the document as chunked. A document marked retracted
+// is refused with ErrRetracted and nothing is written.
 func (s *Chunks) PutDocument(ctx context.Context, tenant string, doc schemas.Document, chunks []schemas.Chunk) error {
-	p := s.c.Pipeline()
 	chars := 0
 	if n := len(chunks); n > 0 {
 		chars = chunks[n-1].End
@@ -49,25 +104,29 @@ func (s *Chunks) PutDocument(ctx context.Context, tenant string, doc schemas.Doc
 	if len(chunks) > 0 {
 		profile = chunks[0].Profile
 	}
-	p.HSet(ctx, docKey(tenant, doc.DocID),
-		"source", doc.Source, "title", doc.Title, "collection", doc.Collection,
+	fields := []any{"source", doc.Source, "title", doc.Title, "collection", doc.Collection,
 		"profile", profile, "chars", chars, "chunks", len(chunks), "text_hash", schemas.TextHash(doc.Text),
-		"stage:chunker", time.Now().UTC().Format(time.RFC3339))
-	p.SAdd(ctx, docsIdx(tenant), doc.DocID)
-	ids := make([]any, 0, len(chunks))
+		"stage:chunker", time.Now().UTC().Format(time.RFC3339)}
+	if doc.Supersedes != "" {
+		fields = append(fields, "supersedes", doc.Supersedes)
+	}
+	args := make([]any, 0, 4+len(fields)+chunkFields*len(chunks))
+	args = append(args, doc.DocID, len(fields))
+	args = append(args, fields...)
+	args = append(args, chunkKey(tenant, ""), chunkFields)
 	for _, c := range chunks {
-		p.HSet(ctx, chunkKey(tenant, c.ChunkID),
+		args = append(args, c.ChunkID,
 			"doc_id", c.DocID, "seq", c.Seq, "total", c.Total, "profile", c.Profile,
 			"method", c.Method, "subject", c.Subject, "entry", c.Entry, "entry_chunk", c.EntryChunk,
 			"start", c.Start, "end", c.End, "text", c.Text, "collection", c.Collection,
 			"lang", c.Lang, "title", c.Title)
-		ids = append(ids, c.ChunkID)
 	}
-	if len(ids) > 0 {
-		p.SAdd(ctx, chunksIdx(tenant), ids...)
-	}
-	if _, err := p.Exec(ctx); err != nil {
+	n, err := putScript.Run(ctx, s.c, []string{docKey(tenant, doc.DocID), docsIdx(tenant), chunksIdx(tenant)}, args...).Int()
+	if err != nil {
 		return fmt.Errorf("store document %s: %w", doc.DocID, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("store document %s: %w", doc.DocID, ErrRetracted)
 	}
 	return nil
 }
@@ -174,6 +233,8 @@ func (s *Chunks) Document(ctx context.Context, tenant, docID string) (DocInfo, b
 	}
 	d := DocInfo{DocID: docID, Source: h["source"], Title: h["title"], Collection: h["collection"],
 		Profile: h["profile"], Stages: map[string]string{}}
+	d.Supersedes, d.Retracted = h["supersedes"], h["retracted"]
+	d.RetractReason, d.SupersededBy = h["retract_reason"], h["superseded_by"]
 	d.Chars, _ = strconv.Atoi(h["chars"])
 	d.Chunks, _ = strconv.Atoi(h["chunks"])
 	for k, v := range h {
@@ -193,4 +254,180 @@ func (s *Chunks) Counts(ctx context.Context, tenant string) (docs, chunks int64,
 		return 0, 0, fmt.Errorf("count documents: %w", err)
 	}
 	return d.Val(), c.Val(), nil
+}
+
+// claimVersionScript decides what a document is, in one step (see
+// ClaimVersion). KEYS[1] doc:{t}:<id>, KEYS[2] src:{t}:<key>; ARGV[1] the
+// doc id, ARGV[2] its text hash, ARGV[3] its version key, ARGV[4] the
+// document key prefix doc:{t}:.
+var claimVersionScript = goredis.NewScript(`
+local d = KEYS[1]
+if redis.call('HEXISTS', d, 'retracted') == 1 then return {'retracted', ''} end
+local function live(id)
+  return redis.call('EXISTS', ARGV[4] .. id) == 1 and redis.call('HEXISTS', ARGV[4] .. id, 'retracted') == 0
+end
+local h = redis.call('HGET', d, 'text_hash')
+local cur = redis.call('GET', KEYS[2])
+if h then
+  if h ~= ARGV[2] then return {'conflict', h} end
+  if not cur then redis.call('SET', KEYS[2], ARGV[1]) end
+  local old = redis.call('HGET', d, 'supersedes')
+  if old and old ~= '' and live(old) then return {'same', old} end
+  return {'same', ''}
+end
+local f = {'text_hash', ARGV[2], 'source_key', ARGV[3]}
+local sup = ''
+if cur and cur ~= ARGV[1] then
+  f[#f + 1] = 'prev'
+  f[#f + 1] = cur
+  if live(cur) then
+    sup = cur
+    f[#f + 1] = 'supersedes'
+    f[#f + 1] = cur
+  end
+end
+redis.call('HSET', d, unpack(f))
+redis.call('SET', KEYS[2], ARGV[1])
+return {'new', sup}
+`)
+
+// ClaimVersion decides what a document about to be published is, and
+// records it when it is new (producers.VersionStore):
+//   - "retracted": the id is marked retracted (it stays so);
+//   - "conflict", with the hash the id is bound to: other text;
+//   - "same": the id holds this text; other is a version it superseded
+//     whose retraction is not marked yet, if any (the run that published
+//     it stopped before retracting);
+//   - "new": the id is now bound to the text and is the current version
+//     of key (src:{t}:<key>); other is the live version it supersedes, if
+//     any. A key whose current version is retracted is superseded by
+//     nothing: the new text simply becomes current.
+//
+// Deciding and recording are one script, so of two concurrent versions of
+// one key each supersedes exactly what was current before it.
+func (s *Chunks) ClaimVersion(ctx context.Context, tenant, docID, key, textHash string) (status, other string, err error) {
+	v, err := claimVersionScript.Run(ctx, s.c, []string{docKey(tenant, docID), srcKey(tenant, key)},
+		docID, textHash, key, docKey(tenant, "")).StringSlice()
+	if err != nil {
+		return "", "", fmt.Errorf("claim document %s: %w", docID, err)
+	}
+	if len(v) != 2 {
+		return "", "", fmt.Errorf("claim document %s: unexpected answer %v", docID, v)
+	}
+	return v[0], v[1], nil
+}
+
+// releaseVersionScript removes a claim that is all the record holds and
+// gives the key back to the version it had. KEYS[1] doc:{t}:<id>; ARGV[1]
+// the text hash, ARGV[2] the source key prefix src:{t}:, ARGV[3] the id.
+var releaseVersionScript = goredis.NewScript(`
+if redis.call('HGET', KEYS[1], 'text_hash') ~= ARGV[1] then return 0 end
+local h = redis.call('HGETALL', KEYS[1])
+local v = {}
+for i = 1, #h, 2 do
+  local k = h[i]
+  if k ~= 'text_hash' and k ~= 'source_key' and k ~= 'prev' and k ~= 'supersedes' then return 0 end
+  v[k] = h[i + 1]
+end
+if v.source_key then
+  local sk = ARGV[2] .. v.source_key
+  if redis.call('GET', sk) == ARGV[3] then
+    if v.prev then redis.call('SET', sk, v.prev) else redis.call('DEL', sk) end
+  end
+end
+return redis.call('DEL', KEYS[1])
+`)
+
+// ReleaseVersion undoes a "new" ClaimVersion of a document that was never
+// published: the claim is removed when nothing was stored under the id
+// since, and the key points again at the version it pointed at.
+func (s *Chunks) ReleaseVersion(ctx context.Context, tenant, docID, textHash string) error {
+	err := releaseVersionScript.Run(ctx, s.c, []string{docKey(tenant, docID)}, textHash, srcKey(tenant, ""), docID).Err()
+	if err != nil {
+		return fmt.Errorf("release document %s: %w", docID, err)
+	}
+	return nil
+}
+
+// CurrentVersion returns the current document id of a version key (a
+// source), "" when the key is unknown.
+func (s *Chunks) CurrentVersion(ctx context.Context, tenant, key string) (string, error) {
+	id, err := s.c.Get(ctx, srcKey(tenant, key)).Result()
+	if errors.Is(err, goredis.Nil) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the current version of %s: %w", key, err)
+	}
+	return id, nil
+}
+
+// markScript sets the retraction mark of a document unless it has one.
+// KEYS[1] doc:{t}:<id>; ARGV[1] time, ARGV[2] reason, ARGV[3] superseded
+// by. Returns nil for an unknown document, else the mark it holds and the
+// document's source and version key.
+var markScript = goredis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local m = redis.call('HMGET', KEYS[1], 'retracted', 'retract_reason', 'superseded_by', 'source', 'source_key')
+if not m[1] then
+  m[1], m[2], m[3] = ARGV[1], ARGV[2], ARGV[3]
+  local f = {'retracted', ARGV[1], 'retract_reason', ARGV[2]}
+  if ARGV[3] ~= '' then
+    f[#f + 1] = 'superseded_by'
+    f[#f + 1] = ARGV[3]
+  end
+  redis.call('HSET', KEYS[1], unpack(f))
+end
+return {m[1], m[2] or '', m[3] or '', m[4] or '', m[5] or ''}
+`)
+
+// MarkRetracted sets the retraction mark (fields retracted, the time
+// r.At; retract_reason; superseded_by) of document r.DocID unless it has
+// one, and returns the mark the document holds: r's, or the first one
+// when it was retracted before (a retraction is never re-dated or
+// re-reasoned). found is false for an unknown document, which is left
+// without a record. The mark is what every write of the document's
+// derived state checks (PutDocument here, the knowledge graph's scripts,
+// the embedder after its upserts).
+func (s *Chunks) MarkRetracted(ctx context.Context, tenant string, r schemas.Retraction) (schemas.Retraction, bool, error) {
+	v, err := markScript.Run(ctx, s.c, []string{docKey(tenant, r.DocID)}, r.At, r.Reason, r.SupersededBy).StringSlice()
+	if errors.Is(err, goredis.Nil) {
+		return schemas.Retraction{}, false, nil
+	}
+	if err != nil {
+		return schemas.Retraction{}, false, fmt.Errorf("mark document %s retracted: %w", r.DocID, err)
+	}
+	if len(v) != 5 {
+		return schemas.Retraction{}, false, fmt.Errorf("mark document %s retracted: unexpected answer %v", r.DocID, v)
+	}
+	out := schemas.Retraction{DocID: r.DocID, At: v[0], Reason: v[1], SupersededBy: v[2], Source: v[3]}
+	if out.Source == "" && v[4] != r.DocID {
+		out.Source = v[4]
+	}
+	if out.Source == "" {
+		out.Source = r.Source
+	}
+	return out, true, nil
+}
+
+// RetractedDocs reports which of docIDs are marked retracted.
+func (s *Chunks) RetractedDocs(ctx context.Context, tenant string, docIDs []string) (map[string]bool, error) {
+	if len(docIDs) == 0 {
+		return nil, nil
+	}
+	p := s.c.Pipeline()
+	cmds := make([]*goredis.BoolCmd, len(docIDs))
+	for i, id := range docIDs {
+		cmds[i] = p.HExists(ctx, docKey(tenant, id), "retracted")
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("read the retraction marks of %d documents: %w", len(docIDs), err)
+	}
+	out := make(map[string]bool, len(docIDs))
+	for i, c := range cmds {
+		if c.Val() {
+			out[docIDs[i]] = true
+		}
+	}
+	return out, nil
 }

@@ -57,6 +57,7 @@ import (
 
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/internal/kgview"
+	"github.com/annalist-dev/annalist/internal/vectors"
 	"github.com/annalist-dev/annalist/producers"
 )
 
@@ -105,6 +106,9 @@ type Deps struct {
 	DeadLetters DeadLetterStore
 	// Auth holds the bearer tokens; empty tokens leave endpoints open.
 	Auth AuthConfig
+	// Vectors serves POST /v1/vectors/search and GET /v1/vectors/count to
+	// the commands that join this process; nil: not routed.
+	Vectors vectors.Store
 }
 
 // Memory reads the final sentences of a request from the generation loop's
@@ -183,8 +187,12 @@ func routes(d Deps) []route {
 	if _, ok := d.Chunks.(DocumentReader); ok {
 		rs = append(rs, route{"GET /v1/documents/{id}", accessRead, documentGet(d)})
 	}
+	if _, ok := d.Sink.(DocumentRetractor); ok {
+		rs = append(rs, route{"DELETE /v1/documents/{id}", accessWrite, documentDelete(d)})
+	}
 	rs = append(rs, generationRoutes(d)...)
 	rs = append(rs, deadLetterRoutes(d)...)
+	rs = append(rs, vectorRoutes(d)...)
 	if d.Pipeline != nil {
 		rs = append(rs, route{"GET /v1/pipeline", accessRead, func(w http.ResponseWriter, r *http.Request) {
 			v, err := d.Pipeline(r.Context())

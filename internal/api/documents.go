@@ -4,12 +4,28 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/producers"
+	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
+
+// VersionedSink accepts documents as versions of their sources (the App
+// does: a new text of a source supersedes the version before it, the
+// same text again is a no-op). A Deps.Sink implementing it receives POST
+// /v1/documents through SendVersions.
+type VersionedSink interface {
+	SendVersions(ctx context.Context, tenant string, items []producers.Item) error
+}
+
+// DocumentRetractor retracts a document by id or source (App.Retract). A
+// Deps.Sink implementing it serves DELETE /v1/documents/{id}.
+type DocumentRetractor interface {
+	Retract(ctx context.Context, tenant, docIDOrSource string) (schemas.Retraction, error)
+}
 
 // DocumentReader reads a document's metadata and the stages that finished
 // with it; *redis.Chunks implements it.
@@ -22,7 +38,9 @@ type DocumentReader interface {
 // polls GET /v1/documents/{id} with.
 func documentsPost(d Deps) http.HandlerFunc {
 	sink := d.Sink
-	if c, ok := d.Chunks.(DocumentClaimer); ok {
+	if v, ok := d.Sink.(VersionedSink); ok {
+		sink = versionedSink{v}
+	} else if c, ok := d.Chunks.(DocumentClaimer); ok {
 		sink = claimingSink{Sink: sink, claims: c}
 	}
 	h := producers.DocumentsHandler(sink, d.MaxBody)
@@ -53,6 +71,53 @@ func documentsPost(d Deps) http.HandlerFunc {
 	}
 }
 
+// versionedSink is a producers.Sink sending through SendVersions.
+type versionedSink struct{ v VersionedSink }
+
+func (s versionedSink) Send(ctx context.Context, tenant string, items []producers.Item) error {
+	return s.v.SendVersions(ctx, tenant, items)
+}
+
+// retractAnswer is the answer of DELETE /v1/documents/{id}.
+type retractAnswer struct {
+	DocID        string `json:"doc_id"`
+	Source       string `json:"source,omitempty"`
+	Reason       string `json:"reason"`
+	SupersededBy string `json:"superseded_by,omitempty"`
+	Retracted    string `json:"retracted"`
+}
+
+// documentDelete serves DELETE /v1/documents/{id}: the document (by id,
+// or the current version of a source of that name) is marked retracted
+// and its retraction published; 202, since the removal runs in the
+// pipeline. Retracting it again is 202 with the first retraction's
+// answer; an unknown id is 404.
+func documentDelete(d Deps) http.HandlerFunc {
+	rt := d.Sink.(DocumentRetractor)
+	return func(w http.ResponseWriter, r *http.Request) {
+		tenant, ok := tenantOf(w, r)
+		if !ok {
+			return
+		}
+		id := r.PathValue("id")
+		if id == "" {
+			writeError(w, http.StatusBadRequest, "document id is empty")
+			return
+		}
+		mark, err := rt.Retract(r.Context(), tenant, id)
+		switch {
+		case errors.Is(err, producers.ErrUnknownDocument):
+			writeError(w, http.StatusNotFound, "document "+id+" not found")
+			return
+		case err != nil:
+			unavailable(w, err)
+			return
+		}
+		writeJSON(w, http.StatusAccepted, retractAnswer{DocID: mark.DocID, Source: mark.Source, Reason: mark.Reason,
+			SupersededBy: mark.SupersededBy, Retracted: mark.At})
+	}
+}
+
 // recorder keeps a handler's answer so it can be amended.
 type recorder struct {
 	header http.Header
@@ -80,6 +145,13 @@ type documentStatus struct {
 	// Marked holds when each stage marked the document (RFC 3339), by
 	// stage name.
 	Marked map[string]string `json:"marked,omitempty"`
+	// Supersedes is the version of the same source this one replaced;
+	// Retracted (RFC 3339), RetractReason and SupersededBy are set once
+	// the document is retracted.
+	Supersedes    string `json:"supersedes,omitempty"`
+	Retracted     string `json:"retracted,omitempty"`
+	RetractReason string `json:"retract_reason,omitempty"`
+	SupersededBy  string `json:"superseded_by,omitempty"`
 }
 
 // documentGet serves GET /v1/documents/{id}: chunked when the chunker
@@ -106,7 +178,8 @@ func documentGet(d Deps) http.HandlerFunc {
 			return
 		}
 		st := documentStatus{DocID: info.DocID, Title: info.Title, Source: info.Source,
-			Collection: info.Collection, Chars: info.Chars, Chunks: info.Chunks, Marked: info.Stages}
+			Collection: info.Collection, Chars: info.Chars, Chunks: info.Chunks, Marked: info.Stages,
+			Supersedes: info.Supersedes, Retracted: info.Retracted, RetractReason: info.RetractReason, SupersededBy: info.SupersededBy}
 		st.Stages.Chunked = info.Stages[topology.StageChunker] != ""
 		st.Stages.Extracted = info.Stages[topology.StageExtractor] != ""
 		st.Stages.Indexed = info.Stages[topology.StageEmbedder] != ""

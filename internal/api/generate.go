@@ -138,7 +138,12 @@ func generationRoutes(d Deps) []route {
 				return
 			}
 			p, err := d.Pages.VersionOf(r.Context(), tenant, kind, subject, n)
-			respond(w, p, err)
+			if err != nil {
+				respond(w, p, err)
+				return
+			}
+			stale, err := d.Pages.Stale(r.Context(), tenant, kind, subject)
+			respond(w, pageAnswer(p, stale, nil), err)
 			return
 		}
 		p, err := d.Pages.CurrentOf(r.Context(), tenant, kind, subject)
@@ -147,10 +152,12 @@ func generationRoutes(d Deps) []route {
 			return
 		}
 		vs, err := d.Pages.VersionsOf(r.Context(), tenant, kind, subject)
-		respond(w, struct {
-			schemas.Page
-			Versions []pages.VersionInfo `json:"versions"`
-		}{p, vs}, err)
+		if err != nil {
+			respond(w, nil, err)
+			return
+		}
+		stale, err := d.Pages.Stale(r.Context(), tenant, kind, subject)
+		respond(w, pageAnswer(p, stale, vs), err)
 	})
 	handle("GET /v1/pages/{subject}/versions", accessRead, func(w http.ResponseWriter, r *http.Request) {
 		tenant, ok := tenantOf(w, r)
@@ -208,6 +215,29 @@ func generationRoutes(d Deps) []route {
 		respond(w, rv, err)
 	})
 	return rs
+}
+
+// pageJSON is a page as GET /v1/pages/{subject} answers it: the stored
+// version, why it was made (reason, always set: "requested" for a page
+// stored before pages said why) and the documents behind it (always a
+// list), and whether a regeneration is pending (stale).
+type pageJSON struct {
+	schemas.Page
+	Reason        string              `json:"reason"`
+	TriggerDocIDs []string            `json:"trigger_doc_ids"`
+	Stale         bool                `json:"stale"`
+	Versions      []pages.VersionInfo `json:"versions,omitempty"`
+}
+
+func pageAnswer(p schemas.Page, stale bool, vs []pages.VersionInfo) pageJSON {
+	out := pageJSON{Page: p, Reason: p.Reason, TriggerDocIDs: p.TriggerDocIDs, Stale: stale, Versions: vs}
+	if out.Reason == "" {
+		out.Reason = schemas.ReasonRequested
+	}
+	if out.TriggerDocIDs == nil {
+		out.TriggerDocIDs = []string{}
+	}
+	return out
 }
 
 // pageDiff serves GET /v1/pages/{subject}/diff?from=A&to=B: to defaults

@@ -12,6 +12,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/infra/vector"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -47,7 +48,7 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 	d := Deps{Sink: nopSink{}, Graph: (*kg.Store)(nil), Chunks: (*redis.Chunks)(nil), Pages: &pages.Store{},
 		Requester: nopRequester{}, Metrics: http.NotFoundHandler(),
 		Pipeline:    func(context.Context) (any, error) { return nil, nil },
-		DeadLetters: kafka.DeadLetters{}}
+		DeadLetters: kafka.DeadLetters{}, Vectors: (*vector.Store)(nil)}
 	routed := map[string]bool{}
 	for _, rt := range routes(d) {
 		method, path, ok := strings.Cut(rt.pattern, " ")

@@ -24,7 +24,9 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/annalist-dev/annalist/internal/vectors"
 
@@ -43,6 +45,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/vector"
+	"github.com/annalist-dev/annalist/topology"
 )
 
 // Vector store names.
@@ -75,6 +78,13 @@ type Config struct {
 	// Stages is the stage registry the process runs stages from; nil means
 	// DefaultStages. Tests pass a registry with a stage of their own.
 	Stages Registry
+	// Command is the annalist command this process runs; an owner of the
+	// data directory records it in endpoints.json for the messages of the
+	// commands that join it.
+	Command string
+	// JoinToken is the bearer token a joined command sends to the owner's
+	// API (its read or API token), when the owner requires one.
+	JoinToken string
 }
 
 // RegisterFlags binds the service flags. --data-dir is registered by the
@@ -150,6 +160,14 @@ type App struct {
 	// Joined is true when the services belong to another process that
 	// owns the data directory.
 	Joined bool
+	// owner is that process's endpoints.json, when Joined.
+	owner Endpoints
+	// published is what this process, owning the data directory, has
+	// written to endpoints.json.
+	published Endpoints
+	// remoteVectors: the embedded index is the owner's, asked over its
+	// API.
+	remoteVectors bool
 
 	agents   Agents
 	gen      generationAgents
@@ -181,22 +199,29 @@ func (a *App) open(ctx context.Context, need Needs) error {
 		lock, err := lockDir(cfg.DataDir)
 		switch {
 		case errors.Is(err, errLocked):
-			if embeddedVectors {
-				return fmt.Errorf("%w (%s): the embedded vector index is open there; stop it first or use --vector-store milvus", err, cfg.DataDir)
-			}
 			ep, err := readEndpoints(cfg.DataDir)
 			if err != nil {
 				return err
 			}
-			a.Joined = true
+			if embeddedVectors {
+				// The index files are the owner's (one writer); what a
+				// joined command needs of them, search and count, it asks
+				// the owner's API for.
+				if ep.API == "" {
+					return fmt.Errorf("%w: %s owns %s, whose embedded vector index only the owner opens and serves over its API: %s",
+						ErrOwnerServesNoAPI, ep.Owner(), cfg.DataDir, ownerAdvice(ep))
+				}
+				a.remoteVectors = true
+			}
+			a.Joined, a.owner = true, ep
 			if embeddedBroker {
 				a.Config.Kafka.Brokers = ep.Brokers
 			}
 			if embeddedRedis {
 				a.Config.Redis.Addr = ep.Redis
 			}
-			log.Info().Strs("brokers", ep.Brokers).Str("redis", ep.Redis).Int("pid", ep.PID).
-				Msg("joining the services of the annalist process that owns the data directory")
+			log.Info().Strs("brokers", ep.Brokers).Str("redis", ep.Redis).Str("api", ep.API).Int("pid", ep.PID).
+				Str("owner", ep.Command).Msg("joining the services of the annalist process that owns the data directory")
 			embeddedBroker, embeddedRedis = false, false
 		case err != nil:
 			return err
@@ -224,8 +249,8 @@ func (a *App) open(ctx context.Context, need Needs) error {
 		a.Config.Redis.Addr = s.Addr()
 	}
 	if a.lock != nil {
-		ep := Endpoints{Brokers: a.Config.Kafka.Brokers, Redis: a.Config.Redis.Addr, PID: pid()}
-		if err := a.lock.publish(ep); err != nil {
+		a.published = Endpoints{Brokers: a.Config.Kafka.Brokers, Redis: a.Config.Redis.Addr, PID: pid(), Command: cfg.Command}
+		if err := a.lock.publish(a.published); err != nil {
 			return err
 		}
 	}
@@ -263,6 +288,12 @@ func (a *App) open(ctx context.Context, need Needs) error {
 			return err
 		}
 	}
+	if a.lock != nil && a.Embedder != nil && !a.remoteVectors {
+		a.published.Embedder = embedderID(a.Config.Embed, a.Embedder)
+		if err := a.lock.publish(a.published); err != nil {
+			return err
+		}
+	}
 	// Metrics before any stage or handler starts: the embedder then uses
 	// the timed vector store.
 	a.Metrics()
@@ -275,8 +306,10 @@ func (a *App) openVectors(ctx context.Context) error {
 		return fmt.Errorf("embedder: %w", err)
 	}
 	a.Embedder = emb
-	switch a.Config.VectorStore {
-	case VectorMilvus:
+	switch {
+	case a.remoteVectors:
+		return a.joinVectors()
+	case a.Config.VectorStore == VectorMilvus:
 		mc := a.Config.Milvus
 		mc.Dim = emb.Dim()
 		st, err := milvus.New(ctx, mc)
@@ -296,6 +329,209 @@ func (a *App) openVectors(ctx context.Context) error {
 		a.closers = append(a.closers, st.Close)
 	}
 	return nil
+}
+
+// ErrOwnerServesNoAPI says the process that owns the data directory
+// serves no HTTP API, so a command that needs its vector index or its
+// stages cannot join it.
+var ErrOwnerServesNoAPI = errors.New("the annalist process that owns the data directory serves no API")
+
+// ownerAdvice is what to do about an owner that serves no API.
+func ownerAdvice(ep Endpoints) string {
+	switch ep.Command {
+	case "serve", "demo":
+		return "it has not opened its listener yet; try again once it serves"
+	}
+	return "wait for it to end, or run `annalist serve` on that directory and run this command beside it"
+}
+
+// joinVectors makes the vector store the owner's, over its API. The
+// embedder stays this process's own, for query vectors only; it must be
+// the owner's, or the vectors would not compare.
+func (a *App) joinVectors() error {
+	ep := a.owner
+	if mine := embedderID(a.Config.Embed, a.Embedder); ep.Embedder != "" && mine != ep.Embedder {
+		return fmt.Errorf("%s indexed %s with the embedder %s, this command embeds with %s: give it the owner's embedder flags",
+			ep.Owner(), a.Config.DataDir, ep.Embedder, mine)
+	}
+	st, err := vector.NewRemote(vector.RemoteConfig{BaseURL: ep.API, Token: a.Config.JoinToken})
+	if err != nil {
+		return err
+	}
+	a.Vectors = st
+	return nil
+}
+
+// embedderID names an embedder and its dimension, the two things that
+// decide whether vectors compare.
+func embedderID(c embed.Config, e vectors.Embedder) string {
+	name := c.Resolved()
+	if name == embed.ProviderOpenAI {
+		name += ":" + c.OpenAI.Model
+	}
+	return fmt.Sprintf("%s/%d", name, e.Dim())
+}
+
+// Serving records in endpoints.json, for the commands that join this
+// process, that its HTTP API answers at url and that it runs stages for as
+// long as it serves. A process that does not own the data directory has
+// nothing to record.
+func (a *App) Serving(url string, stages []string) error {
+	if a.lock == nil {
+		return nil
+	}
+	a.published.API, a.published.Stages = url, stages
+	return a.lock.publish(a.published)
+}
+
+// Owner returns the endpoints of the process that owns the data directory;
+// ok is false unless this process joined it.
+func (a *App) Owner() (Endpoints, bool) { return a.owner, a.Joined }
+
+// OwnerRuns checks, in a joined process, that the owner will do the work
+// of stages (names), which a joined command only publishes for and waits
+// on: an owner that serves no API is a one-shot command whose stages end
+// with its own work, an error; an owner that serves but runs none of them
+// (serve --stages=false) leaves them to `consume` processes, a warning.
+func (a *App) OwnerRuns(names []string) error {
+	if !a.Joined {
+		return nil
+	}
+	ep := a.owner
+	if ep.API == "" {
+		return fmt.Errorf("%w: %s owns %s and runs no stages for other commands: %s",
+			ErrOwnerServesNoAPI, ep.Owner(), a.Config.DataDir, ownerAdvice(ep))
+	}
+	var missing []string
+	for _, n := range names {
+		if !slices.Contains(ep.Stages, n) {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		a.Log.Warn().Strs("stages", missing).Str("owner", ep.Owner()).
+			Msg("the process that owns the data directory does not run these stages; waiting for `annalist consume` processes to run them")
+	}
+	return nil
+}
+
+// JoinedStagesMayRun refuses, in a process that joined the owner of the
+// embedded vector index, stages that need vectors: they write it (the
+// embedder upserts, the retractor deletes), which only its owner does
+// (vector.ErrReadOnly says why). Stages that need none join the owner's
+// broker and Redis like any other replica.
+func (a *App) JoinedStagesMayRun(names []string) error {
+	if !a.remoteVectors {
+		return nil
+	}
+	var writers []string
+	for _, n := range names {
+		if st, err := a.Stages().Lookup(n); err == nil && st.Needs.Vectors {
+			writers = append(writers, n)
+		}
+	}
+	if len(writers) == 0 {
+		return nil
+	}
+	return fmt.Errorf("stages %s write the vector index of %s, which %s owns: run them there, or give the pipeline a vector store of its own (--vector-store milvus)",
+		strings.Join(writers, ", "), a.Config.DataDir, a.owner.Owner())
+}
+
+// WaitDocuments waits, in a process that runs no stages, until the stages
+// (names) are done with the documents docIDs: each stage that records its
+// progress in the document store (Stage.Progress) has marked every
+// document — those that read chunks only documents that have chunks — and
+// then the stages that record none (the KG writer) have consumed their
+// topics. progress, when set, is called with the number of documents done
+// whenever it grows. A document no stage will mark (dead-lettered, or
+// skipped as seen in a run before a stage existed) does not hold the wait:
+// it also ends once every stage's consumer group has consumed everything,
+// when nothing of the run is left to do.
+func (a *App) WaitDocuments(ctx context.Context, tenant string, docIDs, names []string, progress func(done, total int)) error {
+	if a.Chunks == nil {
+		return errors.New("wait for documents: no document store (Redis) open")
+	}
+	reg := a.Stages()
+	var marking []Stage
+	var others []string
+	for _, n := range names {
+		st, err := reg.Lookup(n)
+		if err != nil {
+			return err
+		}
+		if st.Progress {
+			marking = append(marking, st)
+		} else {
+			others = append(others, n)
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	idle := make(chan error, 1)
+	go func() { idle <- a.WaitIdle(ctx, names) }()
+
+	pending := slices.Compact(slices.Sorted(slices.Values(docIDs)))
+	total, reported := len(pending), -1
+	tick := time.NewTicker(documentPoll)
+	defer tick.Stop()
+	// allIdle: every group has consumed everything; the documents are
+	// read once more for the progress, then nothing is left to wait for.
+	allIdle := false
+	for {
+		still := pending[:0]
+		for _, id := range pending {
+			info, found, err := a.Chunks.Document(ctx, tenant, id)
+			if err != nil {
+				return err
+			}
+			if !found || !finished(info, marking) {
+				still = append(still, id)
+			}
+		}
+		pending = still
+		if done := total - len(pending); progress != nil && done != reported {
+			progress(done, total)
+			reported = done
+		}
+		if allIdle {
+			return nil
+		}
+		if len(pending) == 0 {
+			break
+		}
+		select {
+		case err := <-idle:
+			if err != nil {
+				return err
+			}
+			allIdle = true
+		case <-tick.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	return a.WaitIdle(ctx, others)
+}
+
+// documentPoll is how often WaitDocuments reads the documents' marks.
+const documentPoll = 100 * time.Millisecond
+
+// finished says whether every marking stage has marked the document: a
+// stage that reads documents marks each, one that reads chunks only those
+// with chunks (a document without text has none).
+func finished(info redis.DocInfo, marking []Stage) bool {
+	for _, st := range marking {
+		if info.Stages[st.Name] != "" {
+			continue
+		}
+		if info.Chunks > 0 || slices.Contains(st.Reads, topology.Documents) {
+			return false
+		}
+	}
+	return true
 }
 
 // Brokers are the bootstrap addresses in use.

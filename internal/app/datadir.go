@@ -25,6 +25,29 @@ type Endpoints struct {
 	Brokers []string `json:"brokers"`
 	Redis   string   `json:"redis"`
 	PID     int      `json:"pid"`
+	// Command is the owner's annalist command (serve, demo, ingest …),
+	// named in the errors of a command that cannot join it.
+	Command string `json:"command,omitempty"`
+	// API is the root URL of the owner's HTTP API, set once its listener
+	// serves (serve, demo): a joined command asks it for vectors, the
+	// embedded index being the owner's alone. Empty while it serves none.
+	API string `json:"api,omitempty"`
+	// Stages are the stages the owner runs for as long as it serves, the
+	// ones a joined ingest or generate waits on.
+	Stages []string `json:"stages,omitempty"`
+	// Embedder names the owner's embedder and its dimension (offline/384,
+	// openai:MODEL/1536): the vectors a joined command searches with must
+	// come from the same one.
+	Embedder string `json:"embedder,omitempty"`
+}
+
+// Owner names the process in messages: "annalist serve (pid 4711)".
+func (e Endpoints) Owner() string {
+	cmd := e.Command
+	if cmd == "" {
+		cmd = "process"
+	}
+	return fmt.Sprintf("annalist %s (pid %d)", cmd, e.PID)
 }
 
 // dirLock is an exclusive flock on the data directory: two processes must

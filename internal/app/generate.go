@@ -12,6 +12,7 @@ import (
 
 	"github.com/cloudwego/eino/components/model"
 
+	"github.com/annalist-dev/annalist/consumers/scheduler"
 	"github.com/annalist-dev/annalist/consumers/solver"
 	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/consumers/writer"
@@ -48,6 +49,14 @@ type GenerateConfig struct {
 	// (default DefaultRequestDeadline offline, DefaultLLMRequestDeadline
 	// with a model).
 	RequestDeadline time.Duration
+	// ScheduleWindow is the scheduler's debounce window: a page is asked
+	// for again this long after the last change under it (default
+	// scheduler.DefaultWindow; never later than ten windows after the
+	// first).
+	ScheduleWindow time.Duration
+	// ScheduleRate is the most regeneration requests one scheduler
+	// replica publishes per second (default scheduler.DefaultRate).
+	ScheduleRate float64
 }
 
 // Request deadlines by engine: the offline engine writes a page in well
@@ -67,6 +76,10 @@ func (c *GenerateConfig) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.RequestDeadline, "request-deadline", c.RequestDeadline,
 		fmt.Sprintf("a request without a page this long after it was accepted fails (default %s offline, %s with an LLM)",
 			DefaultRequestDeadline, DefaultLLMRequestDeadline))
+	fs.DurationVar(&c.ScheduleWindow, "schedule-window", c.ScheduleWindow,
+		fmt.Sprintf("debounce window of page regenerations (default %s)", scheduler.DefaultWindow))
+	fs.Float64Var(&c.ScheduleRate, "schedule-rate", c.ScheduleRate,
+		fmt.Sprintf("regeneration requests per second at most, per scheduler replica (default %g)", scheduler.DefaultRate))
 }
 
 // Validate checks the bounds.
@@ -176,7 +189,9 @@ func (a *App) Writer() (*writer.Loop, error) {
 	loop := writer.NewLoop(kinds, a.Requests, writer.LoopConfig{Engine: engine,
 		MaxAttempts: a.Config.Generate.MaxAttempts, MaxSentences: a.Config.Generate.MaxSentences})
 	if a.Pages != nil {
-		loop.WithFailures(a.Pages)
+		// The page store is also the previous version an incremental
+		// regeneration keeps sentences from (writer.WithPrevious).
+		loop.WithFailures(a.Pages).WithPrevious(a.Pages, func(err error) bool { return errors.Is(err, pages.ErrNotFound) })
 	}
 	return loop, nil
 }

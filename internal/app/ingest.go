@@ -90,7 +90,13 @@ func (a *App) Ingest(ctx context.Context, tenant string, runStages, wait bool,
 				go func() { stageErr <- a.RunStages(stageCtx, stages, counters) }()
 			})
 		}
-		return a.Send(ctx, tenant, items)
+		// Documents are versions of their sources: a new text of a
+		// source supersedes the version before it, the same text
+		// publishes nothing, and a refused one (a retracted id, an id
+		// bound to another text) is logged and skipped.
+		return a.Versions(func(it producers.Item, err error) {
+			a.Log.Warn().Err(err).Str("doc_id", it.Doc.DocID).Str("source", it.Doc.Source).Msg("document refused")
+		}).Send(ctx, tenant, items)
 	})
 	stopped := func() error {
 		stopStages()

@@ -9,6 +9,9 @@ import (
 	"time"
 	"weak"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/internal/vectors"
 
 	"github.com/annalist-dev/annalist/infra/kafka"
@@ -56,6 +59,11 @@ func (a *App) Metrics() *metrics.Registry {
 		return llm.Usage{}
 	}); err != nil {
 		a.Log.Warn().Err(err).Msg("LLM metrics")
+	}
+	if a.Redis != nil {
+		if err := r.Register(scheduleCollector{sched: pages.NewSchedule(a.Redis)}); err != nil {
+			a.Log.Warn().Err(err).Msg("scheduler metrics")
+		}
 	}
 	registries.Store(key, r)
 	runtime.AddCleanup(a, func(k weak.Pointer[App]) { registries.Delete(k) }, key)
@@ -179,9 +187,73 @@ func (s timedStore) Search(ctx context.Context, tenant string, vec []float32, k 
 	return hits, err
 }
 
+func (s timedStore) Delete(ctx context.Context, tenant string, chunkIDs []string) error {
+	start := time.Now()
+	err := s.inner.Delete(ctx, tenant, chunkIDs)
+	s.reg.ObserveVector("delete", start, err)
+	return err
+}
+
 func (s timedStore) Count(ctx context.Context, tenant string) (int, error) {
 	start := time.Now()
 	n, err := s.inner.Count(ctx, tenant)
 	s.reg.ObserveVector("count", start, err)
 	return n, err
+}
+
+// The freshness gauges, read from the scheduler's state in Redis on every
+// scrape, summed over the tenants with pending work or stale pages (the
+// lag is the oldest tenant's).
+var (
+	pendingDesc = prometheus.NewDesc("annalist_pages_pending_regeneration",
+		"Pages with a recorded change not yet taken in by a published regeneration request (waiting for their debounce window or being published).", nil, nil)
+	lagDesc = prometheus.NewDesc("annalist_regeneration_lag_seconds",
+		"Age of the oldest change recorded under a page whose regeneration request is not yet published; 0 when none waits.", nil, nil)
+	staleDesc = prometheus.NewDesc("annalist_pages_stale",
+		"Pages marked stale: something they rest on changed and no version made since took it in.", nil, nil)
+)
+
+// scheduleCollectTimeout bounds the Redis reads of one scrape.
+const scheduleCollectTimeout = 2 * time.Second
+
+type scheduleCollector struct{ sched *pages.Schedule }
+
+func (c scheduleCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- pendingDesc
+	ch <- lagDesc
+	ch <- staleDesc
+}
+
+func (c scheduleCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), scheduleCollectTimeout)
+	defer cancel()
+	var pending, stale int64
+	var oldest time.Time
+	tenants, err := c.sched.Tenants(ctx)
+	for _, t := range tenants {
+		if err != nil {
+			break
+		}
+		var st pages.ScheduleStats
+		if st, err = c.sched.Stats(ctx, t); err == nil {
+			pending += st.Pending
+			stale += st.Stale
+			if !st.Oldest.IsZero() && (oldest.IsZero() || st.Oldest.Before(oldest)) {
+				oldest = st.Oldest
+			}
+		}
+	}
+	if err != nil {
+		for _, d := range []*prometheus.Desc{pendingDesc, lagDesc, staleDesc} {
+			ch <- prometheus.NewInvalidMetric(d, err)
+		}
+		return
+	}
+	lag := 0.0
+	if !oldest.IsZero() {
+		lag = max(time.Since(oldest).Seconds(), 0)
+	}
+	ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, float64(pending))
+	ch <- prometheus.MustNewConstMetric(lagDesc, prometheus.GaugeValue, lag)
+	ch <- prometheus.MustNewConstMetric(staleDesc, prometheus.GaugeValue, float64(stale))
 }

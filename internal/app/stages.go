@@ -38,12 +38,15 @@ func DefaultStages() Registry {
 		{Stage: topology.Stage{Name: topology.StageExtractor, Reads: []string{topology.Chunks}, Writes: []string{topology.Triplets},
 			Doc: "regex-driven relation extraction, LLM regex synthesis, plan B"},
 			Part: PartIngest, Progress: true, Build: buildExtractor},
-		{Stage: topology.Stage{Name: topology.StageKGWriter, Reads: []string{topology.Triplets}, Writes: []string{topology.KGUpdates},
+		{Stage: topology.Stage{Name: topology.StageKGWriter, Reads: []string{topology.Triplets}, Writes: []string{topology.KGUpdates, topology.Reviews},
 			Doc: "idempotent upsert into the Redis knowledge graph"},
 			Part: PartIngest, Build: buildKGWriter},
+		linkerStage,
 		{Stage: topology.Stage{Name: topology.StageEmbedder, Reads: []string{topology.Chunks},
 			Doc: "chunk embeddings into the vector store"},
 			Part: PartIngest, Needs: Needs{Vectors: true}, Progress: true, Build: buildEmbedder},
+		retractorStage,
+		schedulerStage,
 		{Stage: topology.Stage{Name: topology.StageWriter, Reads: []string{topology.Requests, topology.Verdicts, topology.Corrections}, Writes: []string{topology.Drafts},
 			Doc: "retrieval into agent memory; drafts sentence k+1 once sentence k is final"},
 			Part: PartGenerate, Build: buildWriter},
@@ -108,7 +111,7 @@ func buildKGWriter(a *App) (pipeline.BatchHandler, error) {
 	if a.KG == nil {
 		return nil, errors.New("kg-writer needs redis")
 	}
-	st, err := kgwriter.New(a.KG)
+	st, err := kgwriter.New(a.KG, kgwriter.WithReviews(a.KG, a.Pages, nil))
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +122,11 @@ func buildEmbedder(a *App) (pipeline.BatchHandler, error) {
 	if a.Vectors == nil || a.Embedder == nil {
 		return nil, errors.New("embedder needs a vector store")
 	}
-	st, err := embedder.New(a.Embedder, a.Vectors, embedder.Config{})
+	cfg := embedder.Config{}
+	if a.Chunks != nil {
+		cfg.Retracted = a.Chunks
+	}
+	st, err := embedder.New(a.Embedder, a.Vectors, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -209,6 +216,9 @@ func (a *App) extractor() *extractor.Extractor {
 		if a.Regexes != nil {
 			opts = append(opts, extractor.WithMemory(a.Regexes))
 		}
+		if a.KG != nil {
+			opts = append(opts, extractor.WithPersons(a.KG))
+		}
 		a.agents.Extractor = extractor.New(a.Config.Extractor, opts...)
 	}
 	return a.agents.Extractor
@@ -259,6 +269,9 @@ func (c *Counters) Stage(name string) kafka.BatchStats {
 func (a *App) RunStages(ctx context.Context, names []string, obs kafka.Observer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if err := a.JoinedStagesMayRun(names); err != nil {
+		return err
+	}
 	type built struct {
 		st topology.Stage
 		h  pipeline.BatchHandler

@@ -53,7 +53,10 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	fs.StringVar(&rc.Dataset, "dataset", vector.DatasetRandom, "vector: random or clustered vectors")
 	fs.IntVar(&rc.N, "n", 20000, "vector: vectors indexed (default 20000); generate: biographies requested (default 100)")
 	conc := fs.Int("concurrency", 8, "generate: requests in flight at a time")
-	seed := fs.Uint64("seed", 1, "generate: seed of the subject sample")
+	seed := fs.Uint64("seed", 1, "generate, regenerate: seed of the subject sample")
+	nPages := fs.Int("pages", 20, "regenerate: pages published before the updates")
+	nUpdates := fs.Int("updates", 30, "regenerate: documents streamed (a third new, a third superseding them, a third retracting them)")
+	procs := fs.Int("processes", 0, "regenerate: run the generation stages (scheduler included) as this many `annalist consume generate` processes (0: in this process)")
 	fs.IntVar(&rc.Dim, "dim", 256, "vector: dimension")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -62,12 +65,18 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	if len(pos) == 1 && pos[0] == "vector" {
 		return benchVector(ctx, io, s.common, rc)
 	}
-	if len(pos) != 1 || pos[0] != "ingest" && pos[0] != "generate" {
-		return fmt.Errorf("%w: want a benchmark: ingest, generate or vector", errUsage)
+	if len(pos) != 1 || pos[0] != "ingest" && pos[0] != "generate" && pos[0] != "regenerate" {
+		return fmt.Errorf("%w: want a benchmark: ingest, generate, regenerate or vector", errUsage)
 	}
 	dir, err := evalData(*data)
 	if err != nil {
 		return err
+	}
+	if pos[0] == "regenerate" {
+		if *nPages < 2 || *nUpdates <= 0 || *procs < 0 {
+			return fmt.Errorf("%w: --pages must be at least 2, --updates positive, --processes not negative", errUsage)
+		}
+		return benchRegenerate(ctx, io, s, dir, *nPages, *nUpdates, *procs, *keep, *seed)
 	}
 	if pos[0] == "generate" {
 		n := 100

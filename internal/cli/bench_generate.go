@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/annalist-dev/annalist/consumers/writer"
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/internal/app"
@@ -55,6 +56,11 @@ type BenchGenerate struct {
 	Kafka         string  `json:"kafka"`
 }
 
+// fullPage makes a request write its page from scratch, even where a
+// page exists (the warm-up's subject): the bench measures full
+// generation, not incremental regeneration (`bench regenerate`).
+var fullPage = map[string]string{writer.ParamIncremental: "false"}
+
 // benchGenerate ingests dir into a fresh data directory, then requests n
 // biographies with conc requests in flight at a time and measures each
 // request → page.
@@ -83,7 +89,7 @@ func benchGenerate(ctx context.Context, io IO, s service, dir string, n, conc in
 	stageErr := make(chan error, 1)
 	go func() { stageErr <- a.RunStages(stageCtx, app.GenerateStages(), nil) }()
 	// Warm up: one page end to end, so group joins are not measured.
-	if _, err := a.Generate(ctx, s.tenant, false, true, []schemas.Request{{Kind: schemas.KindBiography, Subject: subjects[0]}}); err != nil {
+	if _, err := a.Generate(ctx, s.tenant, false, true, []schemas.Request{{Kind: schemas.KindBiography, Subject: subjects[0], Params: fullPage}}); err != nil {
 		stop()
 		return fmt.Errorf("warm-up request: %w", err)
 	}
@@ -105,7 +111,7 @@ func benchGenerate(ctx context.Context, io IO, s service, dir string, n, conc in
 			defer wg.Done()
 			for i := range next {
 				t0 := time.Now()
-				res, err := a.Generate(ctx, s.tenant, false, true, []schemas.Request{{Kind: schemas.KindBiography, Subject: subjects[i]}})
+				res, err := a.Generate(ctx, s.tenant, false, true, []schemas.Request{{Kind: schemas.KindBiography, Subject: subjects[i], Params: fullPage}})
 				ms := float64(time.Since(t0).Microseconds()) / 1000
 				if err != nil {
 					mu.Lock()

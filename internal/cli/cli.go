@@ -56,6 +56,7 @@ func commands() map[string]command {
 		"generate": {"`generate biography NAME`: a cited, verified page (waits for it unless --no-wait)", cmdGenerate},
 		"verify":   {"`verify --subject NAME --text SENTENCE [--correct]`: one sentence through verifier, router and solvers", cmdVerify},
 		"dlt":      {"`dlt list|replay TOPIC|all [--since 1h] [--offset P:O]`: dead letters, why, and their replay after a fix", cmdDLT},
+		"retract":  {"`retract DOC_ID|SOURCE`: withdraw a document; its chunks, facts, links and vectors are removed and its pages updated", cmdRetract},
 		"retrieve": {"`retrieve NAME`: the reference set the writer would use, and the vector-only top-k", cmdRetrieve},
 	}
 }

@@ -97,7 +97,7 @@ func cmdDemo(ctx context.Context, stdio IO, args []string) error {
 	if *once {
 		return stop()
 	}
-	err = serveHTTP(ctx, l, a, log, func(url string) {
+	err = serveHTTP(ctx, l, a, log, app.AllStages(), func(url string) {
 		fmt.Fprintf(stdio.Stdout, "\nweb UI: %s/  (search 静之, open the biography, hover a citation)\n", url)
 		fmt.Fprintf(stdio.Stdout, "API at %s/v1 — try:\n", url)
 		fmt.Fprintf(stdio.Stdout, "  curl %s/v1/entities/静之\n", url)

@@ -36,6 +36,14 @@ func cmdGenerate(ctx context.Context, stdio IO, args []string) error {
 		return err
 	}
 	defer a.Close()
+	// Joined to the owner of the data directory, the command publishes and
+	// waits on the owner's generation stages; an owner that will not run
+	// them is said at once, not after the wait's timeout.
+	if !*noWait {
+		if err := a.OwnerRuns(app.GenerateStages()); err != nil {
+			return err
+		}
+	}
 	// Which kinds exist is the process's registry's to say; a kind it
 	// does not hold is refused with its message before anything is
 	// resolved or published.

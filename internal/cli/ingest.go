@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/progress"
@@ -12,9 +16,10 @@ import (
 
 // cmdIngest publishes files, directories or JSONL on stdin ("-") as
 // documents. Embedded (no --brokers): the ingestion stages run in this
-// process, or in the process that owns --data-dir, and the command waits
-// until they are done. Distributed: it publishes and, with --wait, waits
-// for the `consume` services to catch up.
+// process, or in the process that owns --data-dir (serve, demo), which
+// this one then joins: it only publishes and waits until the owner's
+// stages have finished its documents. Distributed: it publishes and, with
+// --wait, waits for the `consume` services to catch up.
 func cmdIngest(ctx context.Context, io IO, args []string) error {
 	fs := newFlagSet("ingest", io.Stderr)
 	var s service
@@ -43,8 +48,7 @@ func cmdIngest(ctx context.Context, io IO, args []string) error {
 		return err
 	}
 	defer a.Close()
-	runStages := s.embedded() && !a.Joined
-	res, err := a.Ingest(ctx, s.tenant, runStages, *wait, func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
+	publish := func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
 		if len(pos) == 1 && pos[0] == "-" {
 			return producers.IngestJSONL(ctx, io.Stdin, "stdin", producers.JSONLDefaults(opts), s.tenant, sink)
 		}
@@ -54,7 +58,13 @@ func cmdIngest(ctx context.Context, io IO, args []string) error {
 		}
 		rep := progress.New(int64(len(files)), "ingest", log)
 		return producers.IngestFiles(ctx, pos, opts, s.tenant, sink, rep)
-	})
+	}
+	var res app.IngestResult
+	if a.Joined {
+		res, err = joinedIngest(ctx, a, s.tenant, *wait, log, publish)
+	} else {
+		res, err = a.Ingest(ctx, s.tenant, s.embedded(), *wait, publish)
+	}
 	if err != nil {
 		return err
 	}
@@ -72,6 +82,65 @@ func cmdIngest(ctx context.Context, io IO, args []string) error {
 			res.Store.Documents, res.Store.Chunks, res.Store.Nodes, res.Store.Edges, res.Store.Aliases, res.Store.Vectors)
 	}
 	return nothingIngested(res.Summary)
+}
+
+// joinedIngest is ingest in a process that joined the owner of the data
+// directory: it publishes, then waits until the owner's ingestion stages
+// have finished the documents it published, following them in the
+// document store (App.WaitDocuments), and reads the store's size. It never
+// runs a stage: the owner's are the ones that write the data directory.
+func joinedIngest(ctx context.Context, a *app.App, tenant string, wait bool, log zerolog.Logger,
+	publish func(context.Context, producers.Sink) (producers.Summary, error)) (app.IngestResult, error) {
+	stages := app.IngestStages()
+	if err := a.OwnerRuns(stages); err != nil {
+		return app.IngestResult{}, err
+	}
+	var (
+		mu  sync.Mutex
+		ids []string
+	)
+	start := time.Now()
+	res, err := a.Ingest(ctx, tenant, false, false, func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
+		return publish(ctx, sinkFunc(func(ctx context.Context, tenant string, items []producers.Item) error {
+			if err := sink.Send(ctx, tenant, items); err != nil {
+				return err
+			}
+			mu.Lock()
+			for _, it := range items {
+				ids = append(ids, it.Doc.DocID)
+			}
+			mu.Unlock()
+			return nil
+		}))
+	})
+	if err != nil || !wait || len(ids) == 0 {
+		return res, err
+	}
+	owner, _ := a.Owner()
+	log.Info().Int("documents", len(ids)).Str("owner", owner.Owner()).
+		Msg("published; waiting for the owner's stages to finish the documents")
+	rep := progress.New(int64(len(ids)), "processed by "+owner.Owner(), log)
+	last := 0
+	err = a.WaitDocuments(ctx, tenant, ids, stages, func(done, _ int) {
+		rep.Add(done - last)
+		last = done
+	})
+	rep.Finish()
+	if err != nil {
+		return res, fmt.Errorf("wait for %s to process the documents: %w", owner.Owner(), err)
+	}
+	res.Seconds = time.Since(start).Seconds()
+	if res.Store, err = a.Counts(ctx, tenant); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// sinkFunc is a producers.Sink made of a function.
+type sinkFunc func(ctx context.Context, tenant string, items []producers.Item) error
+
+func (f sinkFunc) Send(ctx context.Context, tenant string, items []producers.Item) error {
+	return f(ctx, tenant, items)
 }
 
 // nothingIngested is the exit status of a run: an error when no document

@@ -37,6 +37,11 @@ func cmdServe(ctx context.Context, io IO, args []string) error {
 	if s.embedded() && *stages {
 		need = reg.Needs(reg.Names())
 	}
+	// The owner of the embedded index serves it to the commands that join
+	// this process, whether or not it runs the stages.
+	if s.embedded() && (s.app.VectorStore == app.VectorEmbedded || s.app.VectorStore == "") {
+		need.Vectors = true
+	}
 	a, log, err := s.open(ctx, io, need)
 	if err != nil {
 		return err
@@ -49,12 +54,12 @@ func cmdServe(ctx context.Context, io IO, args []string) error {
 		return err
 	}
 	if !s.embedded() || a.Joined || !*stages {
-		return serveHTTP(ctx, l, a, log, nil)
+		return serveHTTP(ctx, l, a, log, nil, nil)
 	}
 	stageCtx, stopStages := context.WithCancel(ctx)
 	stageErr := make(chan error, 1)
 	go func() { stageErr <- a.RunStages(stageCtx, reg.Names(), nil) }()
-	err = serveHTTP(stageCtx, l, a, log, nil)
+	err = serveHTTP(stageCtx, l, a, log, reg.Names(), nil)
 	stopStages()
 	return errors.Join(err, <-stageErr)
 }
@@ -82,14 +87,20 @@ func listenHTTP(addr string) (net.Listener, error) {
 }
 
 // serveHTTP serves the API on l until ctx is cancelled, then shuts down
-// gracefully; it closes l. ready, when set, is called with the listener's
-// address once serving has begun.
-func serveHTTP(ctx context.Context, l net.Listener, a *app.App, log zerolog.Logger, ready func(string)) error {
+// gracefully; it closes l. Once serving has begun it records the API and
+// the stages this process runs (stages) for the commands that join it
+// (App.Serving), then calls ready, when set, with the listener's address.
+func serveHTTP(ctx context.Context, l net.Listener, a *app.App, log zerolog.Logger, stages []string, ready func(string)) error {
 	srv := newServer(ctx, a.Metrics().InstrumentHTTP(api.New(apiDeps(a))))
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
 	url := "http://" + l.Addr().String()
 	log.Info().Str("url", url).Msg("HTTP API listening")
+	if err := a.Serving(joinURL(l.Addr()), stages); err != nil {
+		_ = srv.Close()
+		<-done
+		return fmt.Errorf("publish the API for joining commands: %w", err)
+	}
 	if ready != nil {
 		ready(url)
 	}
@@ -107,6 +118,22 @@ func serveHTTP(ctx context.Context, l net.Listener, a *app.App, log zerolog.Logg
 		return err
 	}
 	return nil
+}
+
+// joinURL is the URL a command on this machine reaches the API at: a
+// listener on every interface (0.0.0.0, ::) is reached on loopback.
+func joinURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+		if ip.To4() == nil {
+			host = "::1"
+		}
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // newServer is the HTTP server of serve and demo for h, with its timeouts.
@@ -130,6 +157,6 @@ func apiDeps(a *app.App) api.Deps {
 	return api.Deps{Sink: a, Graph: a.KG, Chunks: a.Chunks, Pages: a.Pages, Requester: a,
 		Memory: a.Requests, Ready: a.Ready, Admit: a.WriteReady, Metrics: a.Metrics().Handler(), Pipeline: a.Pipeline,
 		DeadLetters: kafka.DeadLetters{Config: a.Config.Kafka, Marks: kafka.NewRedisReplayMarks(a.Redis)},
-		UI:          web.Handler(),
-		Auth:        api.AuthConfig{APIToken: os.Getenv("ANNALIST_API_TOKEN"), ReadToken: os.Getenv("ANNALIST_READ_TOKEN")}}
+		UI:          web.Handler(), Vectors: a.Vectors,
+		Auth: api.AuthConfig{APIToken: os.Getenv("ANNALIST_API_TOKEN"), ReadToken: os.Getenv("ANNALIST_READ_TOKEN")}}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/rs/zerolog"
 
@@ -20,6 +22,7 @@ type service struct {
 func (s *service) register(fs *flag.FlagSet) {
 	s.common.register(fs)
 	s.app.RegisterFlags(fs)
+	s.app.Command = strings.TrimPrefix(fs.Name(), "annalist ")
 }
 
 // open validates the flags, builds the logger and starts or joins the
@@ -30,6 +33,12 @@ func (s *service) open(ctx context.Context, stdio IO, need app.Needs) (*app.App,
 		return nil, log, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	s.app.DataDir = s.dataDir
+	// A command that joins the owner of the data directory asks its API
+	// with the tokens this user would give that API.
+	s.app.JoinToken = os.Getenv("ANNALIST_READ_TOKEN")
+	if s.app.JoinToken == "" {
+		s.app.JoinToken = os.Getenv("ANNALIST_API_TOKEN")
+	}
 	a, err := app.Open(ctx, s.app, log, need)
 	if err != nil {
 		return nil, log, err

@@ -35,6 +35,11 @@ type Memory interface {
 	// Sentences are the final sentences so far (accepted or dropped), in
 	// index order.
 	Sentences(ctx context.Context, tenant, requestID string) ([]Final, error)
+	// Previous are the sentences of the page version the request
+	// regenerates (Step.Previous, recorded by its start), in index order,
+	// each with what the loop has made of it so far; nil for a request
+	// that regenerates nothing.
+	Previous(ctx context.Context, tenant, requestID string) ([]Previous, error)
 }
 
 // Step is one transition of a request's loop. Key names it uniquely within
@@ -56,6 +61,17 @@ type Step struct {
 	Done                   bool
 	// Record, when set, is a sentence made final by this step.
 	Record *Final
+	// Records are more sentences made final by the same step, after
+	// Record: the previous version's sentences an incremental
+	// regeneration keeps verbatim, several in one step when they follow
+	// each other.
+	Records []Final
+	// Previous, on a start, are the sentences of the page version the
+	// request regenerates, fixed for the request's life.
+	Previous []schemas.PageSentence
+	// Use records what the step made of previous sentences: index →
+	// UseKept or UseRewritten.
+	Use map[int]string
 	// Incr are counters to add to.
 	Incr map[string]int64
 	// Output is what the step produces, stored for replay.
@@ -77,7 +93,8 @@ type State struct {
 	StartedMillis int64
 	// Counters: drafted, accepted, corrected, dropped, llm_calls,
 	// detected_<type>, fixed_<type>, and pending.<k>.<type> for errors of
-	// sentence k not yet fixed.
+	// sentence k not yet fixed; an incremental regeneration adds kept,
+	// rewritten, added and removed (present, zero or not, from its start).
 	Counters map[string]int64
 }
 
@@ -89,7 +106,29 @@ type Final struct {
 	Dropped  string               `json:"dropped,omitempty"`
 	// Attempts is how many drafts the sentence took.
 	Attempts int `json:"attempts"`
+	// Kept marks a sentence of the previous version kept verbatim by an
+	// incremental regeneration: its text, citations and status are the
+	// previous version's, and no verifier saw it again (Attempts is 0).
+	Kept bool `json:"kept,omitempty"`
 }
+
+// Previous is a sentence of the page version a request regenerates.
+type Previous struct {
+	Index    int
+	Sentence schemas.PageSentence
+	// Use is UseKept or UseRewritten once a step used the sentence, ""
+	// before.
+	Use string
+}
+
+// What an incremental regeneration made of a previous sentence.
+const (
+	// UseKept: the sentence is on the new page as it was.
+	UseKept = "kept"
+	// UseRewritten: a new draft replaces it, because a chunk or fact it
+	// rests on is gone.
+	UseRewritten = "rewritten"
+)
 
 // ErrNoReferences marks a request whose reference set memory does not hold
 // (expired or never stored): no retry can bring it back, so stages treat

@@ -57,6 +57,12 @@ type Store interface {
 	Search(ctx context.Context, tenant string, vec []float32, k int) ([]Hit, error)
 	// Count is the number of distinct chunk ids stored for the tenant.
 	Count(ctx context.Context, tenant string) (int, error)
+	// Delete removes the vectors of chunkIDs from the tenant, so that no
+	// later Search finds them and Count no longer counts them. Deleting an
+	// id the tenant does not hold (never stored, deleted before, or a
+	// tenant with no vectors at all) is no error: a retraction delivered
+	// twice deletes twice. An empty list does nothing.
+	Delete(ctx context.Context, tenant string, chunkIDs []string) error
 }
 
 // ErrDimension reports a vector whose length is not the expected one.

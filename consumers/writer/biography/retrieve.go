@@ -30,6 +30,15 @@ type Graph interface {
 	Neighbourhood(ctx context.Context, tenant, id string, hops int) (graph.Subgraph, error)
 }
 
+// Linked is the part of the graph that holds the entity linker's
+// resolutions (consumers/linker); infra/kg's Store implements it. A Graph
+// that implements it adds the chunks of other documents that name the
+// subject to the reference set, as mentions.
+type Linked interface {
+	// Linked returns the chunks the linker resolved to the entity.
+	Linked(ctx context.Context, tenant, entity string) ([]string, error)
+}
+
 // Chunks reads stored chunks; infra/redis's Chunks implements it.
 type Chunks interface {
 	// Get returns the chunks with the given ids that exist, in order.
@@ -206,6 +215,13 @@ func (r *Retriever) Retrieve(ctx context.Context, tenant, subject string) (*sche
 	if rs.Lang == "" && len(fromKG) > 0 {
 		rs.Lang, rs.Profile = text.Lang(fromKG[0].Text), firstProfile
 	}
+	if l, ok := r.g.(Linked); ok {
+		more, err := r.mentions(ctx, l, tenant, e, fromKG, ownCs)
+		if err != nil {
+			return nil, fmt.Errorf("retrieve %q: %w", subject, err)
+		}
+		fromKG = append(fromKG, more...)
+	}
 
 	var vec []schemas.Reference
 	if r.vectors != nil {
@@ -221,6 +237,41 @@ func (r *Retriever) Retrieve(ctx context.Context, tenant, subject string) (*sche
 		}
 	}
 	return rs, nil
+}
+
+// mentions are the chunks the entity linker resolved to e that lie in
+// other documents than e's own chunks, in document and text order: they
+// rank after the entry and the graph's chunks, which speak about the
+// subject, where a mention only names him.
+func (r *Retriever) mentions(ctx context.Context, l Linked, tenant string, e graph.Entity,
+	fromKG []schemas.Reference, own []schemas.Chunk) ([]schemas.Reference, error) {
+	ids, err := l.Linked(ctx, tenant, e.ID)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	have := make(map[string]bool, len(fromKG))
+	for _, f := range fromKG {
+		have[f.ChunkID] = true
+	}
+	ownDocs := map[string]bool{}
+	for _, c := range own {
+		ownDocs[c.DocID] = true
+	}
+	ids = slices.DeleteFunc(ids, func(id string) bool { return have[id] })
+	cs, err := r.chunks.Get(ctx, tenant, ids)
+	if err != nil {
+		return nil, err
+	}
+	cs = slices.DeleteFunc(cs, func(c schemas.Chunk) bool { return ownDocs[c.DocID] })
+	slices.SortFunc(cs, func(a, b schemas.Chunk) int {
+		return cmp.Or(cmp.Compare(a.DocID, b.DocID), cmp.Compare(a.Start, b.Start), cmp.Compare(a.ChunkID, b.ChunkID))
+	})
+	out := make([]schemas.Reference, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, schemas.Reference{ChunkID: c.ChunkID, DocID: c.DocID, Text: c.Text,
+			Source: schemas.SourceMention, Entity: e.ID})
+	}
+	return out, nil
 }
 
 // VectorBaseline is vector search alone: the top k chunks for the subject

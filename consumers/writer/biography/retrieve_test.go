@@ -173,6 +173,9 @@ func (v *fixedVectors) Search(_ context.Context, _ string, _ []float32, k int) (
 	return v.hits[:min(k, len(v.hits))], nil
 }
 func (v *fixedVectors) Count(context.Context, string) (int, error) { return len(v.hits), nil }
+func (v *fixedVectors) Delete(context.Context, string, []string) error {
+	return errors.New("read only")
+}
 
 // TestRetrieveWithVectors: vector hits join only when they name the
 // subject, and a chunk both paths found rises by fusion; the baseline
@@ -249,5 +252,42 @@ func TestRetrieveDecisions(t *testing.T) {
 	}
 	if !slices.Equal(ids, []string{"r1", "r2"}) {
 		t.Errorf("decisions %v, want those under the name and under the subject asked for, once each", ids)
+	}
+}
+
+// TestRetrieveMentions: chunks of other documents the entity linker
+// resolved to the subject join the set as mentions, after its own chunks;
+// a linked chunk of its own document does not come twice.
+func TestRetrieveMentions(t *testing.T) {
+	f := writertest.NewFixture(t)
+	ctx := context.Background()
+	lin := kg.PersonID("林安", f.Lin1.ChunkID)
+	archive := f.Doc(t, "arch", writertest.Piece{Text: "是年林安过闽，见其弟子。"})
+	rows := [][]string{
+		{archive[0].ChunkID, archive[0].DocID, "1", "d1", `[{"entity":"` + lin + `","surface":"林安"}]`, lin, "林安\t1", "1"},
+		{f.Lin2.ChunkID, f.Lin2.DocID, "1", "d1", `[{"entity":"` + lin + `","surface":"林安"}]`, lin, "林安\t1", "1"},
+	}
+	if ans, err := f.G.Link(ctx, tenant, rows); err != nil || ans[0] != "w\t"+lin+"\t" {
+		t.Fatal(ans, err)
+	}
+	rs, err := biography.NewRetriever(f.G, f.Chunks).Retrieve(ctx, tenant, "林安")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(rs.References)
+	if n == 0 || rs.References[n-1].ChunkID != archive[0].ChunkID || rs.References[n-1].Source != schemas.SourceMention {
+		t.Fatalf("references %v: want the archive chunk last, as a mention", refIDs(rs.References))
+	}
+	count := 0
+	for _, r := range rs.References {
+		if r.ChunkID == f.Lin2.ChunkID {
+			count++
+			if r.Source != schemas.SourceEntity {
+				t.Errorf("own chunk %s has source %s", r.ChunkID, r.Source)
+			}
+		}
+	}
+	if count != 1 {
+		t.Errorf("own chunk listed %d times", count)
 	}
 }

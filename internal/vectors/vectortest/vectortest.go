@@ -61,6 +61,8 @@ var cases = []struct {
 	{"InvalidItems", testInvalidItems},
 	{"CancelledContext", testCancelledContext},
 	{"ConcurrentUpsertsAndSearches", testConcurrent},
+	{"DeleteRemovesByChunkID", testDelete},
+	{"DeleteAbsentIsNoError", testDeleteAbsent},
 }
 
 // corpus is what the suite stored in one tenant: the current vector of
@@ -544,4 +546,66 @@ func testConcurrent(t testing.TB, s vectors.Store) {
 			}
 		}
 	}
+}
+
+func deleteIDs(t testing.TB, s vectors.Store, tenant string, ids []string) {
+	t.Helper()
+	if err := s.Delete(context.Background(), tenant, ids); err != nil {
+		t.Fatalf("delete %d ids from %s: %v", len(ids), tenant, err)
+	}
+}
+
+// testDelete: deleted ids are neither counted nor found, the rest stay
+// found, another tenant holding the same ids keeps them, and an id stored
+// again after its deletion is back.
+func testDelete(t testing.TB, s vectors.Store) {
+	const tenant, other = "del", "del-other"
+	items := makeItems("c", 12, 21)
+	upsert(t, s, tenant, items)
+	upsert(t, s, other, items)
+	gone := []string{items[0].ChunkID, items[5].ChunkID, items[11].ChunkID}
+	deleteIDs(t, s, tenant, gone)
+	wantCount(t, s, tenant, 9)
+	wantCount(t, s, other, 12)
+	c := corpus{}
+	for _, it := range items {
+		if !slices.Contains(gone, it.ChunkID) {
+			c.put([]vectors.Item{it})
+		}
+	}
+	for _, it := range items {
+		if slices.Contains(gone, it.ChunkID) {
+			// search checks that every hit is a chunk the tenant holds.
+			hits := search(t, s, tenant, c, it.Vector, len(items))
+			if len(hits) != 9 {
+				t.Fatalf("search after delete: %d hits, want the 9 left", len(hits))
+			}
+			continue
+		}
+		wantNearest(t, s, tenant, c, it.Vector, 3, it.ChunkID)
+	}
+	all := corpus{}
+	all.put(items)
+	wantNearest(t, s, other, all, items[5].Vector, 3, items[5].ChunkID)
+
+	upsert(t, s, tenant, items[5:6])
+	c.put(items[5:6])
+	wantCount(t, s, tenant, 10)
+	wantNearest(t, s, tenant, c, items[5].Vector, 3, items[5].ChunkID)
+}
+
+// testDeleteAbsent: deleting what is not there (an unknown tenant, ids
+// never stored, ids deleted before, nothing) is no error and changes
+// nothing else.
+func testDeleteAbsent(t testing.TB, s vectors.Store) {
+	const tenant = "del-absent"
+	deleteIDs(t, s, "never-written", []string{"c-000"})
+	items := makeItems("c", 4, 22)
+	upsert(t, s, tenant, items)
+	deleteIDs(t, s, tenant, []string{"missing-1", "missing-2"})
+	wantCount(t, s, tenant, 4)
+	deleteIDs(t, s, tenant, []string{items[1].ChunkID})
+	deleteIDs(t, s, tenant, []string{items[1].ChunkID})
+	deleteIDs(t, s, tenant, nil)
+	wantCount(t, s, tenant, 3)
 }

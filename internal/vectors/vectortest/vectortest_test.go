@@ -133,6 +133,25 @@ func (r *refStore) Count(ctx context.Context, tenant string) (int, error) {
 	return len(r.tenants[r.tenant(tenant)]), nil
 }
 
+func (r *refStore) Delete(ctx context.Context, tenant string, ids []string) error {
+	if err := ctx.Err(); err != nil && r.bug != "ignores the context" {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.bug == "delete is ignored" {
+		return nil
+	}
+	m := r.tenants[r.tenant(tenant)]
+	for _, id := range ids {
+		if _, ok := m[id]; !ok && r.bug == "deleting an absent id fails" {
+			return fmt.Errorf("no vector %q", id)
+		}
+		delete(m, id)
+	}
+	return nil
+}
+
 // TestReferenceStorePasses: a store that keeps every promise passes.
 func TestReferenceStorePasses(t *testing.T) {
 	Run(t, func(testing.TB) vectors.Store { return newRefStore("") })
@@ -184,6 +203,8 @@ func TestSuiteCatchesBrokenStores(t *testing.T) {
 		"worst first":                    "SearchAtMostKBestFirst",
 		"counts writes":                  "UpsertReplacesByChunkID",
 		"accepts non-finite components":  "InvalidItems",
+		"delete is ignored":              "DeleteRemovesByChunkID",
+		"deleting an absent id fails":    "DeleteAbsentIsNoError",
 	} {
 		t.Run(bug, func(t *testing.T) {
 			var failed []string

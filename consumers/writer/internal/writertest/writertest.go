@@ -115,6 +115,26 @@ func (w *World) apply(t testing.TB, c schemas.Chunk, fs ...fact) {
 	}
 }
 
+// Fact is a triplet about Head to write from a chunk; Evidence, when set,
+// must occur in the chunk's text.
+type Fact struct {
+	Head, Relation, Tail, TailType, Evidence string
+	Qualifiers                               map[string]string
+}
+
+// Apply writes facts of chunk c into the graph as the fixture's own facts
+// are written (with a mention of the entry's person for a chunk of an
+// entry): new evidence arriving after a page was written.
+func (w *World) Apply(t testing.TB, c schemas.Chunk, fs ...Fact) {
+	t.Helper()
+	var in []fact
+	for _, f := range fs {
+		in = append(in, fact{head: f.Head, rel: f.Relation, tail: f.Tail, tailType: f.TailType,
+			evidence: f.Evidence, quals: f.Qualifiers})
+	}
+	w.apply(t, c, in...)
+}
+
 func indexOf(s, sub string) int {
 	for i := range s {
 		if len(s)-i >= len(sub) && s[i:i+len(sub)] == sub {

@@ -1,0 +1,68 @@
+package embedder_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/annalist-dev/annalist/consumers/embedder"
+	"github.com/annalist-dev/annalist/infra/embed"
+	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/infra/vector"
+	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// TestChunksOfRetractedDocumentsLeaveNoVector: chunks delivered after
+// their document was marked retracted (the retraction overtook them) are
+// upserted and then deleted, in the same call; the chunks of other
+// documents, and of the same document id in another tenant, stay.
+func TestChunksOfRetractedDocumentsLeaveNoVector(t *testing.T) {
+	ctx := context.Background()
+	docs := redis.NewChunks(redistest.Client(t))
+	for _, tn := range []string{"t1", "t2"} {
+		if st, _, err := docs.ClaimVersion(ctx, tn, "gone", "gone.txt", schemas.TextHash("x")); err != nil || st != "new" {
+			t.Fatalf("claim: %s %v", st, err)
+		}
+	}
+	if _, found, err := docs.MarkRetracted(ctx, "t1", schemas.Retraction{DocID: "gone", Reason: schemas.RetractRetracted, At: "2026-01-01T00:00:00Z"}); err != nil || !found {
+		t.Fatalf("mark: %v %v", found, err)
+	}
+	emb, err := embed.NewOffline(embed.OfflineConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := vector.Open(vector.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newStage(t, emb, store, embedder.Config{Retracted: docs})
+	ins := []pipeline.Input{
+		input("t1", chunk("gone", 0, 2, bios[0].text), 1),
+		input("t1", chunk("kept", 0, 1, bios[1].text), 2),
+		input("t1", chunk("gone", 1, 2, bios[2].text), 3),
+		input("t2", chunk("gone", 0, 2, bios[0].text), 4),
+	}
+	if _, err := s.Handle(ctx, ins); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := store.Count(ctx, "t1"); n != 1 {
+		t.Fatalf("t1 holds %d vectors, want only the kept document's", n)
+	}
+	hits, err := store.Search(ctx, "t1", mustEmbed(t, emb, bios[0].text), 5)
+	if err != nil || len(hits) != 1 || hits[0].ChunkID != chunk("kept", 0, 1, "").ChunkID {
+		t.Fatalf("t1 search = %+v, %v", hits, err)
+	}
+	if n, _ := store.Count(ctx, "t2"); n != 1 {
+		t.Fatalf("t2 holds %d vectors, want its own (not retracted there)", n)
+	}
+}
+
+func mustEmbed(t *testing.T, emb *embed.Offline, text string) []float32 {
+	t.Helper()
+	v, err := emb.Embed(context.Background(), []string{text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v[0]
+}

@@ -1,0 +1,144 @@
+package extractor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// Persons tells which surfaces name a person the tenant's knowledge graph
+// knows (infra/kg.Store.KnownPersons reads kg:{t}:alias:<surface>).
+type Persons interface {
+	KnownPersons(ctx context.Context, tenant string, surfaces []string) (map[string]bool, error)
+}
+
+// WithPersons lets the extractor anchor facts to the known persons a chunk
+// outside every entry names as the subject of a sentence (an archive
+// book's "叶向高，万历十一年进士"): the narrative patterns then run on that
+// sentence with the name, as written, as the head. Without it a chunk
+// outside entries yields only the facts of the people it introduces
+// ("Name，字X，Place人").
+func WithPersons(p Persons) Option { return func(e *Extractor) { e.persons = p } }
+
+// knownTimeLeads are clauses that may open a sentence before its subject
+// without being one: "十二月，南礼主事周镳上言", "是年，叶向高…".
+var knownTimeLeads = map[string]bool{
+	"是年": true, "是岁": true, "是月": true, "是日": true, "是时": true, "时": true, "初": true,
+	"明年": true, "其年": true, "未几": true, "既而": true, "已而": true, "久之": true, "至是": true,
+}
+
+// knownSentence is a sentence whose subject may be a known person: the
+// names it may open with (longest first) and where they start.
+type knownSentence struct {
+	at, end int
+	names   []string
+}
+
+// knownSentences lists the sentences of text that open (after a time
+// clause at most) with a name-shaped word of two to four characters, and
+// lie outside the sections the chunk's own headers attribute. others are
+// the names the chunk introduces itself, never taken as known subjects.
+func (hz *han) knownSentences(text string, secs []section, others map[string]bool) []knownSentence {
+	var out []knownSentence
+	sentenceStarts(text, func(at int, _ bool) {
+		at += len(text[at:]) - len(strings.TrimLeft(text[at:], " 　\t"))
+		end := len(text)
+		if j := strings.IndexAny(text[at:], "。\n"); j >= 0 {
+			end = at + j
+		}
+		if at >= end || sectionAt(secs, at) != nil && sectionAt(secs, at).head != "" {
+			return
+		}
+		if cl, _, ok := strings.Cut(text[at:end], "，"); ok && hz.timeLead(cl) {
+			at += len(cl) + len("，")
+		}
+		var ks knownSentence
+		ks.at, ks.end = at, end
+		s := text[at:end]
+		for n, i := 0, 0; i < len(s) && n < 4; n++ {
+			_, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			if n >= 1 && nameLike(s[:i]) && !others[s[:i]] {
+				ks.names = append([]string{s[:i]}, ks.names...)
+			}
+		}
+		if len(ks.names) > 0 {
+			out = append(out, ks)
+		}
+	})
+	return out
+}
+
+// timeLead reports whether a clause is a date or a time word alone.
+func (hz *han) timeLead(cl string) bool {
+	if knownTimeLeads[cl] {
+		return true
+	}
+	if loc := hz.reTimeLead.FindStringIndex(cl); loc != nil && loc[1] == len(cl) {
+		return true
+	}
+	t := strings.TrimSuffix(strings.TrimPrefix(cl, "闰"), "月")
+	return t != cl && t != "" && strings.Trim(t, "正一二三四五六七八九十冬腊") == ""
+}
+
+// knownFacts finds the facts of the known persons that open sentences of
+// a chunk outside entries: each such sentence becomes a section headed by
+// the name as written (the KG writer resolves it by its aliases), and the
+// jinshi, office and death patterns run on those sections only, with the
+// checks that keep a clause about someone else from being his. Patterns
+// are marked ".known".
+func (e *Extractor) knownFacts(ctx context.Context, tenant string, hz *han, text string, secs []section,
+	add func(fact)) error {
+	others := map[string]bool{}
+	if len(secs) > 0 {
+		others = secs[0].others
+	}
+	ks := hz.knownSentences(text, secs, others)
+	if len(ks) == 0 {
+		return nil
+	}
+	var names []string
+	for _, k := range ks {
+		names = append(names, k.names...)
+	}
+	known, err := e.persons.KnownPersons(ctx, tenant, names)
+	if err != nil {
+		return fmt.Errorf("look up %d names: %w", len(names), err)
+	}
+	var ksecs []section
+	for _, k := range ks {
+		for _, n := range k.names {
+			if known[n] {
+				ksecs = append(ksecs, section{start: k.at, end: k.end, head: n,
+					full: utf8.RuneCountInString(n) >= 3, others: others})
+				break
+			}
+		}
+	}
+	if len(ksecs) == 0 {
+		return nil
+	}
+	mark := func(f fact) {
+		f.pattern += ".known"
+		if f.headType == "" {
+			f.headType = schemas.EntityPerson
+		}
+		if f.method == "" {
+			f.method = MethodRegex
+		}
+		add(f)
+	}
+	hz.jinshiFacts(text, ksecs, mark)
+	hz.officeFacts(text, ksecs, mark)
+	hz.deathFacts(text, ksecs, mark)
+	return nil
+}
+
+// outsideEntries reports whether a chunk belongs to no biography entry:
+// its people are resolved by name in the KG, not anchored to an entry.
+func outsideEntries(c schemas.Chunk) bool {
+	return c.Entry == "" && c.EntryChunk == "" && c.Subject == "" && c.SubEntry == ""
+}

@@ -1,0 +1,282 @@
+package linker_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/annalist-dev/annalist/consumers/linker"
+	"github.com/annalist-dev/annalist/infra/kg"
+	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+const tenant = schemas.DefaultTenant
+
+type fixture struct {
+	g      *kg.Store
+	chunks *redis.Chunks
+	c      redis.Client
+	st     *linker.Stage
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	c := redistest.Client(t)
+	g, err := kg.New(c, kg.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := redis.NewChunks(c)
+	st, err := linker.New(g, ch, linker.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{g: g, chunks: ch, c: c, st: st}
+}
+
+// person writes the entry of name, with a courtesy name (or, without one,
+// a native place), as the kg-writer would, and returns the updates it
+// announces.
+func (f *fixture) person(t *testing.T, name, courtesy, entry string) []schemas.KGUpdate {
+	t.Helper()
+	rel, tail := schemas.RelCourtesyName, courtesy
+	if courtesy == "" {
+		rel, tail = schemas.RelNativePlace, "福清"
+	}
+	ts := []schemas.Triplet{{TripletID: "t-" + name, Head: name, HeadType: schemas.EntityPerson,
+		Relation: rel, Tail: tail, ChunkID: entry, DocID: "doc-" + entry,
+		Entry: name, EntryChunk: entry, Span: schemas.Span{Start: 0, End: 4}, Method: "regex", Confidence: 0.9}}
+	ch, err := f.g.Apply(context.Background(), tenant, ts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch[0]
+}
+
+func (f *fixture) store(t *testing.T, doc string, cs ...schemas.Chunk) {
+	t.Helper()
+	if err := f.chunks.PutDocument(context.Background(), tenant, schemas.Document{DocID: doc, Text: "x"}, cs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func in(msg schemas.Message, id string) pipeline.Input {
+	return pipeline.Input{Msg: msg, Meta: schemas.Meta{EventID: id, Tenant: tenant}}
+}
+
+func (f *fixture) handle(t *testing.T, ins ...pipeline.Input) []schemas.KGUpdate {
+	t.Helper()
+	outs, err := f.st.Handle(context.Background(), ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var us []schemas.KGUpdate
+	for _, o := range outs {
+		for _, x := range o {
+			us = append(us, x.Msg.(schemas.KGUpdate))
+		}
+	}
+	return us
+}
+
+func (f *fixture) linked(t *testing.T, id string) []string {
+	t.Helper()
+	l, err := f.g.Linked(context.Background(), tenant, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+var archive = schemas.Chunk{ChunkID: "arch-0000", DocID: "arch", Total: 1, Text: "是岁，叶向高入阁，与方从哲议事。"}
+
+// TestOrderIndependence: a chunk linked before the name arrives is linked
+// by the backfill the name's kg-update triggers; linked after, directly;
+// both give the same records, and a redelivery announces nothing new.
+func TestOrderIndependence(t *testing.T) {
+	for _, chunkFirst := range []bool{true, false} {
+		f := newFixture(t)
+		var us []schemas.KGUpdate
+		f.store(t, "arch", archive)
+		if chunkFirst {
+			if got := f.handle(t, in(archive, "e1")); len(got) != 0 {
+				t.Fatalf("no names yet, got %v", got)
+			}
+			upd := f.person(t, "叶向高", "进卿", "ms-0001")
+			for i, u := range upd {
+				us = append(us, f.handle(t, in(u, "u"+string(rune('a'+i))))...)
+			}
+		} else {
+			f.person(t, "叶向高", "进卿", "ms-0001")
+			us = f.handle(t, in(archive, "e1"))
+		}
+		id := kg.PersonID("叶向高", "ms-0001")
+		if got := f.linked(t, id); !slices.Equal(got, []string{"arch-0000"}) {
+			t.Fatalf("chunkFirst=%v: linked %v", chunkFirst, got)
+		}
+		if len(us) != 1 || us[0].EntityID != id || !slices.Equal(us[0].Chunks, []string{"arch-0000"}) ||
+			!slices.Equal(us[0].DocIDs, []string{"arch"}) {
+			t.Fatalf("chunkFirst=%v: updates %+v", chunkFirst, us)
+		}
+		if again := f.handle(t, in(archive, "e2")); len(again) != 0 {
+			t.Fatalf("re-ingest announced %v", again)
+		}
+	}
+}
+
+// TestOneCharAndCourtesy: a one-character surface is never linked; a
+// courtesy name with no surname or full name near it is kept unresolved.
+func TestOneCharAndCourtesy(t *testing.T) {
+	f := newFixture(t)
+	f.person(t, "叶向高", "进卿", "ms-0001")
+	f.person(t, "王", "", "ms-0002")
+	c := schemas.Chunk{ChunkID: "b-0000", DocID: "b", Total: 1, Text: "王曰：进卿可用。"}
+	f.store(t, "b", c)
+	if us := f.handle(t, in(c, "e1")); len(us) != 0 {
+		t.Fatalf("linked %+v", us)
+	}
+	js, err := f.g.ChunkLinks(context.Background(), tenant, "b-0000")
+	if err != nil || js == "" {
+		t.Fatalf("mention list %q, %v", js, err)
+	}
+}
+
+// TestRetractedSkipped: a chunk of a retracted document is not linked.
+func TestRetractedSkipped(t *testing.T) {
+	f := newFixture(t)
+	f.person(t, "叶向高", "进卿", "ms-0001")
+	f.store(t, "arch", archive)
+	if err := f.c.HSet(context.Background(), "doc:{"+tenant+"}:arch", "retracted", "2026-01-01T00:00:00Z").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if us := f.handle(t, in(archive, "e1")); len(us) != 0 {
+		t.Fatalf("linked a retracted chunk: %+v", us)
+	}
+	if got := f.linked(t, kg.PersonID("叶向高", "ms-0001")); len(got) != 0 {
+		t.Fatalf("linked %v", got)
+	}
+}
+
+// TestAmbiguity: a courtesy name two men share is resolved to the one
+// whose entry the chunk belongs to, and to the one a co-mentioned
+// neighbour points at; with no evidence it is kept with both candidates.
+func TestAmbiguity(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.person(t, "林安", "子平", "v1-0001")
+	f.person(t, "周明", "子平", "v1-0002")
+	// 周明's entry names his friend 陈实, anchored to his entry.
+	if _, err := f.g.Apply(ctx, tenant, []schemas.Triplet{{TripletID: "t-rel", Head: "周明", HeadType: schemas.EntityPerson,
+		Relation: schemas.RelRelative, Tail: "陈实", ChunkID: "v1-0002", DocID: "doc-v1-0002", Entry: "周明",
+		EntryChunk: "v1-0002", Span: schemas.Span{Start: 0, End: 4}, Method: "regex", Confidence: 0.9}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	lin, zhou := kg.PersonID("林安", "v1-0001"), kg.PersonID("周明", "v1-0002")
+	own := schemas.Chunk{ChunkID: "v1-0003", DocID: "v1", Total: 4, Seq: 3, Entry: "林安", EntryChunk: "v1-0001", Text: "子平性刚直。"}
+	friend := schemas.Chunk{ChunkID: "n-0000", DocID: "n", Total: 1, Text: "陈实与子平同游。"}
+	none := schemas.Chunk{ChunkID: "m-0000", DocID: "m", Total: 1, Text: "子平过其门。"}
+	f.store(t, "v1", own)
+	f.store(t, "n", friend)
+	f.store(t, "m", none)
+	f.handle(t, in(own, "e1"), in(friend, "e2"), in(none, "e3"))
+	if got := f.linked(t, lin); !slices.Equal(got, []string{"v1-0003"}) {
+		t.Errorf("林安 linked %v, want his own entry's chunk", got)
+	}
+	if got := f.linked(t, zhou); !slices.Equal(got, []string{"n-0000"}) {
+		t.Errorf("周明 linked %v, want the chunk naming his friend", got)
+	}
+	js, err := f.g.ChunkLinks(ctx, tenant, "m-0000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms []linker.Mention
+	if err := json.Unmarshal([]byte(js), &ms); err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 || ms[0].Entity != "" || len(ms[0].Candidates) != 2 || ms[0].Start != 0 || ms[0].End != 2 {
+		t.Errorf("unresolved mention %+v, want both candidates kept", ms)
+	}
+}
+
+// TestBackfillIdempotent: the same kg-update twice links nothing more, and
+// a second person of a known name makes the chunks that name it be linked
+// again (here: no longer to the first alone).
+func TestBackfillIdempotent(t *testing.T) {
+	f := newFixture(t)
+	c := schemas.Chunk{ChunkID: "arch-0000", DocID: "arch", Total: 1, Text: "王安国奏事。"}
+	f.store(t, "arch", c)
+	f.handle(t, in(c, "e1"))
+	upd := f.person(t, "王安国", "", "s-0001")
+	first := f.handle(t, in(upd[0], "u1"))
+	wang1 := kg.PersonID("王安国", "s-0001")
+	if len(first) != 1 || first[0].EntityID != wang1 {
+		t.Fatalf("backfill updates %+v", first)
+	}
+	if again := f.handle(t, in(upd[0], "u2")); len(again) != 0 {
+		t.Fatalf("the same update again announced %+v", again)
+	}
+	upd2 := f.person(t, "王安国", "", "s-0009")
+	us := f.handle(t, in(upd2[0], "u3"))
+	if len(us) != 1 || us[0].EntityID != wang1 || !slices.Equal(us[0].RemovedChunks, []string{"arch-0000"}) {
+		t.Fatalf("second 王安国: updates %+v, want the first to lose the chunk", us)
+	}
+	if got := f.linked(t, wang1); len(got) != 0 {
+		t.Fatalf("still linked to the first 王安国: %v", got)
+	}
+}
+
+// TestLinkerOwnUpdatesIgnored: the linker's own kg-updates carry no new
+// surface and trigger nothing.
+func TestLinkerOwnUpdatesIgnored(t *testing.T) {
+	f := newFixture(t)
+	f.person(t, "叶向高", "进卿", "ms-0001")
+	f.store(t, "arch", archive)
+	us := f.handle(t, in(archive, "e1"))
+	if len(us) != 1 {
+		t.Fatalf("updates %+v", us)
+	}
+	if again := f.handle(t, in(us[0], "own")); len(again) != 0 {
+		t.Fatalf("own update triggered %+v", again)
+	}
+}
+
+// TestBackfillBound: a backfill scans at most MaxBackfill stored chunks per
+// batch; the next batch, even one of chunks alone, goes on where it
+// stopped.
+func TestBackfillBound(t *testing.T) {
+	c := redistest.Client(t)
+	g, err := kg.New(c, kg.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := redis.NewChunks(c)
+	st, err := linker.New(g, ch, linker.Config{MaxBackfill: 1, BackfillPage: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{g: g, chunks: ch, c: c, st: st}
+	a := schemas.Chunk{ChunkID: "a-0000", DocID: "a", Total: 1, Text: "叶向高入阁。"}
+	b := schemas.Chunk{ChunkID: "b-0000", DocID: "b", Total: 1, Text: "叶向高致仕。"}
+	other := schemas.Chunk{ChunkID: "o-0000", DocID: "o", Total: 1, Text: "无事。"}
+	f.store(t, "a", a)
+	f.store(t, "b", b)
+	f.store(t, "o", other)
+	f.handle(t, in(a, "e1"), in(b, "e2"))
+	upd := f.person(t, "叶向高", "进卿", "ms-0001")
+	ye := kg.PersonID("叶向高", "ms-0001")
+	var first []schemas.KGUpdate
+	for i, u := range upd {
+		first = append(first, f.handle(t, in(u, "u"+string(rune('a'+i))))...)
+	}
+	if got := f.linked(t, ye); len(got) != 1 {
+		t.Fatalf("after the first batch: linked %v, want one chunk", got)
+	}
+	f.handle(t, in(other, "e3"))
+	if got := f.linked(t, ye); !slices.Equal(got, []string{"a-0000", "b-0000"}) {
+		t.Fatalf("after the next batch: linked %v", got)
+	}
+}

@@ -1,0 +1,108 @@
+package kg_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/annalist-dev/annalist/infra/kg"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// linkRow builds one row of Store.Link.
+func linkRow(chunk, doc, version, token string, ents []string, seen string, force bool) []string {
+	js := ""
+	if len(ents) > 0 {
+		js = `[{"entity":"` + ents[0] + `"}]`
+	}
+	f := ""
+	if force {
+		f = "1"
+	}
+	return []string{chunk, doc, version, token, js, strings.Join(ents, "\t"), seen, f}
+}
+
+func TestLinkScript(t *testing.T) {
+	s, c := newStore(t, kg.Config{})
+	ctx := context.Background()
+	if _, err := s.Apply(ctx, tenant, triplets("d1", "c-ye", "叶向高", "c-ye",
+		fact{head: "叶向高", rel: schemas.RelCourtesyName, tail: "进卿", start: 0, end: 6}), nil); err != nil {
+		t.Fatal(err)
+	}
+	ye := kg.PersonID("叶向高", "c-ye")
+	surfaces, seqs, err := s.SurfacesAfter(ctx, tenant, 0, 0)
+	if err != nil || !slices.Equal(surfaces, []string{"叶向高", "进卿"}) || seqs[1] <= seqs[0] {
+		t.Fatalf("surfaces %v %v, %v", surfaces, seqs, err)
+	}
+	if err := c.HSet(ctx, "chunk:{"+tenant+"}:a-0000", "text", "叶向高入阁").Err(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A dictionary older than a surface the chunk holds is stale.
+	ans, err := s.Link(ctx, tenant, [][]string{linkRow("a-0000", "a", "0", "t1", nil, "", false)})
+	if err != nil || ans[0] != "s" {
+		t.Fatalf("stale dictionary: %v, %v", ans, err)
+	}
+	// So is a candidate count that changed.
+	ans, _ = s.Link(ctx, tenant, [][]string{linkRow("a-0000", "a", "2", "t1", []string{ye}, "叶向高\t2", false)})
+	if ans[0] != "s" {
+		t.Fatalf("changed candidates: %v", ans)
+	}
+	ans, err = s.Link(ctx, tenant, [][]string{linkRow("a-0000", "a", "2", "t1", []string{ye}, "叶向高\t1", false)})
+	if err != nil || ans[0] != "w\t"+ye+"\t" {
+		t.Fatalf("write: %v, %v", ans, err)
+	}
+	if got, _ := s.Linked(ctx, tenant, ye); !slices.Equal(got, []string{"a-0000"}) {
+		t.Fatalf("linked %v", got)
+	}
+	if got, _ := s.SurfaceChunks(ctx, tenant, "叶向高"); !slices.Equal(got, []string{"a-0000"}) {
+		t.Fatalf("surface chunks %v", got)
+	}
+	// The same delivery again reports its change again; another reports
+	// nothing.
+	ans, _ = s.Link(ctx, tenant, [][]string{linkRow("a-0000", "a", "2", "t1", []string{ye}, "叶向高\t1", false)})
+	if ans[0] != "w\t"+ye+"\t" {
+		t.Fatalf("redelivery: %v", ans)
+	}
+	ans, _ = s.Link(ctx, tenant, [][]string{linkRow("a-0000", "a", "2", "t2", []string{ye}, "叶向高\t1", false)})
+	if ans[0] != "w\t\t" {
+		t.Fatalf("other delivery: %v", ans)
+	}
+	// Linked to nobody now: the entity loses the chunk.
+	ans, _ = s.Link(ctx, tenant, [][]string{linkRow("a-0000", "a", "2", "t3", nil, "", false)})
+	if ans[0] != "w\t\t"+ye {
+		t.Fatalf("unlink: %v", ans)
+	}
+	if js, _ := s.ChunkLinks(ctx, tenant, "a-0000"); js != "" {
+		t.Fatalf("mention list left: %q", js)
+	}
+
+	// The backlog holds chunks matched below a sequence, oldest first, and
+	// a bump never lowers a version.
+	if err := s.BumpLinkVersion(ctx, tenant, []string{"b-0000"}, 1); err != nil {
+		t.Fatal(err)
+	}
+	ids, vers, err := s.LinkBacklog(ctx, tenant, 3, 10)
+	if err != nil || !slices.Equal(ids, []string{"b-0000", "a-0000"}) || !slices.Equal(vers, []int64{1, 2}) {
+		t.Fatalf("backlog %v %v, %v", ids, vers, err)
+	}
+	if err := s.BumpLinkVersion(ctx, tenant, []string{"a-0000"}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if ids, _, _ := s.LinkBacklog(ctx, tenant, 2, 10); !slices.Equal(ids, []string{"b-0000"}) {
+		t.Fatalf("bump lowered a version: backlog %v", ids)
+	}
+
+	// A retracted document's chunk is not written.
+	if err := c.HSet(ctx, "doc:{"+tenant+"}:a", "retracted", "2026-01-01T00:00:00Z").Err(); err != nil {
+		t.Fatal(err)
+	}
+	ans, _ = s.Link(ctx, tenant, [][]string{linkRow("a-0000", "a", "2", "t4", []string{ye}, "叶向高\t1", true)})
+	if ans[0] != "r" {
+		t.Fatalf("retracted: %v", ans)
+	}
+	if got, _ := s.Linked(ctx, tenant, ye); len(got) != 0 {
+		t.Fatalf("linked a retracted chunk: %v", got)
+	}
+}

@@ -1,0 +1,418 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/annalist-dev/annalist/infra/pages"
+	"github.com/annalist-dev/annalist/internal/app"
+	"github.com/annalist-dev/annalist/producers"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// BenchRegenerate is the JSON of `annalist bench regenerate`.
+type BenchRegenerate struct {
+	Pages   int `json:"pages"`
+	Updates int `json:"updates"`
+	// Regenerated counts the page versions the updates caused.
+	Regenerated int `json:"regenerated"`
+	// DocToPage is from a document's (or a retraction's) publication to
+	// the first page version that names it among its trigger documents.
+	DocToPageP50Ms float64 `json:"doc_to_page_p50_ms"`
+	DocToPageP95Ms float64 `json:"doc_to_page_p95_ms"`
+	DocToPageMaxMs float64 `json:"doc_to_page_max_ms"`
+	// PagesPerSecond is regenerated versions over the time the rounds
+	// took, from the first update's publication to the last version.
+	PagesPerSecond     float64 `json:"pages_per_second"`
+	SentencesKept      int64   `json:"sentences_kept"`
+	SentencesRewritten int64   `json:"sentences_rewritten"`
+	SentencesAdded     int64   `json:"sentences_added"`
+	SentencesRemoved   int64   `json:"sentences_removed"`
+	// KeptShare is kept / (kept + rewritten).
+	KeptShare float64 `json:"kept_share"`
+	// StaleCitations counts, once the scheduler has caught up, the
+	// citations of current pages that point into a retracted document.
+	StaleCitations int `json:"stale_citations"`
+	// Untouched counts the pages without an update that kept their
+	// version; Missed the updates no page version named in time.
+	Untouched int `json:"untouched"`
+	Missed    int `json:"missed"`
+	// Rounds are the phases: new evidence, supersession, retraction.
+	Rounds        []BenchRound `json:"rounds"`
+	Processes     int          `json:"processes"`
+	IngestSeconds float64      `json:"ingest_seconds"`
+	Seconds       float64      `json:"seconds"`
+	Engine        string       `json:"engine"`
+	CPUs          int          `json:"cpus"`
+}
+
+// BenchRound is one phase of `bench regenerate`.
+type BenchRound struct {
+	Reason      string  `json:"reason"`
+	Updates     int     `json:"updates"`
+	Regenerated int     `json:"regenerated"`
+	P50Ms       float64 `json:"p50_ms"`
+	P95Ms       float64 `json:"p95_ms"`
+	Seconds     float64 `json:"seconds"`
+}
+
+// regenUpdate is one document the bench publishes or retracts about a
+// subject, and when the page caught up with it.
+type regenUpdate struct {
+	subject string
+	source  string
+	docID   string
+	// previous is the version docID superseded.
+	previous string
+	sent     time.Time
+	ms       float64
+	version  int
+	done     bool
+}
+
+// livingScenario drives the living-pages rounds shared by `bench
+// regenerate` and its integration test: pages for subjects, then for the
+// first k of them a new document each, a new version of that document
+// (same source), and its retraction, each round waiting until every
+// affected page has a version naming the round's document.
+type livingScenario struct {
+	a       *app.App
+	tenant  string
+	log     zerolog.Logger
+	timeout time.Duration
+	// text writes the update document of a subject for a round (0 new,
+	// 1 superseding).
+	text func(subject string, round int) string
+	// afterRound, when set, is called once a round's pages followed (the
+	// integration test checks them there).
+	afterRound func(reason string, ups []*regenUpdate)
+}
+
+// updateText is the bench's update document: a note from another
+// collection that names the subject in passing and tells something the
+// subject's entry does not (a retreat and a book). It reaches the page
+// through the entity linker (a mention of the subject) and the drafter,
+// which gives the passages of the documents a regeneration is for a
+// place among the notable ones. The superseding version tells it
+// otherwise.
+func updateText(subject string, round int) string {
+	places := []string{"松庵", "竹溪"}
+	books := []string{"十卷", "八卷"}
+	p := places[round%len(places)]
+	return fmt.Sprintf("万历初，%s致仕归里，筑室%s，著《%s集》%s，学者称%s先生。\n", subject, p, p, books[round%len(books)], p)
+}
+
+// round publishes the documents (or retractions) of one phase and waits
+// for the pages.
+func (sc livingScenario) round(ctx context.Context, reason string, ups []*regenUpdate, base map[string]int) (BenchRound, error) {
+	start := time.Now()
+	for _, u := range ups {
+		u.sent = time.Now()
+		switch reason {
+		case schemas.ReasonRetracted:
+			if _, err := sc.a.Retract(ctx, sc.tenant, u.docID); err != nil {
+				return BenchRound{}, fmt.Errorf("retract %s: %w", u.docID, err)
+			}
+		default:
+			round := 0
+			if reason == schemas.ReasonSuperseded {
+				round = 1
+			}
+			it, err := producers.NewItem(schemas.Document{Source: u.source, Title: "notes on " + u.subject,
+				Collection: "notes", Text: sc.text(u.subject, round)})
+			if err != nil {
+				return BenchRound{}, err
+			}
+			if err := sc.a.SendVersions(ctx, sc.tenant, []producers.Item{it}); err != nil {
+				return BenchRound{}, fmt.Errorf("publish the update of %s: %w", u.subject, err)
+			}
+			u.previous, u.docID = u.docID, it.Doc.DocID
+		}
+		u.done = false
+	}
+	if err := sc.wait(ctx, ups, base); err != nil {
+		return BenchRound{}, err
+	}
+	if sc.afterRound != nil {
+		sc.afterRound(reason, ups)
+	}
+	var lat []float64
+	for _, u := range ups {
+		lat = append(lat, u.ms)
+	}
+	slices.Sort(lat)
+	return BenchRound{Reason: reason, Updates: len(ups), Regenerated: len(ups),
+		P50Ms: quantile(lat, 0.5), P95Ms: quantile(lat, 0.95), Seconds: time.Since(start).Seconds()}, nil
+}
+
+// wait polls the page store until every update's page has a version
+// naming the update's document, recording the latency and the version.
+func (sc livingScenario) wait(ctx context.Context, ups []*regenUpdate, base map[string]int) error {
+	deadline := time.Now().Add(sc.timeout)
+	for {
+		pending := 0
+		for _, u := range ups {
+			if u.done {
+				continue
+			}
+			p, err := sc.a.Pages.Current(ctx, sc.tenant, u.subject)
+			if err != nil && !errors.Is(err, pages.ErrNotFound) {
+				return err
+			}
+			if err == nil && p.Version > base[u.subject] && slices.Contains(p.TriggerDocIDs, u.docID) {
+				u.done, u.version = true, p.Version
+				u.ms = float64(time.Since(u.sent).Microseconds()) / 1000
+				base[u.subject] = p.Version
+				continue
+			}
+			pending++
+		}
+		if pending == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			var late []string
+			for _, u := range ups {
+				if !u.done {
+					late = append(late, u.subject+" ("+u.docID+")")
+				}
+			}
+			return fmt.Errorf("%d pages did not follow their update within %s: %s", pending, sc.timeout, strings.Join(late, ", "))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// staleCitations counts the citations of the subjects' current pages
+// that point into one of the retracted documents (a chunk id is its
+// document's id and a sequence number).
+func (sc livingScenario) staleCitations(ctx context.Context, subjects []string, retracted []string) (int, error) {
+	n := 0
+	for _, s := range subjects {
+		p, err := sc.a.Pages.Current(ctx, sc.tenant, s)
+		if err != nil {
+			return 0, err
+		}
+		for _, st := range p.Sentences {
+			for _, c := range st.Citations {
+				for _, d := range retracted {
+					if strings.HasPrefix(c.ChunkID, d+"-") {
+						n++
+					}
+				}
+			}
+		}
+	}
+	return n, nil
+}
+
+// benchRegenerate ingests dir, publishes n pages, then streams the
+// updates (a third new documents, a third superseding versions of them,
+// a third retractions) about subjects with pages and measures how the
+// pages follow. With procs > 0 the generation stages (scheduler
+// included) run in procs `annalist consume generate` processes joined to
+// this process's broker and Redis.
+func benchRegenerate(ctx context.Context, io IO, s service, dir string, n, m, procs int, keep bool, seed uint64) error {
+	cleanup, err := s.freshDataDir("bench regenerate", "bench-", keep)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	a, log, err := s.open(ctx, io, app.NeedsFor(app.AllStages()))
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	ing, err := ingestDir(ctx, a, s.tenant, dir, "", log)
+	if err != nil {
+		return err
+	}
+	log.Info().Int("documents", ing.Documents).Float64("seconds", ing.Seconds).Msg("corpus ingested")
+	subjects, err := benchSubjects(ctx, a, s.tenant, n, seed)
+	if err != nil {
+		return err
+	}
+	stageCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	stages := app.AllStages()
+	var children []*exec.Cmd
+	if procs > 0 {
+		stages = app.IngestStages()
+		if children, err = startConsumers(stageCtx, io, s, procs); err != nil {
+			return err
+		}
+		defer stopConsumers(children)
+	}
+	stageErr := make(chan error, 1)
+	go func() { stageErr <- a.RunStages(stageCtx, stages, nil) }()
+	out, err := runLiving(ctx, livingScenario{a: a, tenant: s.tenant, log: log, timeout: 5 * time.Minute, text: updateText},
+		subjects, m)
+	stop()
+	if serr := <-stageErr; serr != nil && err == nil {
+		err = serr
+	}
+	if err != nil {
+		return err
+	}
+	out.Processes, out.IngestSeconds, out.CPUs, out.Engine = procs, ing.Seconds, runtime.NumCPU(), "offline"
+	if a.Chat != nil {
+		out.Engine = "llm"
+	}
+	if s.json {
+		return writeJSON(io.Stdout, out)
+	}
+	fmt.Fprintf(io.Stdout, "%d pages, %d updates → %d regenerated: doc → page p50 %.0f ms, p95 %.0f ms; %.1f pages/s\n",
+		out.Pages, out.Updates, out.Regenerated, out.DocToPageP50Ms, out.DocToPageP95Ms, out.PagesPerSecond)
+	fmt.Fprintf(io.Stdout, "sentences kept %d, rewritten %d, added %d, removed %d (kept share %.2f); stale citations %d; untouched pages %d\n",
+		out.SentencesKept, out.SentencesRewritten, out.SentencesAdded, out.SentencesRemoved, out.KeptShare,
+		out.StaleCitations, out.Untouched)
+	return nil
+}
+
+// runLiving publishes a page per subject, then runs the three rounds on
+// the first k = ceil(m/3) subjects (at most half of them, so that the
+// others show that a page without a changed dependency keeps its
+// version).
+func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int) (BenchRegenerate, error) {
+	var out BenchRegenerate
+	var reqs []schemas.Request
+	for _, s := range subjects {
+		reqs = append(reqs, schemas.Request{Kind: schemas.KindBiography, Subject: s})
+	}
+	res, err := sc.a.Generate(ctx, sc.tenant, false, true, reqs)
+	if err != nil {
+		return out, err
+	}
+	base := map[string]int{}
+	var withPages []string
+	for _, r := range res {
+		if r.Page != nil {
+			base[r.Request.Subject] = r.Page.Version
+			withPages = append(withPages, r.Request.Subject)
+		}
+	}
+	out.Pages = len(withPages)
+	k := min((m+2)/3, len(withPages)/2)
+	if k == 0 {
+		return out, fmt.Errorf("%d pages published: too few for the updates", len(withPages))
+	}
+	before := map[string]int{}
+	for s, v := range base {
+		before[s] = v
+	}
+	ups := make([]*regenUpdate, k)
+	for i := range ups {
+		ups[i] = &regenUpdate{subject: withPages[i], source: "notes/" + withPages[i] + ".txt"}
+	}
+	start := time.Now()
+	var lat []float64
+	var retracted []string
+	for _, reason := range []string{schemas.ReasonNewEvidence, schemas.ReasonSuperseded, schemas.ReasonRetracted} {
+		if reason == schemas.ReasonSuperseded {
+			for _, u := range ups {
+				retracted = append(retracted, u.docID)
+			}
+		}
+		r, err := sc.round(ctx, reason, ups, base)
+		if err != nil {
+			return out, fmt.Errorf("round %s: %w", reason, err)
+		}
+		sc.log.Info().Str("round", reason).Int("updates", r.Updates).Float64("p95_ms", r.P95Ms).Msg("pages followed")
+		out.Rounds = append(out.Rounds, r)
+		out.Updates += r.Updates
+		for _, u := range ups {
+			lat = append(lat, u.ms)
+		}
+		if reason == schemas.ReasonRetracted {
+			for _, u := range ups {
+				retracted = append(retracted, u.docID)
+			}
+		}
+	}
+	out.Seconds = time.Since(start).Seconds()
+	slices.Sort(lat)
+	out.DocToPageP50Ms, out.DocToPageP95Ms, out.DocToPageMaxMs = quantile(lat, 0.5), quantile(lat, 0.95), lat[len(lat)-1]
+	for _, s := range withPages {
+		vs, err := sc.a.Pages.Versions(ctx, sc.tenant, s)
+		if err != nil {
+			return out, err
+		}
+		for _, v := range vs {
+			if v.Version <= before[s] {
+				continue
+			}
+			p, err := sc.a.Pages.Version(ctx, sc.tenant, s, v.Version)
+			if err != nil {
+				return out, err
+			}
+			out.Regenerated++
+			out.SentencesKept += p.Stats["kept"]
+			out.SentencesRewritten += p.Stats["rewritten"]
+			out.SentencesAdded += p.Stats["added"]
+			out.SentencesRemoved += p.Stats["removed"]
+		}
+		if base[s] == before[s] {
+			out.Untouched++
+		}
+	}
+	if d := out.SentencesKept + out.SentencesRewritten; d > 0 {
+		out.KeptShare = float64(out.SentencesKept) / float64(d)
+	}
+	if out.Seconds > 0 {
+		out.PagesPerSecond = float64(out.Regenerated) / out.Seconds
+	}
+	if out.StaleCitations, err = sc.staleCitations(ctx, withPages, retracted); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// startConsumers starts procs `annalist consume generate` processes on
+// this process's data directory; they join its broker and Redis.
+func startConsumers(ctx context.Context, io IO, s service, procs int) ([]*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the annalist binary: %w", err)
+	}
+	var cmds []*exec.Cmd
+	for i := 0; i < procs; i++ {
+		c := exec.CommandContext(ctx, exe, "consume", string(app.PartGenerate), "--data-dir", s.dataDir)
+		c.Stdout, c.Stderr = io.Stderr, io.Stderr
+		c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
+		c.WaitDelay = 30 * time.Second
+		if err := c.Start(); err != nil {
+			stopConsumers(cmds)
+			return nil, fmt.Errorf("start consumer process %d: %w", i+1, err)
+		}
+		cmds = append(cmds, c)
+	}
+	return cmds, nil
+}
+
+// stopConsumers asks the consumer processes to drain and waits for them.
+func stopConsumers(cmds []*exec.Cmd) {
+	var wg sync.WaitGroup
+	for _, c := range cmds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = c.Process.Signal(os.Interrupt)
+			_ = c.Wait()
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,55 @@
+package eval
+
+import (
+	"context"
+	"testing"
+
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+func TestMentions(t *testing.T) {
+	chunks := map[string]schemas.Chunk{
+		"a-0000": {ChunkID: "a-0000", Collection: "archive", Text: "是岁，叶向高入阁，与子平议事。"},
+		"v-0001": {ChunkID: "v-0001", Collection: "liezhuan", EntryChunk: "v-0001", Text: "叶向高，字进卿。"},
+		"b-0000": {ChunkID: "b-0000", Collection: "archive", Text: "无名。"},
+	}
+	links := map[string]string{
+		"a-0000": `[{"entity":"person:叶向高@1","surface":"叶向高","start":3,"end":6,"score":1,"candidates":[{"entity":"person:叶向高@1","score":1}]},` +
+			`{"entity":"","surface":"子平","start":10,"end":12,"score":0,"candidates":[{"entity":"person:林安@2","score":0},{"entity":"person:周明@3","score":0}]}]`,
+		"v-0001": `[{"entity":"person:叶向高@1","surface":"叶向高","start":0,"end":3,"score":4,"candidates":[{"entity":"person:叶向高@1","score":4}]}]`,
+	}
+	src := MentionSource{
+		Chunks: func(_ context.Context, ids []string) ([]schemas.Chunk, error) {
+			var out []schemas.Chunk
+			for _, id := range ids {
+				out = append(out, chunks[id])
+			}
+			return out, nil
+		},
+		Links:      func(_ context.Context, c string) (string, error) { return links[c], nil },
+		EntryChunk: func(context.Context, string) (string, error) { return "v-0001", nil },
+	}
+	rep, err := Mentions(context.Background(), src, []string{"b-0000", "v-0001", "a-0000"}, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Chunks != 3 || rep.Linked != 2 || rep.Mentions != 3 || rep.Resolved != 2 || rep.Ambiguous != 1 || rep.Outside != 1 {
+		t.Fatalf("counts %+v", rep.MentionCounts)
+	}
+	if c := rep.Collections["archive"]; c.Chunks != 2 || c.Mentions != 2 || c.Outside != 1 {
+		t.Fatalf("archive counts %+v", c)
+	}
+	if len(rep.Samples) != 1 || rep.Samples[0].Context != "是岁，【叶向高】入阁，与子平议事。" {
+		t.Fatalf("samples %+v", rep.Samples)
+	}
+}
+
+func TestWindow(t *testing.T) {
+	text := "一二三四五六七八九十甲乙丙丁戊己庚辛壬癸子丑寅卯辰"
+	if got := window(text, 20, 22, 3); got != "辛壬癸【子丑】寅卯辰" {
+		t.Errorf("window %q", got)
+	}
+	if got := window(text, 0, 1, 2); got != "【一】二三" {
+		t.Errorf("window at the start %q", got)
+	}
+}
