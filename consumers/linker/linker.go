@@ -45,6 +45,9 @@ type Graph interface {
 	Link(ctx context.Context, tenant string, rows [][]string) ([]string, error)
 	// Entity reads an entity; an unknown id wraps graph.ErrNotFound.
 	Entity(ctx context.Context, tenant, id string) (graph.Entity, error)
+	// Degrees returns each entity's number of edges (as head or tail), a
+	// stamp that moves whenever its edges change.
+	Degrees(ctx context.Context, tenant string, ids []string) ([]int64, error)
 }
 
 // Chunks reads stored chunks.
@@ -79,7 +82,22 @@ type Stage struct {
 	mu      sync.Mutex
 	dicts   map[string]*dictionary
 	offices map[string][]string
+	// known keeps the candidates' profiles by tenant and id with the
+	// degree they were read at: a profile is derived from the entity's
+	// edges alone, so it stands while the degree does, and a batch reads
+	// the degrees (one round trip) instead of every candidate's entity.
+	known map[string]map[string]knownProfile
 }
+
+// knownProfile is a cached profile and the degree it was read at.
+type knownProfile struct {
+	p      *profile
+	degree int64
+}
+
+// maxKnown bounds the cached profiles of one tenant; the cache starts
+// over beyond it.
+const maxKnown = 200_000
 
 // New returns the stage; g and chunks are required.
 func New(g Graph, chunks Chunks, cfg Config) (*Stage, error) {
@@ -336,6 +354,31 @@ func (s *Stage) profiles(ctx context.Context, tenant string, cands [][]string) (
 		}
 	}
 	out := make(map[string]*profile, len(ids))
+	degrees, err := s.g.Degrees(ctx, tenant, ids)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.known == nil {
+		s.known = map[string]map[string]knownProfile{}
+	}
+	known := s.known[tenant]
+	if known == nil || len(known) > maxKnown {
+		known = map[string]knownProfile{}
+		s.known[tenant] = known
+	}
+	var stale []string
+	var staleDegrees []int64
+	for i, id := range ids {
+		if k, ok := known[id]; ok && k.degree == degrees[i] {
+			out[id] = k.p
+			continue
+		}
+		stale = append(stale, id)
+		staleDegrees = append(staleDegrees, degrees[i])
+	}
+	s.mu.Unlock()
+	ids = stale
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	errs := make([]error, len(ids))
@@ -358,6 +401,9 @@ func (s *Stage) profiles(ctx context.Context, tenant string, cands [][]string) (
 			mu.Lock()
 			out[id] = p
 			mu.Unlock()
+			s.mu.Lock()
+			known[id] = knownProfile{p: p, degree: staleDegrees[i]}
+			s.mu.Unlock()
 		}()
 	}
 	wg.Wait()

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/annalist-dev/annalist/schemas"
 )
 
 // The entity linker's records (consumers/linker), in the tenant's graph
@@ -18,7 +20,8 @@ import (
 //	kg:{t}:chunklinked:<chunk>  set    entity ids whose linked: set holds the chunk
 //	kg:{t}:chunklinks:<chunk>   string JSON list of the chunk's mentions, with
 //	                                   candidates and scores
-//	kg:{t}:surfchunks:<surface> set    chunks in which the surface was matched
+//	kg:{t}:surfchunks:<surface> hash   chunks in which the surface was matched ->
+//	                                   the number of persons it could denote then
 //	                                   (relinked when its alias set changes)
 //	kg:{t}:linkver              zset   chunk -> the surface sequence its text was
 //	                                   last matched against (the backfill's cursor)
@@ -110,17 +113,36 @@ func (s *Store) PersonCandidates(ctx context.Context, tenant string, surfaces []
 	return out, nil
 }
 
-// SurfaceChunks returns the chunks in which the linker matched surface.
+// SurfaceChunks returns the chunks in which the linker matched surface
+// when it could denote another number of persons than it can now: the
+// chunks whose links the surface's new candidates may change.
 func (s *Store) SurfaceChunks(ctx context.Context, tenant, surface string) ([]string, error) {
 	if err := checkTenant("read surface chunks", tenant); err != nil {
 		return nil, err
 	}
-	ids, err := s.c.SMembers(ctx, prefix(tenant)+"surfchunks:"+surface).Result()
-	if err != nil {
+	p := s.c.Pipeline()
+	matched := p.HGetAll(ctx, prefix(tenant)+"surfchunks:"+surface)
+	ids := p.SMembers(ctx, prefix(tenant)+"alias:"+surface)
+	if _, err := p.Exec(ctx); err != nil {
 		return nil, fmt.Errorf("read chunks of surface %q: %w", surface, err)
 	}
-	slices.Sort(ids)
-	return ids, nil
+	persons := 0
+	for _, id := range ids.Val() {
+		if strings.HasPrefix(id, schemas.EntityPerson+":") {
+			persons++
+		}
+	}
+	// A chunk matched when the surface could denote as many persons as it
+	// can now was resolved against the same candidates (a set that only
+	// grows, but for a retraction): linking it again would change nothing.
+	var out []string
+	for id, n := range matched.Val() {
+		if n != strconv.Itoa(persons) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // LinkBacklog returns up to limit chunks whose text was last matched
@@ -246,4 +268,32 @@ func (s *Store) RaiseLinkTarget(ctx context.Context, tenant string, seq int64) (
 		return 0, fmt.Errorf("record link target %d: %w", seq, err)
 	}
 	return int64(got.Val()), nil
+}
+
+// Degrees returns, for each entity id, the number of edges it is the head
+// or the tail of, in one round trip: a cheap stamp that changes whenever
+// an edge is added to or removed from the entity, so a reader can keep
+// what it derived from Entity until the stamp moves.
+func (s *Store) Degrees(ctx context.Context, tenant string, ids []string) ([]int64, error) {
+	if err := checkTenant("read degrees", tenant); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	p := s.c.Pipeline()
+	outs := make([]*goredis.IntCmd, len(ids))
+	ins := make([]*goredis.IntCmd, len(ids))
+	for i, id := range ids {
+		outs[i] = p.SCard(ctx, prefix(tenant)+"out:"+id)
+		ins[i] = p.SCard(ctx, prefix(tenant)+"in:"+id)
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("read the degrees of %d entities: %w", len(ids), err)
+	}
+	out := make([]int64, len(ids))
+	for i := range ids {
+		out[i] = outs[i].Val() + ins[i].Val()
+	}
+	return out, nil
 }

@@ -115,7 +115,7 @@ for a = 2, #ARGV, NF do
     end
     for _, line in ipairs(split(seen, '\n')) do
       local f = split(line, '\t')
-      redis.call('SADD', P .. 'surfchunks:' .. f[1], chunk)
+      redis.call('HSET', P .. 'surfchunks:' .. f[1], chunk, f[2])
     end
     local v = tonumber(version)
     local cur = tonumber(redis.call('ZSCORE', P .. 'linkver', chunk) or '-1')

@@ -56,9 +56,12 @@ func TestLinkScript(t *testing.T) {
 	if got, _ := s.Linked(ctx, tenant, ye); !slices.Equal(got, []string{"a-0000"}) {
 		t.Fatalf("linked %v", got)
 	}
-	if got, _ := s.SurfaceChunks(ctx, tenant, "叶向高"); !slices.Equal(got, []string{"a-0000"}) {
-		t.Fatalf("surface chunks %v", got)
+	// Matched against the candidates the surface has: nothing to link
+	// again (until a second person of the name arrives, below).
+	if got, err := s.SurfaceChunks(ctx, tenant, "叶向高"); err != nil || len(got) != 0 {
+		t.Fatalf("surface chunks %v, %v before a homonym", got, err)
 	}
+
 	// The same delivery again reports its change again; another reports
 	// nothing.
 	ans, _ = s.Link(ctx, tenant, [][]string{linkRow("a-0000", "a", "2", "t1", []string{ye}, "叶向高\t1", false)})
@@ -104,5 +107,14 @@ func TestLinkScript(t *testing.T) {
 	}
 	if got, _ := s.Linked(ctx, tenant, ye); len(got) != 0 {
 		t.Fatalf("linked a retracted chunk: %v", got)
+	}
+	// A second person of the name: the chunk matched when the surface
+	// denoted one person is to be linked again.
+	if _, err := s.Apply(ctx, tenant, triplets("d9", "c-ye2", "叶向高", "c-ye2",
+		fact{head: "叶向高", rel: schemas.RelCourtesyName, tail: "伯卿", start: 0, end: 6}), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.SurfaceChunks(ctx, tenant, "叶向高"); !slices.Equal(got, []string{"a-0000"}) {
+		t.Fatalf("surface chunks %v after a homonym", got)
 	}
 }

@@ -140,7 +140,7 @@ for _, c in ipairs(chunks) do
     if ok and type(ms) == 'table' then
       for _, m in ipairs(ms) do
         if type(m) == 'table' and type(m.surface) == 'string' then
-          redis.call('SREM', P .. 'surfchunks:' .. m.surface, c)
+          redis.call('HDEL', P .. 'surfchunks:' .. m.surface, c)
         end
       end
     end

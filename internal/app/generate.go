@@ -57,6 +57,10 @@ type GenerateConfig struct {
 	// ScheduleRate is the most regeneration requests one scheduler
 	// replica publishes per second (default scheduler.DefaultRate).
 	ScheduleRate float64
+	// ScheduleLease is how long a scheduler replica holds the pages it
+	// claimed before another may claim them again: the time a crashed
+	// replica's claims wait (default scheduler.DefaultLease).
+	ScheduleLease time.Duration
 }
 
 // Request deadlines by engine: the offline engine writes a page in well
@@ -80,11 +84,14 @@ func (c *GenerateConfig) RegisterFlags(fs *flag.FlagSet) {
 		fmt.Sprintf("debounce window of page regenerations (default %s)", scheduler.DefaultWindow))
 	fs.Float64Var(&c.ScheduleRate, "schedule-rate", c.ScheduleRate,
 		fmt.Sprintf("regeneration requests per second at most, per scheduler replica (default %g)", scheduler.DefaultRate))
+	fs.DurationVar(&c.ScheduleLease, "schedule-lease", c.ScheduleLease,
+		fmt.Sprintf("how long a scheduler replica holds claimed pages; a crashed replica's claims are taken again after it (default %s)", scheduler.DefaultLease))
 }
 
 // Validate checks the bounds.
 func (c GenerateConfig) Validate() error {
-	if c.MaxAttempts < 0 || c.MaxSentences < 0 || c.MemoryTTL < 0 || c.VectorK < 0 || c.RequestDeadline < 0 {
+	if c.MaxAttempts < 0 || c.MaxSentences < 0 || c.MemoryTTL < 0 || c.VectorK < 0 || c.RequestDeadline < 0 ||
+		c.ScheduleWindow < 0 || c.ScheduleRate < 0 || c.ScheduleLease < 0 {
 		return errors.New("generation bounds must not be negative")
 	}
 	switch c.Verifier {

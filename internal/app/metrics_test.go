@@ -70,6 +70,13 @@ func TestMetricsAfterASmallRun(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
+		// The retractor's input: a retraction of a document this tenant
+		// never stored, which it handles as a no-op (a real one would
+		// leave pages to regenerate after the run).
+		if err := a.PublishRetraction(ctx, tenant, schemas.Retraction{DocID: "never-stored",
+			Reason: schemas.RetractRetracted}); err != nil {
+			t.Fatal(err)
+		}
 	})
 
 	subjects := []string{"陆文渊", "顾承泽", "严鹤龄", "Margaret Ellery", "Thomas Harrow"}

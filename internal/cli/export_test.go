@@ -21,3 +21,10 @@ func Topology(ctx context.Context, io IO, args []string, reg app.Registry) error
 
 // API is the HTTP API `annalist serve` serves for a.
 func API(a *app.App) http.Handler { return api.New(apiDeps(a)) }
+
+// LivingVolume is livingVolume: a biographical volume of n entries and
+// their names.
+func LivingVolume(n int) (string, []string) { return livingVolume(n) }
+
+// UpdateText is the update document `bench regenerate` publishes.
+func UpdateText(subject string, round int) string { return updateText(subject, round) }

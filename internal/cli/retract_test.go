@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,7 +19,10 @@ func TestRetractCommand(t *testing.T) {
 	if _, stderr, code := run(t, "ingest", corpus, "--data-dir", data, "--json", "--log-level", "error"); code != 0 {
 		t.Fatalf("ingest exit %d: %s", code, stderr)
 	}
-	id := producers.DocID("vol.txt", volume)
+	// A file's source is its path under the ingested directory, prefixed
+	// with the directory's name.
+	source := filepath.Base(corpus) + "/vol.txt"
+	id := producers.DocID(source, volume)
 	out, stderr, code := run(t, "retract", id, "--data-dir", data, "--json", "--log-level", "error")
 	if code != 0 {
 		t.Fatalf("retract exit %d: %s", code, stderr)
@@ -32,7 +36,7 @@ func TestRetractCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &mark); err != nil {
 		t.Fatalf("retract --json printed %q: %v", out, err)
 	}
-	if mark.DocID != id || mark.Reason != "retracted" || mark.Source != "vol.txt" || mark.At == "" {
+	if mark.DocID != id || mark.Reason != "retracted" || mark.Source != source || mark.At == "" {
 		t.Fatalf("retract printed %+v", mark)
 	}
 	again, stderr, code := run(t, "retract", id, "--data-dir", data, "--json", "--log-level", "error")
