@@ -104,7 +104,8 @@ type Extractor struct {
 	stats  counters
 	// persons, when set, names the known persons a chunk outside entries
 	// may state facts of (WithPersons).
-	persons Persons
+	persons     Persons
+	chunkReader ChunkReader
 
 	mu       sync.Mutex
 	compiled map[string]compiledPattern
@@ -180,6 +181,16 @@ func (e *Extractor) Handler() pipeline.Handler {
 	return func(ctx context.Context, in pipeline.Input) ([]pipeline.Output, error) {
 		var c schemas.Chunk
 		switch m := in.Msg.(type) {
+		case schemas.KGUpdate:
+			ts, err := e.Linked(ctx, in.Tenant(), m)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]pipeline.Output, len(ts))
+			for i, t := range ts {
+				out[i] = pipeline.Output{Topic: topology.Triplets, Msg: t}
+			}
+			return out, nil
 		case schemas.Chunk:
 			c = m
 		case *schemas.Chunk:
@@ -188,7 +199,7 @@ func (e *Extractor) Handler() pipeline.Handler {
 			}
 			c = *m
 		default:
-			return nil, pipeline.Permanentf("extract: input is %T, want a chunk", in.Msg)
+			return nil, pipeline.Permanentf("extract: input is %T, want a chunk or a kg-update", in.Msg)
 		}
 		ts, err := e.Extract(ctx, in.Tenant(), c)
 		if err != nil {
@@ -236,11 +247,6 @@ func (e *Extractor) Extract(ctx context.Context, tenant string, c schemas.Chunk)
 			return nil, pipeline.Permanent(fmt.Errorf("extract chunk %s: %w", c.ChunkID, err))
 		}
 		facts, secs = hz.extractHan(c.Text, entry, c.SubEntry, beginsEntry(c))
-		if e.persons != nil && outsideEntries(c) {
-			if err := e.knownFacts(ctx, tenant, hz, c.Text, secs, func(f fact) { facts = append(facts, f) }); err != nil {
-				return nil, fmt.Errorf("extract chunk %s: %w", c.ChunkID, err)
-			}
-		}
 	case profile.LangEnglish:
 		facts = extractEnglish(c.Text, entry)
 	}

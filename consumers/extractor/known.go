@@ -6,22 +6,101 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// Persons tells which surfaces name a person the tenant's knowledge graph
-// knows (infra/kg.Store.KnownPersons reads kg:{t}:alias:<surface>).
+// Persons reads what the extractor needs of the knowledge graph's persons
+// and of the chunk store to read the facts of a person named in a chunk
+// outside entries (infra/kg.Store and infra/redis.Chunks implement it
+// together, see WithPersons).
 type Persons interface {
-	KnownPersons(ctx context.Context, tenant string, surfaces []string) (map[string]bool, error)
+	// PersonNames returns the surface forms of a person: the canonical
+	// name, courtesy and art names, other aliases.
+	PersonNames(ctx context.Context, tenant, id string) ([]string, error)
+}
+
+// ChunkReader reads stored chunks.
+type ChunkReader interface {
+	Get(ctx context.Context, tenant string, ids []string) ([]schemas.Chunk, error)
 }
 
 // WithPersons lets the extractor anchor facts to the known persons a chunk
 // outside every entry names as the subject of a sentence (an archive
 // book's "叶向高，万历十一年进士"): the narrative patterns then run on that
-// sentence with the name, as written, as the head. Without it a chunk
-// outside entries yields only the facts of the people it introduces
-// ("Name，字X，Place人").
-func WithPersons(p Persons) Option { return func(e *Extractor) { e.persons = p } }
+// sentence with the name, as written, as the head.
+//
+// It does so when a person is linked to the chunk — a kg-update naming
+// the chunk among the person's Chunks (the entity linker's, or the
+// kg-writer's for a fact) — not when the chunk first arrives. Which
+// persons the graph knows when a chunk arrives depends on the order
+// documents come in; which chunks end up linked to a person does not (the
+// linker's backfill links chunks stored before a name, see
+// consumers/linker), so the facts read this way are the same whatever
+// that order. Without it a chunk outside entries yields only the facts of
+// the people it introduces ("Name，字X，Place人").
+func WithPersons(p Persons, chunks ChunkReader) Option {
+	return func(e *Extractor) { e.persons, e.chunkReader = p, chunks }
+}
+
+// Linked returns the facts the chunks newly linked to a person (u.Chunks
+// of a person's kg-update) give about that person where he opens a
+// sentence of a chunk outside entries; nothing without WithPersons, for
+// an update of another entity type, or for chunks inside entries (their
+// heads are anchored to the entry). Errors reading the graph or the chunk
+// store are transient.
+func (e *Extractor) Linked(ctx context.Context, tenant string, u schemas.KGUpdate) ([]schemas.Triplet, error) {
+	if e.persons == nil || e.chunkReader == nil || len(u.Chunks) == 0 || u.Type != schemas.EntityPerson {
+		return nil, nil
+	}
+	if tenant == "" {
+		tenant = schemas.DefaultTenant
+	}
+	cs, err := e.chunkReader.Get(ctx, tenant, u.Chunks)
+	if err != nil {
+		return nil, fmt.Errorf("read the chunks linked to %s: %w", u.EntityID, err)
+	}
+	var outside []schemas.Chunk
+	for _, c := range cs {
+		if outsideEntries(c) && c.Validate() == nil {
+			outside = append(outside, c)
+		}
+	}
+	if len(outside) == 0 {
+		return nil, nil
+	}
+	names, err := e.persons.PersonNames(ctx, tenant, u.EntityID)
+	if err != nil {
+		return nil, fmt.Errorf("read the names of %s: %w", u.EntityID, err)
+	}
+	known := map[string]bool{}
+	for _, n := range names {
+		known[n] = true
+	}
+	var out []schemas.Triplet
+	for _, c := range outside {
+		prof := e.profileOf(c)
+		if prof.Language != profile.LangChinese {
+			continue
+		}
+		hz, err := e.han(prof)
+		if err != nil {
+			return nil, pipeline.Permanent(fmt.Errorf("extract chunk %s: %w", c.ChunkID, err))
+		}
+		_, secs := hz.extractHan(c.Text, "", c.SubEntry, beginsEntry(c))
+		var facts []fact
+		knownFacts(hz, c.Text, secs, func(n string) bool { return known[n] }, func(f fact) { facts = append(facts, f) })
+		for _, t := range triplets(c, facts) {
+			if err := t.Validate(); err != nil {
+				return nil, pipeline.Permanent(fmt.Errorf("extract chunk %s: %w", c.ChunkID, err))
+			}
+			out = append(out, t)
+		}
+	}
+	e.stats.triplets.Add(int64(len(out)))
+	return out, nil
+}
 
 // knownTimeLeads are clauses that may open a sentence before its subject
 // without being one: "十二月，南礼主事周镳上言", "是年，叶向高…".
@@ -90,28 +169,15 @@ func (hz *han) timeLead(cl string) bool {
 // jinshi, office and death patterns run on those sections only, with the
 // checks that keep a clause about someone else from being his. Patterns
 // are marked ".known".
-func (e *Extractor) knownFacts(ctx context.Context, tenant string, hz *han, text string, secs []section,
-	add func(fact)) error {
+func knownFacts(hz *han, text string, secs []section, known func(string) bool, add func(fact)) {
 	others := map[string]bool{}
 	if len(secs) > 0 {
 		others = secs[0].others
 	}
-	ks := hz.knownSentences(text, secs, others)
-	if len(ks) == 0 {
-		return nil
-	}
-	var names []string
-	for _, k := range ks {
-		names = append(names, k.names...)
-	}
-	known, err := e.persons.KnownPersons(ctx, tenant, names)
-	if err != nil {
-		return fmt.Errorf("look up %d names: %w", len(names), err)
-	}
 	var ksecs []section
-	for _, k := range ks {
+	for _, k := range hz.knownSentences(text, secs, others) {
 		for _, n := range k.names {
-			if known[n] {
+			if known(n) {
 				ksecs = append(ksecs, section{start: k.at, end: k.end, head: n,
 					full: utf8.RuneCountInString(n) >= 3, others: others})
 				break
@@ -119,7 +185,7 @@ func (e *Extractor) knownFacts(ctx context.Context, tenant string, hz *han, text
 		}
 	}
 	if len(ksecs) == 0 {
-		return nil
+		return
 	}
 	mark := func(f fact) {
 		f.pattern += ".known"
@@ -134,7 +200,6 @@ func (e *Extractor) knownFacts(ctx context.Context, tenant string, hz *han, text
 	hz.jinshiFacts(text, ksecs, mark)
 	hz.officeFacts(text, ksecs, mark)
 	hz.deathFacts(text, ksecs, mark)
-	return nil
 }
 
 // outsideEntries reports whether a chunk belongs to no biography entry:

@@ -2,32 +2,28 @@ package kg_test
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"testing"
 
 	"github.com/annalist-dev/annalist/infra/kg"
 )
 
-func TestKnownPersons(t *testing.T) {
+func TestPersonNames(t *testing.T) {
 	s, _ := newStore(t, kg.Config{})
 	apply(t, s, slices.Concat(yeXiangGao(), wangPu()), nil)
-	got, err := s.KnownPersons(context.Background(), tenant,
-		[]string{"叶向高", "进卿", "王溥", "福清", "无名氏", "", "叶向高", " 子明 "})
+	ye := kg.PersonID("叶向高", "c-ye")
+	got, err := s.PersonNames(context.Background(), tenant, ye)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A name, a courtesy name and an ambiguous name are persons; a place
-	// (福清 names place:福清) and an unknown word are not.
-	want := []string{"叶向高", "子明", "王溥", "进卿"}
-	if keys := slices.Sorted(maps.Keys(got)); !slices.Equal(keys, want) {
-		t.Errorf("known persons = %v, want %v", keys, want)
+	// The canonical name and the courtesy name; not the place.
+	if want := []string{"叶向高", "进卿"}; !slices.Equal(got, want) {
+		t.Errorf("names of %s = %v, want %v", ye, got, want)
 	}
-	if _, err := s.KnownPersons(context.Background(), "bad tenant", []string{"叶向高"}); err == nil {
+	if none, err := s.PersonNames(context.Background(), tenant, "person:无名氏"); err != nil || len(none) != 0 {
+		t.Errorf("unknown person: %v, %v", none, err)
+	}
+	if _, err := s.PersonNames(context.Background(), "bad tenant", ye); err == nil {
 		t.Error("an invalid tenant was accepted")
-	}
-	empty, err := s.KnownPersons(context.Background(), tenant, nil)
-	if err != nil || len(empty) != 0 {
-		t.Errorf("no surfaces: %v, %v", empty, err)
 	}
 }

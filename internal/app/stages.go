@@ -35,8 +35,8 @@ func DefaultStages() Registry {
 		{Stage: topology.Stage{Name: topology.StageChunker, Reads: []string{topology.Documents}, Writes: []string{topology.Chunks},
 			Doc: "pattern-enhanced chunking by corpus profile"},
 			Part: PartIngest, Progress: true, Build: buildChunker},
-		{Stage: topology.Stage{Name: topology.StageExtractor, Reads: []string{topology.Chunks}, Writes: []string{topology.Triplets},
-			Doc: "regex-driven relation extraction, LLM regex synthesis, plan B"},
+		{Stage: topology.Stage{Name: topology.StageExtractor, Reads: []string{topology.Chunks, topology.KGUpdates}, Writes: []string{topology.Triplets},
+			Doc: "regex-driven relation extraction, LLM regex synthesis, plan B; facts of persons linked to chunks outside entries"},
 			Part: PartIngest, Progress: true, Build: buildExtractor},
 		{Stage: topology.Stage{Name: topology.StageKGWriter, Reads: []string{topology.Triplets}, Writes: []string{topology.KGUpdates, topology.Reviews},
 			Doc: "idempotent upsert into the Redis knowledge graph"},
@@ -216,8 +216,8 @@ func (a *App) extractor() *extractor.Extractor {
 		if a.Regexes != nil {
 			opts = append(opts, extractor.WithMemory(a.Regexes))
 		}
-		if a.KG != nil {
-			opts = append(opts, extractor.WithPersons(a.KG))
+		if a.KG != nil && a.Chunks != nil {
+			opts = append(opts, extractor.WithPersons(a.KG, a.Chunks))
 		}
 		a.agents.Extractor = extractor.New(a.Config.Extractor, opts...)
 	}
