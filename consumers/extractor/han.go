@@ -479,6 +479,9 @@ func (hz *han) foreignSentence(text string, b int, s *section) bool {
 				return true
 			}
 		}
+		if hz.namedEarlier(text[s.start:ss], sent, s.head) {
+			return true
+		}
 	}
 	// "鸿儒遂先期反，自号…": an earlier clause of the sentence names its
 	// own subject before an adverb; the last such subject holds.
@@ -488,6 +491,34 @@ func (hz *han) foreignSentence(text string, b int, s *section) bool {
 		}
 	}
 	return hz.foreignPrevious(text, b, s)
+}
+
+// namedEarlier reports whether sent opens with the given name of another
+// person whom the text before it wrote in full: "胤衡，万历中进士" after "与
+// 乡官杨所修、洪胤衡…共城守" is about 洪胤衡. The word must stand as the
+// sentence's subject (a comma follows it) and be neither the head nor the
+// head's given name.
+func (hz *han) namedEarlier(before, sent, head string) bool {
+	w, _, ok := strings.Cut(sent, "，")
+	if !ok || utf8.RuneCountInString(w) != 2 || !nameLike(w) {
+		return false
+	}
+	if _, g := hz.surname(head); w == head || w == g || strings.HasSuffix(head, w) {
+		return false
+	}
+	for i := strings.Index(before, w); i >= 0; {
+		if r, size := utf8.DecodeLastRuneInString(before[:i]); size > 0 {
+			if sur, given := hz.surname(string(r) + w); sur != "" && given == w {
+				return true
+			}
+		}
+		j := strings.Index(before[i+len(w):], w)
+		if j < 0 {
+			break
+		}
+		i += len(w) + j
+	}
+	return false
 }
 
 // kinNamesHead reports whether sent opens with a kinship word and the
@@ -530,6 +561,15 @@ func (hz *han) foreignPrevious(text string, b int, s *section) bool {
 	if hz.kinNamesHead(prev, s.head) {
 		return false
 	}
+	// After "刚中，字九如。" (another person, introduced by the given name
+	// of a full name written earlier) a sentence without a subject goes on
+	// about him: "崇祯七年进士" is 马刚中's, not the entry's.
+	cur := strings.TrimLeft(text[ss:b], " 　")
+	_, g := hz.surname(s.head)
+	if m := reSentZi.FindStringSubmatch(prev); m != nil && m[1] != s.head && m[1] != g ||
+		hz.namedEarlier(text[s.start:ps], prev, s.head) {
+		return !strings.HasPrefix(cur, s.head) && (g == "" || !strings.HasPrefix(cur, g))
+	}
 	if reSuccession.MatchString(prev) {
 		return true
 	}
@@ -538,8 +578,6 @@ func (hz *han) foreignPrevious(text string, b int, s *section) bool {
 	}
 	// After "父复，宣德中进士及第。" a sentence without a subject goes on
 	// about the father; one that names the head ("向高甫妊") returns to him.
-	cur := strings.TrimLeft(text[ss:b], " 　")
-	_, g := hz.surname(s.head)
 	return !strings.HasPrefix(cur, s.head) && (g == "" || !strings.HasPrefix(cur, g))
 }
 

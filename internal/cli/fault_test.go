@@ -870,7 +870,10 @@ func TestBrokerKilledAndRestartedLosesNothing(t *testing.T) {
 		"--kafka-session-timeout", "2s", "--kafka-heartbeat-interval", "200ms",
 		"--kafka-rebalance-timeout", "2s", "--kafka-max-backoff", "2s", "--log-level", "warn"}
 	stagesOps := freeAddr(t)
-	stages := startChild(t, append([]string{"consume", "ingest", "--metrics-addr", stagesOps}, common...)...)
+	// The ingestion stages, and the scheduler, which reads their
+	// kg-updates: the pipeline is idle when every group that reads a
+	// topic has caught up.
+	stages := startChild(t, append([]string{"consume", "ingest", "scheduler", "--metrics-addr", stagesOps}, common...)...)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("consume ingest stderr:\n%s", tail(stages.stderr.String(), 4000))
