@@ -44,9 +44,13 @@ type BenchRegenerate struct {
 	// citations of current pages that point into a retracted document.
 	StaleCitations int `json:"stale_citations"`
 	// Untouched counts the pages without an update that kept their
-	// version; Missed the updates no page version named in time.
+	// version.
 	Untouched int `json:"untouched"`
-	Missed    int `json:"missed"`
+	// Missed counts the updates no page version named within the
+	// timeout (those subjects sit out the later rounds).
+	Missed int `json:"missed"`
+	// Subjects are the subjects the updates were about.
+	Subjects []string `json:"subjects"`
 	// Rounds are the phases: new evidence, supersession, retraction.
 	Rounds        []BenchRound `json:"rounds"`
 	Processes     int          `json:"processes"`
@@ -71,6 +75,8 @@ type BenchRound struct {
 type regenUpdate struct {
 	subject string
 	source  string
+	date    string
+	place   string
 	docID   string
 	// previous is the version docID superseded.
 	previous string
@@ -78,6 +84,8 @@ type regenUpdate struct {
 	ms       float64
 	version  int
 	done     bool
+	// missed is set when the page did not follow within the timeout.
+	missed bool
 }
 
 // livingScenario drives the living-pages rounds shared by `bench
@@ -91,8 +99,8 @@ type livingScenario struct {
 	log     zerolog.Logger
 	timeout time.Duration
 	// text writes the update document of a subject for a round (0 new,
-	// 1 superseding).
-	text func(subject string, round int) string
+	// 1 superseding), given what noteContext read.
+	text func(subject, date, place string, round int) string
 	// afterRound, when set, is called once a round's pages followed (the
 	// integration test checks them there).
 	afterRound func(reason string, ups []*regenUpdate)
@@ -100,16 +108,46 @@ type livingScenario struct {
 
 // updateText is the bench's update document: a note from another
 // collection that names the subject in passing and tells something the
-// subject's entry does not (a retreat and a book). It reaches the page
-// through the entity linker (a mention of the subject) and the drafter,
-// which gives the passages of the documents a regeneration is for a
-// place among the notable ones. The superseding version tells it
-// otherwise.
-func updateText(subject string, round int) string {
-	places := []string{"松庵", "竹溪"}
+// subject's entry does not (a retreat and a book). It carries the context
+// a reader, and the entity linker, needs to tell whom it names: a date in
+// the subject's life (his examination year) and his native place, as such
+// notes do. It reaches the page through the linker (a mention of the
+// subject) and the drafter, which gives the passages of the documents a
+// regeneration is for a place among the notable ones. The superseding
+// version tells it otherwise.
+func updateText(subject, date, place string, round int) string {
+	names := []string{"松庵", "竹溪"}
 	books := []string{"十卷", "八卷"}
-	p := places[round%len(places)]
-	return fmt.Sprintf("万历初，%s致仕归里，筑室%s，著《%s集》%s，学者称%s先生。\n", subject, p, p, books[round%len(books)], p)
+	n := names[round%len(names)]
+	lead := ""
+	if date != "" {
+		lead = date + "，"
+	}
+	return fmt.Sprintf("%s%s致仕归%s，筑室%s，著《%s集》%s，学者称%s先生。\n", lead, subject, place, n, n, books[round%len(books)], n)
+}
+
+// noteContext reads from the graph what an update note about subject
+// says of him: his examination year and native place. ok is false when
+// the graph holds no native place (the note would not say whom it means).
+func noteContext(ctx context.Context, a *app.App, tenant, subject string) (date, place string, ok bool, err error) {
+	ids, err := a.KG.Resolve(ctx, tenant, subject)
+	if err != nil || len(ids) != 1 {
+		return "", "", false, err
+	}
+	e, err := a.KG.Entity(ctx, tenant, ids[0])
+	if err != nil {
+		return "", "", false, err
+	}
+	for _, ed := range e.Edges {
+		switch {
+		case ed.HeadID != e.ID:
+		case ed.Relation == schemas.RelNativePlace && place == "":
+			place = ed.Tail
+		case ed.Relation == schemas.RelJinshi && date == "" && ed.Qualifiers["approx"] == "":
+			date = ed.Tail
+		}
+	}
+	return date, place, place != "", nil
 }
 
 // round publishes the documents (or retractions) of one phase and waits
@@ -129,7 +167,7 @@ func (sc livingScenario) round(ctx context.Context, reason string, ups []*regenU
 				round = 1
 			}
 			it, err := producers.NewItem(schemas.Document{Source: u.source, Title: "notes on " + u.subject,
-				Collection: "notes", Text: sc.text(u.subject, round)})
+				Collection: "notes", Text: sc.text(u.subject, u.date, u.place, round)})
 			if err != nil {
 				return BenchRound{}, err
 			}
@@ -148,10 +186,12 @@ func (sc livingScenario) round(ctx context.Context, reason string, ups []*regenU
 	}
 	var lat []float64
 	for _, u := range ups {
-		lat = append(lat, u.ms)
+		if !u.missed {
+			lat = append(lat, u.ms)
+		}
 	}
 	slices.Sort(lat)
-	return BenchRound{Reason: reason, Updates: len(ups), Regenerated: len(ups),
+	return BenchRound{Reason: reason, Updates: len(ups), Regenerated: len(lat),
 		P50Ms: quantile(lat, 0.5), P95Ms: quantile(lat, 0.95), Seconds: time.Since(start).Seconds()}, nil
 }
 
@@ -181,13 +221,17 @@ func (sc livingScenario) wait(ctx context.Context, ups []*regenUpdate, base map[
 			return nil
 		}
 		if time.Now().After(deadline) {
-			var late []string
+			// Missed: the update never reached its page (the linker did
+			// not take the note to name the subject, say). Counted, and
+			// left out of the rounds after.
 			for _, u := range ups {
 				if !u.done {
-					late = append(late, u.subject+" ("+u.docID+")")
+					u.missed = true
+					sc.log.Warn().Str("subject", u.subject).Str("doc_id", u.docID).Dur("waited", sc.timeout).
+						Msg("page did not follow its update")
 				}
 			}
-			return fmt.Errorf("%d pages did not follow their update within %s: %s", pending, sc.timeout, strings.Join(late, ", "))
+			return nil
 		}
 		select {
 		case <-ctx.Done():
@@ -259,7 +303,7 @@ func benchRegenerate(ctx context.Context, io IO, s service, dir string, n, m, pr
 	}
 	stageErr := make(chan error, 1)
 	go func() { stageErr <- a.RunStages(stageCtx, stages, nil) }()
-	out, err := runLiving(ctx, livingScenario{a: a, tenant: s.tenant, log: log, timeout: 5 * time.Minute, text: updateText},
+	out, err := runLiving(ctx, livingScenario{a: a, tenant: s.tenant, log: log, timeout: time.Minute, text: updateText},
 		subjects, m)
 	stop()
 	if serr := <-stageErr; serr != nil && err == nil {
@@ -289,6 +333,13 @@ func benchRegenerate(ctx context.Context, io IO, s service, dir string, n, m, pr
 // version).
 func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int) (BenchRegenerate, error) {
 	var out BenchRegenerate
+	// The scheduler reads kg-updates from their beginning when it first
+	// runs: the pages are published once it has caught up with the
+	// ingestion's, so they are not regenerated for changes older than
+	// they are.
+	if err := sc.a.WaitIdle(ctx, app.AllStages()); err != nil {
+		return out, err
+	}
 	var reqs []schemas.Request
 	for _, s := range subjects {
 		reqs = append(reqs, schemas.Request{Kind: schemas.KindBiography, Subject: s})
@@ -306,18 +357,33 @@ func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int)
 		}
 	}
 	out.Pages = len(withPages)
-	k := min((m+2)/3, len(withPages)/2)
+	// The updated subjects: the first of those the graph knows a native
+	// place of (an update note names it), at most half the pages.
+	var targets []*regenUpdate
+	for _, s := range withPages {
+		if len(targets) == min((m+2)/3, len(withPages)/2) {
+			break
+		}
+		date, place, ok, err := noteContext(ctx, sc.a, sc.tenant, s)
+		if err != nil {
+			return out, err
+		}
+		if ok {
+			targets = append(targets, &regenUpdate{subject: s, source: "notes/" + s + ".txt", date: date, place: place})
+		}
+	}
+	k := len(targets)
+	for _, u := range targets {
+		out.Subjects = append(out.Subjects, u.subject)
+	}
 	if k == 0 {
-		return out, fmt.Errorf("%d pages published: too few for the updates", len(withPages))
+		return out, fmt.Errorf("%d pages published, none of a subject with a known native place: too few for the updates", len(withPages))
 	}
 	before := map[string]int{}
 	for s, v := range base {
 		before[s] = v
 	}
-	ups := make([]*regenUpdate, k)
-	for i := range ups {
-		ups[i] = &regenUpdate{subject: withPages[i], source: "notes/" + withPages[i] + ".txt"}
-	}
+	ups := targets
 	start := time.Now()
 	var lat []float64
 	var retracted []string
@@ -331,21 +397,35 @@ func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int)
 		if err != nil {
 			return out, fmt.Errorf("round %s: %w", reason, err)
 		}
+		var kept []*regenUpdate
+		for _, u := range ups {
+			if u.missed {
+				out.Missed++
+				continue
+			}
+			kept = append(kept, u)
+		}
 		sc.log.Info().Str("round", reason).Int("updates", r.Updates).Float64("p95_ms", r.P95Ms).Msg("pages followed")
 		out.Rounds = append(out.Rounds, r)
 		out.Updates += r.Updates
-		for _, u := range ups {
+		for _, u := range kept {
 			lat = append(lat, u.ms)
 		}
 		if reason == schemas.ReasonRetracted {
-			for _, u := range ups {
+			for _, u := range kept {
 				retracted = append(retracted, u.docID)
 			}
+		}
+		ups = kept
+		if len(ups) == 0 {
+			break
 		}
 	}
 	out.Seconds = time.Since(start).Seconds()
 	slices.Sort(lat)
-	out.DocToPageP50Ms, out.DocToPageP95Ms, out.DocToPageMaxMs = quantile(lat, 0.5), quantile(lat, 0.95), lat[len(lat)-1]
+	if len(lat) > 0 {
+		out.DocToPageP50Ms, out.DocToPageP95Ms, out.DocToPageMaxMs = quantile(lat, 0.5), quantile(lat, 0.95), lat[len(lat)-1]
+	}
 	for _, s := range withPages {
 		vs, err := sc.a.Pages.Versions(ctx, sc.tenant, s)
 		if err != nil {

@@ -26,5 +26,9 @@ func API(a *app.App) http.Handler { return api.New(apiDeps(a)) }
 // their names.
 func LivingVolume(n int) (string, []string) { return livingVolume(n) }
 
-// UpdateText is the update document `bench regenerate` publishes.
-func UpdateText(subject string, round int) string { return updateText(subject, round) }
+// UpdateText is the update document `bench regenerate` publishes about
+// subject.
+func UpdateText(ctx context.Context, a *app.App, tenant, subject string, round int) (string, error) {
+	date, place, _, err := noteContext(ctx, a, tenant, subject)
+	return updateText(subject, date, place, round), err
+}

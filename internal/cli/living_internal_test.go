@@ -146,11 +146,18 @@ func TestLivingPagesFollowTheirDocuments(t *testing.T) {
 	if want := []string{schemas.ReasonNewEvidence, schemas.ReasonSuperseded, schemas.ReasonRetracted}; !slices.Equal(rounds, want) {
 		t.Fatalf("rounds %v, want %v", rounds, want)
 	}
-	if out.Pages != 20 || out.Updates != 30 || out.Regenerated != 30 || out.Untouched != 10 || out.StaleCitations != 0 {
+	if out.Pages != 20 || out.Updates != 30 || out.Regenerated != 30 || out.Untouched != 10 || out.StaleCitations != 0 || out.Missed != 0 {
 		t.Fatalf("living pages: %+v", out)
 	}
-	for _, s := range names[10:] {
-		if vs := versions(s); len(vs) != 1 {
+	if len(out.Subjects) != 10 {
+		t.Fatalf("updates about %v, want 10 subjects", out.Subjects)
+	}
+	for _, s := range names {
+		vs := versions(s)
+		switch updated := slices.Contains(out.Subjects, s); {
+		case updated && len(vs) != 4:
+			t.Errorf("%s has versions %v, want one per round", s, vs)
+		case !updated && len(vs) != 1:
 			t.Errorf("%s has versions %v without a changed dependency", s, vs)
 		}
 	}

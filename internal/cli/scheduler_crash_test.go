@@ -88,7 +88,11 @@ func TestSchedulerKilledMidBurstLosesNoPage(t *testing.T) {
 	// The burst: one document for each of ten subjects, 50 ms apart.
 	docs := map[string]string{}
 	for _, n := range names[:10] {
-		it, err := producers.NewItem(schemas.Document{Source: "notes/" + n + ".txt", Collection: "notes", Text: cli.UpdateText(n, 0)})
+		text, err := cli.UpdateText(ctx, a, tenant, n, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it, err := producers.NewItem(schemas.Document{Source: "notes/" + n + ".txt", Collection: "notes", Text: text})
 		if err != nil {
 			t.Fatal(err)
 		}
