@@ -3,7 +3,6 @@ package kg_test
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -12,60 +11,6 @@ import (
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/schemas"
 )
-
-// dumpTenant reads every key of a tenant (keys carry it between braces) into
-// comparable strings, sets and hashes sorted.
-func dumpTenant(t *testing.T, c redis.Client, tenant string) map[string]string {
-	t.Helper()
-	ctx := context.Background()
-	keys, err := c.Keys(ctx, "*{"+tenant+"}*").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make(map[string]string, len(keys))
-	for _, k := range keys {
-		typ, err := c.Type(ctx, k).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch typ {
-		case "string":
-			out[k] = c.Get(ctx, k).Val()
-		case "hash":
-			h := c.HGetAll(ctx, k).Val()
-			var f []string
-			for _, name := range slices.Sorted(maps.Keys(h)) {
-				f = append(f, name+"="+h[name])
-			}
-			out[k] = strings.Join(f, "\n")
-		case "set":
-			m := c.SMembers(ctx, k).Val()
-			slices.Sort(m)
-			out[k] = strings.Join(m, "\n")
-		case "zset":
-			out[k] = strings.Join(c.ZRange(ctx, k, 0, -1).Val(), "\n")
-		default:
-			t.Fatalf("key %s of type %s", k, typ)
-		}
-	}
-	return out
-}
-
-// diffKeys lists the keys whose content differs, except those in skip.
-func diffKeys(a, b map[string]string, skip ...string) []string {
-	var out []string
-	for _, k := range slices.Sorted(maps.Keys(a)) {
-		if !slices.Contains(skip, k) && a[k] != b[k] {
-			out = append(out, fmt.Sprintf("%s: %q → %q", k, a[k], b[k]))
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(b)) {
-		if _, ok := a[k]; !ok && !slices.Contains(skip, k) {
-			out = append(out, fmt.Sprintf("%s: new %q", k, b[k]))
-		}
-	}
-	return out
-}
 
 // storeDoc stores a document of one chunk per text, as the chunker does.
 func storeDoc(t *testing.T, st *redis.Chunks, tenant, doc string, texts ...string) {
@@ -165,7 +110,7 @@ func TestRetractRemovesExactlyTheDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := dumpTenant(t, c, tenant)
-	if d := diffKeys(before, after, "doc:{"+tenant+"}:db", "retract:{"+tenant+"}:db", "kg:{"+tenant+"}:surfaces:seq"); len(d) > 0 {
+	if d := diff(before, after, "doc:{"+tenant+"}:db", "retract:{"+tenant+"}:db", "kg:{"+tenant+"}:surfaces:seq"); len(d) > 0 {
 		t.Fatalf("retracting db left the tenant different from before db:\n%s", strings.Join(d, "\n"))
 	}
 	if !strings.Contains(after["doc:{"+tenant+"}:db"], "retracted=") {
@@ -207,15 +152,15 @@ func TestRetractRemovesExactlyTheDocument(t *testing.T) {
 	if fmt.Sprint(again) != fmt.Sprint(ups) {
 		t.Fatalf("second run reported\n%+v\nwant\n%+v", again, ups)
 	}
-	if d := diffKeys(after, dumpTenant(t, c, tenant)); len(d) > 0 {
+	if d := diff(after, dumpTenant(t, c, tenant)); len(d) > 0 {
 		t.Fatalf("second run changed:\n%s", strings.Join(d, "\n"))
 	}
 	// A triplet of db arriving late is skipped.
 	applyTo(t, s, tenant, archiveNotes())
-	if d := diffKeys(after, dumpTenant(t, c, tenant)); len(d) > 0 {
+	if d := diff(after, dumpTenant(t, c, tenant)); len(d) > 0 {
 		t.Fatalf("a triplet applied after the retraction changed:\n%s", strings.Join(d, "\n"))
 	}
-	if d := diffKeys(otherBefore, dumpTenant(t, c, "other")); len(d) > 0 {
+	if d := diff(otherBefore, dumpTenant(t, c, "other")); len(d) > 0 {
 		t.Fatalf("the other tenant changed:\n%s", strings.Join(d, "\n"))
 	}
 

@@ -97,14 +97,7 @@ func TestStaleMarkFollowsTheRegeneration(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	claim := func(now time.Time) []pages.Claimed {
-		t.Helper()
-		cs, err := sched.Claim(ctx, "t", now, lease, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cs
-	}
+	claim := func(now time.Time) []pages.Claimed { return claimTen(t, sched, now) }
 	if stale("叶向高") {
 		t.Fatal("a page nothing happened to is stale")
 	}
@@ -189,14 +182,7 @@ func TestRecordDebouncesAndMerges(t *testing.T) {
 		}
 		return n
 	}
-	claimAt := func(now time.Time) []pages.Claimed {
-		t.Helper()
-		cs, err := sched.Claim(ctx, "t", now, lease, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cs
-	}
+	claimAt := func(now time.Time) []pages.Claimed { return claimTen(t, sched, now) }
 	if n := rec("a", schemas.ReasonNewEvidence, at(0), "d1"); n != 1 {
 		t.Fatalf("recorded on %d pages; want 1", n)
 	}
@@ -292,14 +278,7 @@ func TestLeaseExpiryReclaimsUnderTheSameRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	claim := func(now time.Time) []pages.Claimed {
-		t.Helper()
-		cs, err := sched.Claim(ctx, "t", now, lease, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cs
-	}
+	claim := func(now time.Time) []pages.Claimed { return claimTen(t, sched, now) }
 	rec("d1", at(0))
 	first := claim(at(300))
 	if len(first) != 1 || first[0].Generation != 1 {
@@ -432,4 +411,14 @@ func TestForgetKeepsBusyTenants(t *testing.T) {
 	if got := listed(); len(got) != 0 {
 		t.Fatalf("tenants with nothing pending = %v; want none", got)
 	}
+}
+
+// claimTen claims up to ten due pages of tenant t at now.
+func claimTen(t *testing.T, sched *pages.Schedule, now time.Time) []pages.Claimed {
+	t.Helper()
+	cs, err := sched.Claim(context.Background(), "t", now, lease, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
 }

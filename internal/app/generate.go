@@ -276,7 +276,7 @@ func (a *App) Request(ctx context.Context, tenant string, r schemas.Request) (sc
 		r.RequestedAt = time.Now().UTC().Format(time.RFC3339Nano)
 	}
 	if r.Reason == "" {
-		r.Reason = "user"
+		r.Reason = schemas.RequestUser
 	}
 	if err := a.ValidateRequest(r); err != nil {
 		return r, err

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/annalist-dev/annalist/consumers/writer"
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/pages"
@@ -65,25 +67,11 @@ var fullPage = map[string]string{writer.ParamIncremental: "false"}
 // biographies with conc requests in flight at a time and measures each
 // request → page.
 func benchGenerate(ctx context.Context, io IO, s service, dir string, n, conc int, keep bool, seed uint64) error {
-	cleanup, err := s.freshDataDir("bench generate", "bench-", keep)
+	a, log, ing, subjects, cleanup, err := benchCorpus(ctx, io, s, "bench generate", dir, n, keep, seed)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	a, log, err := s.open(ctx, io, app.NeedsFor(app.AllStages()))
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	ing, err := ingestDir(ctx, a, s.tenant, dir, "", log)
-	if err != nil {
-		return err
-	}
-	log.Info().Int("documents", ing.Documents).Float64("seconds", ing.Seconds).Msg("corpus ingested")
-	subjects, err := benchSubjects(ctx, a, s.tenant, n, seed)
-	if err != nil {
-		return err
-	}
 	stageCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	stageErr := make(chan error, 1)
@@ -210,6 +198,36 @@ feed:
 }
 
 // benchSubjects picks n persons who have their own biography entry, in a
+// benchCorpus prepares a generation benchmark: a fresh data directory
+// (removed by cleanup unless keep), every service open, dir ingested and n
+// subjects with an entry of their own sampled with seed. cleanup closes
+// the app and removes the directory; on an error nothing is left open.
+func benchCorpus(ctx context.Context, io IO, s service, command, dir string, n int, keep bool, seed uint64) (
+	a *app.App, log zerolog.Logger, ing app.IngestResult, subjects []string, cleanup func(), err error) {
+	removeDir, err := s.freshDataDir(command, "bench-", keep)
+	if err != nil {
+		return nil, log, ing, nil, nil, err
+	}
+	a, log, err = s.open(ctx, io, app.NeedsFor(app.AllStages()))
+	if err != nil {
+		removeDir()
+		return nil, log, ing, nil, nil, err
+	}
+	cleanup = func() {
+		a.Close()
+		removeDir()
+	}
+	if ing, err = ingestDir(ctx, a, s.tenant, dir, "", log); err == nil {
+		log.Info().Int("documents", ing.Documents).Float64("seconds", ing.Seconds).Msg("corpus ingested")
+		subjects, err = benchSubjects(ctx, a, s.tenant, n, seed)
+	}
+	if err != nil {
+		cleanup()
+		return nil, log, ing, nil, nil, err
+	}
+	return a, log, ing, subjects, cleanup, nil
+}
+
 // seeded random order.
 func benchSubjects(ctx context.Context, a *app.App, tenant string, n int, seed uint64) ([]string, error) {
 	ids, err := a.KG.Nodes(ctx, tenant, schemas.EntityPerson)

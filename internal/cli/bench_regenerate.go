@@ -98,9 +98,6 @@ type livingScenario struct {
 	tenant  string
 	log     zerolog.Logger
 	timeout time.Duration
-	// text writes the update document of a subject for a round (0 new,
-	// 1 superseding), given what noteContext read.
-	text func(subject, date, place string, round int) string
 	// afterRound, when set, is called once a round's pages followed (the
 	// integration test checks them there).
 	afterRound func(reason string, ups []*regenUpdate)
@@ -167,7 +164,7 @@ func (sc livingScenario) round(ctx context.Context, reason string, ups []*regenU
 				round = 1
 			}
 			it, err := producers.NewItem(schemas.Document{Source: u.source, Title: "notes on " + u.subject,
-				Collection: "notes", Text: sc.text(u.subject, u.date, u.place, round)})
+				Collection: "notes", Text: updateText(u.subject, u.date, u.place, round)})
 			if err != nil {
 				return BenchRound{}, err
 			}
@@ -281,25 +278,11 @@ func (sc livingScenario) staleCitations(ctx context.Context, subjects []string, 
 // included) run in procs `annalist consume generate` processes joined to
 // this process's broker and Redis.
 func benchRegenerate(ctx context.Context, io IO, s service, dir string, n, m, procs int, keep bool, seed uint64) error {
-	cleanup, err := s.freshDataDir("bench regenerate", "bench-", keep)
+	a, log, ing, subjects, cleanup, err := benchCorpus(ctx, io, s, "bench regenerate", dir, n, keep, seed)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	a, log, err := s.open(ctx, io, app.NeedsFor(app.AllStages()))
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	ing, err := ingestDir(ctx, a, s.tenant, dir, "", log)
-	if err != nil {
-		return err
-	}
-	log.Info().Int("documents", ing.Documents).Float64("seconds", ing.Seconds).Msg("corpus ingested")
-	subjects, err := benchSubjects(ctx, a, s.tenant, n, seed)
-	if err != nil {
-		return err
-	}
 	stageCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	stages := app.AllStages()
@@ -313,7 +296,7 @@ func benchRegenerate(ctx context.Context, io IO, s service, dir string, n, m, pr
 	}
 	stageErr := make(chan error, 1)
 	go func() { stageErr <- a.RunStages(stageCtx, stages, nil) }()
-	out, err := runLiving(ctx, livingScenario{a: a, tenant: s.tenant, log: log, timeout: time.Minute, text: updateText},
+	out, err := runLiving(ctx, livingScenario{a: a, tenant: s.tenant, log: log, timeout: time.Minute},
 		subjects, m)
 	stop()
 	if serr := <-stageErr; serr != nil && err == nil {

@@ -72,6 +72,26 @@ func startChild(t *testing.T, args ...string) *child {
 	return c
 }
 
+// processes starts what a multi-process test runs its annalist processes
+// around, a broker and a redis-server of its own, and returns the config
+// that reaches them from the test and the flags that do from a child
+// (short session timeouts, so a killed member leaves its group soon).
+func processes(t *testing.T, ctx context.Context) (app.Config, []string) {
+	t.Helper()
+	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	rs := redistest.Server(t)
+	dataDir := t.TempDir()
+	common := []string{"--brokers", b.Addrs()[0], "--redis-addr", rs.Addr(), "--data-dir", dataDir,
+		"--kafka-session-timeout", "2s", "--kafka-heartbeat-interval", "200ms",
+		"--kafka-rebalance-timeout", "2s", "--log-level", "warn"}
+	cfg := app.Config{DataDir: dataDir, Kafka: kafka.Config{Brokers: b.Addrs()}, Redis: redis.Config{Addr: rs.Addr()}}
+	return cfg, common
+}
+
 // TestVerifierKilledMidRequestLosesNoSentence runs the pipeline as
 // separate processes around a broker and a redis-server: one process for
 // the verifier, one for every other stage. Requests are published; once the
@@ -85,16 +105,7 @@ func TestVerifierKilledMidRequestLosesNoSentence(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	rs := redistest.Server(t)
-	dataDir := t.TempDir()
-	common := []string{"--brokers", b.Addrs()[0], "--redis-addr", rs.Addr(), "--data-dir", dataDir,
-		"--kafka-session-timeout", "2s", "--kafka-heartbeat-interval", "200ms",
-		"--kafka-rebalance-timeout", "2s", "--log-level", "warn"}
+	cfg, common := processes(t, ctx)
 	others := []string{"consume", "ingest", "writer", "router", "solver-era", "solver-alias",
 		"solver-refconflict", "solver-knowledge", "solver-regenerate", "assembler"}
 	startChild(t, append(others, common...)...)
@@ -103,7 +114,6 @@ func TestVerifierKilledMidRequestLosesNoSentence(t *testing.T) {
 	if out, errs, code := run(t, append([]string{"ingest", "../demo/corpus", "--json"}, common...)...); code != 0 {
 		t.Fatalf("ingest: exit %d\n%s\n%s", code, out, errs)
 	}
-	cfg := app.Config{DataDir: dataDir, Kafka: kafka.Config{Brokers: b.Addrs()}, Redis: redis.Config{Addr: rs.Addr()}}
 	a, err := app.Open(ctx, cfg, zerolog.Nop(), app.Needs{Broker: true, Redis: true})
 	if err != nil {
 		t.Fatal(err)

@@ -98,7 +98,7 @@ func TestLivingPagesFollowTheirDocuments(t *testing.T) {
 		return out
 	}
 	var rounds []string
-	sc := livingScenario{a: a, tenant: tenant, log: zerolog.Nop(), timeout: time.Minute, text: updateText,
+	sc := livingScenario{a: a, tenant: tenant, log: zerolog.Nop(), timeout: time.Minute,
 		afterRound: func(reason string, ups []*regenUpdate) {
 			rounds = append(rounds, reason)
 			// Debounced: one version per round, however many updates the

@@ -10,11 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/annalist-dev/annalist/infra/broker"
-	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/pages"
-	"github.com/annalist-dev/annalist/infra/redis"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/cli"
 	"github.com/annalist-dev/annalist/producers"
@@ -34,16 +30,7 @@ func TestSchedulerKilledMidBurstLosesNoPage(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	b, err := broker.Start(ctx, broker.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	rs := redistest.Server(t)
-	dataDir := t.TempDir()
-	common := []string{"--brokers", b.Addrs()[0], "--redis-addr", rs.Addr(), "--data-dir", dataDir,
-		"--kafka-session-timeout", "2s", "--kafka-heartbeat-interval", "200ms",
-		"--kafka-rebalance-timeout", "2s", "--log-level", "warn"}
+	cfg, common := processes(t, ctx)
 	var others []string
 	for _, s := range app.AllStages() {
 		if s != "scheduler" {
@@ -62,7 +49,6 @@ func TestSchedulerKilledMidBurstLosesNoPage(t *testing.T) {
 	if out, errs, code := run(t, append([]string{"ingest", dir, "--json"}, common...)...); code != 0 {
 		t.Fatalf("ingest: exit %d\n%s\n%s", code, out, errs)
 	}
-	cfg := app.Config{DataDir: dataDir, Kafka: kafka.Config{Brokers: b.Addrs()}, Redis: redis.Config{Addr: rs.Addr()}}
 	a, err := app.Open(ctx, cfg, zerolog.Nop(), app.Needs{Broker: true, Redis: true})
 	if err != nil {
 		t.Fatal(err)
