@@ -421,6 +421,15 @@ type Draft struct {
 	// although the process drafts with another (the model's answers could
 	// not be used); empty when the configured engine wrote it.
 	Fallback string `json:"fallback,omitempty"`
+	// Section is the title of the page section the sentence belongs to,
+	// for kinds whose pages have several (a topic page's outline); empty
+	// for a one-section page.
+	Section string `json:"section,omitempty"`
+	// Position orders the sentence on the page: sentences are laid out by
+	// Position, then by Index. Zero means the sentence's Index; the
+	// editor (a topic page's review) gives a sentence it adds or moves
+	// the place it takes.
+	Position float64 `json:"position,omitempty"`
 }
 
 func (Draft) MessageType() string    { return TypeDraft }
@@ -622,6 +631,16 @@ type PageSentence struct {
 	// because the model's answers for it could not be used, and says why
 	// (Draft.Fallback); the page's stats count them as offline_fallbacks.
 	OfflineFallback string `json:"offline_fallback,omitempty"`
+	// Section is the title of the section the sentence is in (Draft.Section);
+	// empty on a one-section page.
+	Section string `json:"section,omitempty"`
+}
+
+// PageSection is one section of a page of several (a topic page): its
+// title and its sentences in page order.
+type PageSection struct {
+	Title     string         `json:"title"`
+	Sentences []PageSentence `json:"sentences"`
 }
 
 // DroppedSentence is a sentence left out of a page.
@@ -637,7 +656,13 @@ type Page struct {
 	Kind      string         `json:"kind"`
 	Version   int            `json:"version"`
 	RequestID string         `json:"request_id"`
+	// Sentences are every sentence of the page in page order, whatever its
+	// kind (a sentence of a sectioned page names its section).
 	Sentences []PageSentence `json:"sentences"`
+	// Sections, on a page of a kind laid out in several sections (a topic
+	// page), are the same sentences grouped by section in outline order;
+	// empty on a one-section page (a biography).
+	Sections []PageSection `json:"sections,omitempty"`
 	// Dropped are the sentences the loop gave up on, and why.
 	Dropped     []DroppedSentence `json:"dropped,omitempty"`
 	Stats       map[string]int64  `json:"stats,omitempty"`
@@ -686,6 +711,16 @@ func (p Page) Validate() error {
 	for i, s := range p.Sentences {
 		if len(s.Citations) == 0 {
 			return invalid(TypePage, "sentence %d has no citation", i)
+		}
+	}
+	for i, sec := range p.Sections {
+		if sec.Title == "" {
+			return invalid(TypePage, "section %d has no title", i)
+		}
+		for j, s := range sec.Sentences {
+			if len(s.Citations) == 0 {
+				return invalid(TypePage, "sentence %d of section %q has no citation", j, sec.Title)
+			}
 		}
 	}
 	return nil

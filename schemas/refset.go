@@ -89,6 +89,9 @@ type ReferenceSet struct {
 	// the page again (the trigger's new evidence): a drafter gives their
 	// passages that name the subject a place on the page.
 	Fresh []string `json:"fresh,omitempty"`
+	// Curation, on a topic page's set, is the curated knowledge and the
+	// outline the page is written by; nil for a biography.
+	Curation *Curation `json:"curation,omitempty"`
 }
 
 // Reference returns the reference with the chunk id, if the set has it.

@@ -25,6 +25,7 @@
 package assembler
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -153,6 +154,9 @@ func (a *Assembler) assemble(ctx context.Context, tenant, traceID string, d sche
 		p.Reason = t.Reason
 		p.TriggerDocIDs = slices.Clone(t.DocIDs)
 	}
+	slices.SortStableFunc(finals, func(a, b genmem.Final) int {
+		return cmp.Or(cmp.Compare(a.At(), b.At()), cmp.Compare(a.Index, b.Index))
+	})
 	for _, f := range finals {
 		if f.Dropped != "" {
 			p.Dropped = append(p.Dropped, schemas.DroppedSentence{Index: f.Index, Reason: f.Dropped})
@@ -166,6 +170,15 @@ func (a *Assembler) assemble(ctx context.Context, tenant, traceID string, d sche
 			continue
 		}
 		p.Sentences = append(p.Sentences, s)
+	}
+	slices.SortFunc(p.Dropped, func(a, b schemas.DroppedSentence) int { return cmp.Compare(a.Index, b.Index) })
+	p.Sections = sections(p.Sentences)
+	if len(p.Sections) > 0 {
+		p.Sentences = p.Sentences[:0]
+		for _, sec := range p.Sections {
+			p.Sentences = append(p.Sentences, sec.Sentences...)
+		}
+		p.Stats["sections"] = int64(len(p.Sections))
 	}
 	for k, v := range st.Counters {
 		if len(k) > 8 && k[:8] == "pending." {
@@ -181,7 +194,7 @@ func (a *Assembler) assemble(ctx context.Context, tenant, traceID string, d sche
 	if st.StartedMillis > 0 {
 		p.Stats["millis"] = now.UnixMilli() - st.StartedMillis
 	}
-	stored, _, err := a.pages.Publish(ctx, tenant, p, refs.EntityID)
+	stored, _, err := a.pages.Publish(ctx, tenant, p, dependsOn(refs)...)
 	if err != nil {
 		return nil, err
 	}
@@ -189,6 +202,56 @@ func (a *Assembler) assemble(ctx context.Context, tenant, traceID string, d sche
 		return nil, err
 	}
 	return &stored, nil
+}
+
+// sections groups a sectioned page's sentences (in page order) by
+// section, sections in the order they first appear, sentences in page
+// order within each; nil when no sentence names a section (a one-section
+// kind).
+func sections(ss []schemas.PageSentence) []schemas.PageSection {
+	if !slices.ContainsFunc(ss, func(s schemas.PageSentence) bool { return s.Section != "" }) {
+		return nil
+	}
+	var out []schemas.PageSection
+	at := map[string]int{}
+	last := -1
+	for _, s := range ss {
+		i, ok := at[s.Section]
+		switch {
+		case s.Section == "" && last >= 0:
+			i = last // a sentence without a section stays with the one before it
+		case !ok && s.Section == "":
+			continue // before any section: placed with the first one below
+		case !ok:
+			i = len(out)
+			at[s.Section] = i
+			out = append(out, schemas.PageSection{Title: s.Section})
+		}
+		out[i].Sentences = append(out[i].Sentences, s)
+		last = i
+	}
+	lead := slices.IndexFunc(ss, func(s schemas.PageSentence) bool { return s.Section != "" })
+	out[0].Sentences = append(slices.Clone(ss[:lead]), out[0].Sentences...)
+	return out
+}
+
+// dependsOn are the entities a page depends on besides the chunks it
+// cites: the subject's entity, and on a topic page every curated entity,
+// so a change to any of them (a new native of the place, a new holder of
+// the office) regenerates the page.
+func dependsOn(refs *schemas.ReferenceSet) []string {
+	var out []string
+	if refs.EntityID != "" {
+		out = append(out, refs.EntityID)
+	}
+	if c := refs.Curation; c != nil {
+		for _, e := range c.Entities {
+			if e.ID != "" && !slices.Contains(out, e.ID) {
+				out = append(out, e.ID)
+			}
+		}
+	}
+	return out
 }
 
 // cite resolves a sentence's citations against the references: unknown

@@ -23,6 +23,9 @@ import (
 const (
 	DefaultMaxAttempts  = 3
 	DefaultMaxSentences = 24
+	// DefaultMaxReviewRounds is seed 001's bound on the writer → reviewer
+	// → editor loop.
+	DefaultMaxReviewRounds = 3
 )
 
 // LoopConfig bounds a request, so that no request loops forever, and
@@ -41,6 +44,9 @@ type LoopConfig struct {
 	// MaxDrafts bounds the drafts of a page, corrections included
 	// (default MaxSentences·MaxAttempts).
 	MaxDrafts int
+	// MaxReviewRounds bounds the review loop of a kind with a reviewer
+	// (default DefaultMaxReviewRounds, seed 001's r_max).
+	MaxReviewRounds int
 }
 
 func (c LoopConfig) withDefaults() LoopConfig {
@@ -55,6 +61,9 @@ func (c LoopConfig) withDefaults() LoopConfig {
 	}
 	if c.Engine == "" {
 		c.Engine = kind.EngineOffline
+	}
+	if c.MaxReviewRounds <= 0 {
+		c.MaxReviewRounds = DefaultMaxReviewRounds
 	}
 	return c
 }
@@ -231,7 +240,7 @@ func (l *Loop) start(ctx context.Context, tenant string, r schemas.Request) ([]p
 			s.Incr[c] = 0
 		}
 	}
-	d, err := l.advance(ctx, r, refs, nil, 0, 0, &s, g)
+	d, err := l.advance(ctx, tenant, r, refs, nil, 0, 0, &s, g, genmem.Review{})
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +261,7 @@ func (l *Loop) accept(ctx context.Context, tenant string, v schemas.Verdict) ([]
 	switch {
 	case d.Conflict:
 		status = schemas.OutcomeConflict
-	case d.Origin != "" && d.Origin != OriginWriter:
+	case d.Origin != "" && d.Origin != OriginWriter && d.Origin != OriginEditor:
 		status = schemas.OutcomeCorrected
 	}
 	cites := d.Citations
@@ -261,9 +270,10 @@ func (l *Loop) accept(ctx context.Context, tenant string, v schemas.Verdict) ([]
 			cites = append(cites, e.ChunkID)
 		}
 	}
-	rec := &genmem.Final{Index: v.Index, Attempts: v.Attempt + 1, Sentence: schemas.PageSentence{
-		Text: d.Text, Status: status, Citations: citations(cites), Facts: d.Facts, Note: d.Note}}
-	if d.Origin == OriginWriter {
+	rec := &genmem.Final{Index: v.Index, Attempts: v.Attempt + 1, Position: st.Place.Position,
+		Sentence: schemas.PageSentence{Text: d.Text, Status: status, Citations: citations(cites), Facts: d.Facts,
+			Note: d.Note, Section: st.Place.Section}}
+	if d.Origin == OriginWriter || d.Origin == OriginEditor {
 		rec.Sentence.OfflineFallback = d.Fallback
 	}
 	incr := map[string]int64{"accepted": 1, "llm_calls": int64(v.LLMCalls)}
@@ -293,24 +303,31 @@ func (l *Loop) correct(ctx context.Context, tenant string, c schemas.Correction)
 	}
 	incr := map[string]int64{"detected_" + typ: 1, pendingKey(c.Index, typ): 1, "llm_calls": int64(c.LLMCalls)}
 	s := genmem.Step{Key: key, ExpectIndex: c.Index, ExpectAttempt: c.Attempt, Incr: incr}
+	spec, err := l.spec(st.Kind)
+	if err != nil {
+		return nil, err
+	}
+	_, maxDrafts := l.bounds(spec)
 	if c.Outcome == schemas.OutcomeDropped || c.Attempt+1 >= l.cfg.MaxAttempts ||
-		st.Counters["drafted"] >= int64(l.cfg.MaxDrafts) {
+		st.Counters["drafted"] >= int64(maxDrafts) {
 		reason := c.Reason
 		switch {
 		case c.Outcome != schemas.OutcomeDropped && c.Attempt+1 >= l.cfg.MaxAttempts:
 			reason = fmt.Sprintf("no verified wording after %d attempts (last: %s)", c.Attempt+1, c.Reason)
 		case c.Outcome != schemas.OutcomeDropped:
-			reason = fmt.Sprintf("page reached its bound of %d drafts", l.cfg.MaxDrafts)
+			reason = fmt.Sprintf("page reached its bound of %d drafts", maxDrafts)
 		case reason == "":
 			reason = "dropped by solver " + c.Solver
 		}
-		s.Record = &genmem.Final{Index: c.Index, Dropped: reason, Attempts: c.Attempt + 1}
+		s.Record = &genmem.Final{Index: c.Index, Dropped: reason, Attempts: c.Attempt + 1,
+			Position: st.Place.Position, Sentence: schemas.PageSentence{Section: st.Place.Section}}
 		incr["dropped"] = 1
 		return l.next(ctx, tenant, st, s)
 	}
 	d := schemas.Draft{RequestID: c.RequestID, Kind: st.Kind, Subject: st.Subject, Index: c.Index,
 		Attempt: c.Attempt + 1, Text: c.Text, Citations: c.Citations, Facts: c.Facts, Engine: c.Solver,
-		Origin: c.Solver, Conflict: c.Outcome == schemas.OutcomeConflict, Note: c.Reason}
+		Origin: c.Solver, Conflict: c.Outcome == schemas.OutcomeConflict, Note: c.Reason,
+		Section: st.Place.Section, Position: st.Place.Position}
 	s.NextIndex, s.NextAttempt = c.Index, c.Attempt+1
 	incr["drafted"] = 1
 	return l.take(ctx, tenant, c.RequestID, s, []schemas.Draft{d})
@@ -341,7 +358,7 @@ func (l *Loop) next(ctx context.Context, tenant string, st genmem.State, s genme
 	}
 	r := st.Request
 	r.RequestID, r.Kind, r.Subject = st.RequestID, st.Kind, st.Subject
-	d, err := l.advance(ctx, r, refs, accepted, s.Record.Index+1, st.Counters["drafted"], &s, g)
+	d, err := l.advance(ctx, tenant, r, refs, accepted, s.Record.Index+1, st.Counters["drafted"], &s, g, st.Review)
 	if err != nil {
 		return nil, err
 	}
@@ -361,11 +378,26 @@ func (l *Loop) next(ctx context.Context, tenant string, st genmem.State, s genme
 // verification round. A draft sent is counted as rewritten when it takes
 // the place of a previous sentence that no longer stands, as added
 // otherwise; the previous sentences left when the page ends are removed.
-func (l *Loop) advance(ctx context.Context, r schemas.Request, refs *schemas.ReferenceSet,
-	accepted []schemas.PageSentence, k int, drafted int64, s *genmem.Step, g *regeneration) (schemas.Draft, error) {
+func (l *Loop) advance(ctx context.Context, tenant string, r schemas.Request, refs *schemas.ReferenceSet,
+	accepted []schemas.PageSentence, k int, drafted int64, s *genmem.Step, g *regeneration, rv genmem.Review) (schemas.Draft, error) {
+	spec, err := l.spec(r.Kind)
+	if err != nil {
+		return schemas.Draft{}, err
+	}
+	maxSentences, maxDrafts := l.bounds(spec)
 	for {
+		if rv.Round > 0 {
+			// The drafter's plan is done and the page is under review:
+			// the editor's sentences go to the verifier one at a time,
+			// then the next round reviews the page again.
+			d, ok, err := l.reviewStep(ctx, tenant, r, refs, spec, k, drafted, maxDrafts, s, &rv)
+			if err != nil || ok {
+				return d, err
+			}
+			return l.end(r, k, s, g), nil
+		}
 		var d schemas.Draft
-		done := k >= l.cfg.MaxSentences || drafted >= int64(l.cfg.MaxDrafts)
+		done := k >= maxSentences || drafted >= int64(maxDrafts)
 		if !done {
 			var calls int64
 			var err error
@@ -376,16 +408,19 @@ func (l *Loop) advance(ctx context.Context, r schemas.Request, refs *schemas.Ref
 			s.Incr["llm_calls"] += calls
 		}
 		if done {
-			if g != nil {
-				s.Incr[CounterRemoved] += g.unused()
+			if spec.Reviewer(l.cfg.Engine) != nil {
+				d, ok, err := l.reviewStep(ctx, tenant, r, refs, spec, k, drafted, maxDrafts, s, &rv)
+				if err != nil || ok {
+					return d, err
+				}
 			}
-			s.NextIndex, s.NextAttempt, s.Done = k, 0, true
-			return schemas.Draft{RequestID: r.RequestID, Kind: r.Kind, Subject: r.Subject, Index: k, Final: true}, nil
+			return l.end(r, k, s, g), nil
 		}
 		if g != nil {
 			if i, ok := g.keep(d); ok {
 				g.use(i, genmem.UseKept)
 				f := genmem.Final{Index: k, Sentence: g.prev[i].Sentence, Kept: true}
+				f.Sentence.Section = d.Section
 				s.Records = append(s.Records, f)
 				s.Use = useOf(s.Use, g.prev[i].Index, genmem.UseKept)
 				s.Incr[CounterKept]++
@@ -406,8 +441,31 @@ func (l *Loop) advance(ctx context.Context, r schemas.Request, refs *schemas.Ref
 		}
 		s.Incr["drafted"]++
 		s.NextIndex, s.NextAttempt = k, 0
+		s.Place = &genmem.Place{Section: d.Section, Position: d.Position}
 		return d, nil
 	}
+}
+
+// end ends the page at index k: the Final draft, and the previous
+// sentences nothing took counted as removed.
+func (l *Loop) end(r schemas.Request, k int, s *genmem.Step, g *regeneration) schemas.Draft {
+	if g != nil {
+		s.Incr[CounterRemoved] += g.unused()
+	}
+	s.NextIndex, s.NextAttempt, s.Done = k, 0, true
+	return schemas.Draft{RequestID: r.RequestID, Kind: r.Kind, Subject: r.Subject, Index: k, Final: true}
+}
+
+// bounds are the request's bounds on sentences and drafts: the kind's
+// MaxSentences when it sets one (a topic page names every native of a
+// place), else the loop's.
+func (l *Loop) bounds(spec kind.Spec) (sentences, drafts int) {
+	sentences, drafts = l.cfg.MaxSentences, l.cfg.MaxDrafts
+	if spec.MaxSentences > 0 {
+		sentences = spec.MaxSentences
+		drafts = max(drafts, sentences*l.cfg.MaxAttempts)
+	}
+	return sentences, drafts
 }
 
 func useOf(m map[int]string, i int, how string) map[int]string {
@@ -459,8 +517,12 @@ func (l *Loop) draft(ctx context.Context, r schemas.Request, refs *schemas.Refer
 	return d, false, calls, nil
 }
 
-// OriginWriter is Draft.Origin of the writer's own drafts.
-const OriginWriter = "writer"
+// Draft origins of the writer's own drafts: OriginWriter for the
+// drafter's, OriginEditor for those an editor wrote in a review round.
+const (
+	OriginWriter = "writer"
+	OriginEditor = "editor"
+)
 
 // callCounter is implemented by drafters that call a model.
 type callCounter interface{ Calls() int64 }

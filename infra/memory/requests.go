@@ -30,7 +30,8 @@ const DefaultRequestTTL = 24 * time.Hour
 //
 // Keys, all expiring TTL after the last step:
 //
-//	mem:{t}:req:<id>        hash: kind, subject, name, request, k, a, done, started_ms, counters
+//	mem:{t}:req:<id>        hash: kind, subject, name, request, k, a, done, started_ms,
+//	                        place and review (JSON), counters
 //	mem:{t}:req:<id>:refs   string: the reference set (JSON)
 //	mem:{t}:req:<id>:sent   hash: sentence index → genmem.Final (JSON)
 //	mem:{t}:req:<id>:out    hash: step key → the step's outputs (opaque bytes)
@@ -130,6 +131,20 @@ func (m *Requests) Step(ctx context.Context, tenant, id string, s genmem.Step) (
 		args = append(args, "f:kind", s.Start.Kind, "f:subject", s.Start.Subject, "f:name", s.Name,
 			"f:request", string(req), "f:started_ms", strconv.FormatInt(s.StartedMillis, 10))
 	}
+	fields := map[string]any{}
+	if s.Place != nil {
+		fields["place"] = s.Place
+	}
+	if s.Review != nil {
+		fields["review"] = s.Review
+	}
+	for name, v := range fields {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return false, nil, fmt.Errorf("step %s of %s: encode %s: %w", s.Key, id, name, err)
+		}
+		args = append(args, "f:"+name, string(b))
+	}
 	records := s.Records
 	if s.Record != nil {
 		records = append([]genmem.Final{*s.Record}, records...)
@@ -217,9 +232,16 @@ func (m *Requests) State(ctx context.Context, tenant, id string) (genmem.State, 
 			return genmem.State{}, false, fmt.Errorf("read state of request %s: decode request: %w", id, err)
 		}
 	}
+	for f, into := range map[string]any{"place": &st.Place, "review": &st.Review} {
+		if v := h[f]; v != "" {
+			if err := json.Unmarshal([]byte(v), into); err != nil {
+				return genmem.State{}, false, fmt.Errorf("read state of request %s: decode %s: %w", id, f, err)
+			}
+		}
+	}
 	for f, v := range h {
 		switch f {
-		case "kind", "subject", "name", "k", "a", "done", "started_ms", "request":
+		case "kind", "subject", "name", "k", "a", "done", "started_ms", "request", "place", "review":
 			continue
 		}
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {

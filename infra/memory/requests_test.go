@@ -101,3 +101,40 @@ func TestStepRecordsSeveralSentencesAndThePreviousVersion(t *testing.T) {
 		t.Errorf("previous of a request that regenerates nothing = %+v, %v", ps, err)
 	}
 }
+
+// A step records where the sentence it drafts goes and where the review
+// loop stands; the state reads them back, and a later step that does not
+// set them leaves them as they were.
+func TestStepRecordsPlaceAndReview(t *testing.T) {
+	ctx := context.Background()
+	m := memory.NewRequests(redistest.Client(t), 0)
+	r := schemas.Request{RequestID: "r1", Kind: schemas.KindTopicPage, Subject: "某地"}
+	pending := []schemas.Draft{{Text: "甲，某地人。", Citations: []string{"c1"}, Section: "嘉靖", Position: 2.5}}
+	start := genmem.Step{Key: "start", Start: &r, Place: &genmem.Place{Section: "洪武", Position: 0},
+		Review: &genmem.Review{Round: 1, Pending: pending}, Output: []byte("d0")}
+	if applied, _, err := m.Step(ctx, "t", "r1", start); err != nil || !applied {
+		t.Fatalf("start: %v %v", applied, err)
+	}
+	st, _, err := m.State(ctx, "t", "r1")
+	if err != nil || st.Place.Section != "洪武" || st.Review.Round != 1 || len(st.Review.Pending) != 1 ||
+		st.Review.Pending[0].Position != 2.5 || st.Review.Pending[0].Section != "嘉靖" {
+		t.Fatalf("state = %+v, %v", st, err)
+	}
+	if _, ok := st.Counters["review"]; ok {
+		t.Errorf("the review is read as a counter: %v", st.Counters)
+	}
+	next := genmem.Step{Key: "v:0:0", NextIndex: 1, Place: &genmem.Place{Section: "嘉靖", Position: 2.5},
+		Record: &genmem.Final{Index: 0, Position: 1.5, Sentence: schemas.PageSentence{Text: "乙。", Section: "洪武"}},
+		Output: []byte("d1")}
+	if applied, _, err := m.Step(ctx, "t", "r1", next); err != nil || !applied {
+		t.Fatalf("step: %v %v", applied, err)
+	}
+	st, _, err = m.State(ctx, "t", "r1")
+	if err != nil || st.Place.Position != 2.5 || st.Review.Round != 1 {
+		t.Fatalf("state after a step without review = %+v, %v", st, err)
+	}
+	fs, err := m.Sentences(ctx, "t", "r1")
+	if err != nil || len(fs) != 1 || fs[0].At() != 1.5 || fs[0].Sentence.Section != "洪武" {
+		t.Fatalf("sentences = %+v, %v", fs, err)
+	}
+}

@@ -74,8 +74,32 @@ type Step struct {
 	Use map[int]string
 	// Incr are counters to add to.
 	Incr map[string]int64
+	// Place, when set, is where the sentence the step drafts goes on the
+	// page (its section and position), kept until the sentence is final.
+	Place *Place
+	// Review, when set, is where the review loop stands after the step.
+	Review *Review
 	// Output is what the step produces, stored for replay.
 	Output []byte
+}
+
+// Place is where a sentence goes on the page: its section (empty on a
+// one-section page) and its position (0: its index).
+type Place struct {
+	Section  string  `json:"section,omitempty"`
+	Position float64 `json:"position,omitempty"`
+}
+
+// Review is where the review loop of a kind with a reviewer stands
+// (seed 001: writer → reviewer → editor, a bounded number of rounds).
+type Review struct {
+	// Round is how many review rounds have run.
+	Round int `json:"round"`
+	// Pending are the sentences the editor wrote in the last round that
+	// are still to be drafted, in order; each goes to the verifier.
+	Pending []schemas.Draft `json:"pending,omitempty"`
+	// Approved is set when a round found nothing to change.
+	Approved bool `json:"approved,omitempty"`
 }
 
 // State is where a request's loop stands.
@@ -96,6 +120,10 @@ type State struct {
 	// sentence k not yet fixed; an incremental regeneration adds kept,
 	// rewritten, added and removed (present, zero or not, from its start).
 	Counters map[string]int64
+	// Place is where the sentence being verified goes (Step.Place).
+	Place Place
+	// Review is where the review loop stands (Step.Review).
+	Review Review
 }
 
 // Final is a sentence that will not change again: accepted (Sentence set)
@@ -110,6 +138,17 @@ type Final struct {
 	// incremental regeneration: its text, citations and status are the
 	// previous version's, and no verifier saw it again (Attempts is 0).
 	Kept bool `json:"kept,omitempty"`
+	// Position orders the page: by Position, then Index; 0 means Index.
+	Position float64 `json:"position,omitempty"`
+}
+
+// At is where the sentence stands on the page: its Position, else its
+// Index.
+func (f Final) At() float64 {
+	if f.Position != 0 {
+		return f.Position
+	}
+	return float64(f.Index)
 }
 
 // Previous is a sentence of the page version a request regenerates.

@@ -25,6 +25,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -82,14 +83,41 @@ type Section struct {
 // Layout is what the assembler needs to lay out a page of the kind: its
 // sections in page order.
 //
-// Version 1 of schemas.Page carries one list of sentences in the order
-// the loop made them final, so Register accepts layouts of exactly one
-// section: a kind of several sections (a discussion summary's background
-// and one section per participant) comes with a page schema that carries
-// sections, and the assembler change to fill them. The field is a list so
-// that such a kind changes the schema and the assembler, not every Spec.
+// A layout is either static, exactly one section (a biography's life),
+// or Sectioned: the sections come from the request's plan (a topic page's
+// outline), each draft naming its section (schemas.Draft.Section), and
+// the assembler groups the page's sentences into schemas.Page.Sections
+// in the order the sections first appear on the page.
 type Layout struct {
 	Sections []Section
+	// Sectioned says the sections come from the plan.
+	Sectioned bool
+}
+
+// Placed is a final sentence of a page under review: the loop's index of
+// it, where it stands (Position: the page is laid out by position, then
+// index) and the sentence with its section.
+type Placed struct {
+	Index    int
+	Position float64
+	schemas.PageSentence
+}
+
+// Reviewer is seed 001's critical reviewer, run on a drafted page whose
+// every sentence passed the verifier: it checks coverage of the curated
+// key entities, redundancy, order and section balance and returns
+// structured findings; none means the page is approved.
+type Reviewer interface {
+	// Review reads the page (its sentences in page order) in round
+	// (1-based; at most the loop's bound of rounds).
+	Review(ctx context.Context, refs *schemas.ReferenceSet, page []Placed, round int) ([]schemas.Finding, error)
+}
+
+// Editor applies a reviewer's findings: it drops and moves sentences and
+// writes new ones, each of which goes through the verifier before it is
+// on the page.
+type Editor interface {
+	Edit(ctx context.Context, refs *schemas.ReferenceSet, page []Placed, findings []schemas.Finding) ([]schemas.Edit, error)
 }
 
 // Spec is one kind: everything the generation stages need to make its
@@ -106,6 +134,31 @@ type Spec struct {
 	Drafters map[string]Drafter
 	// Layout is how the assembler lays out its pages.
 	Layout Layout
+	// Reviewers and Editors, when the kind has them (a topic page), run
+	// the review loop once the drafter's plan is done: by engine, like
+	// Drafters, the offline one required when any is given.
+	Reviewers map[string]Reviewer
+	Editors   map[string]Editor
+	// MaxSentences, when positive, bounds the kind's pages instead of the
+	// writer's default (a topic page names every native of a place).
+	MaxSentences int
+}
+
+// Reviewer is the kind's reviewer for engine (the offline one when the
+// engine has none); nil for a kind without review.
+func (s Spec) Reviewer(engine string) Reviewer {
+	if r := s.Reviewers[engine]; r != nil {
+		return r
+	}
+	return s.Reviewers[EngineOffline]
+}
+
+// Editor is the kind's editor for engine, as Reviewer.
+func (s Spec) Editor(engine string) Editor {
+	if e := s.Editors[engine]; e != nil {
+		return e
+	}
+	return s.Editors[EngineOffline]
 }
 
 // Drafter is the kind's drafter for engine: Drafters[engine], else the
@@ -127,8 +180,20 @@ func (s Spec) check() error {
 		return errors.New("no planner")
 	case s.Drafters[EngineOffline] == nil:
 		return errors.New("no offline drafter")
-	case len(s.Layout.Sections) != 1:
-		return fmt.Errorf("a layout of %d sections: pages carry one section", len(s.Layout.Sections))
+	case !s.Layout.Sectioned && len(s.Layout.Sections) != 1:
+		return fmt.Errorf("a static layout of %d sections: a static layout has one section; sections from the plan need Sectioned", len(s.Layout.Sections))
+	case (len(s.Reviewers) > 0 || len(s.Editors) > 0) && (s.Reviewers[EngineOffline] == nil || s.Editors[EngineOffline] == nil):
+		return errors.New("a review loop needs an offline reviewer and an offline editor")
+	}
+	for engine, r := range s.Reviewers {
+		if r == nil {
+			return fmt.Errorf("engine %q has no reviewer", engine)
+		}
+	}
+	for engine, e := range s.Editors {
+		if e == nil {
+			return fmt.Errorf("engine %q has no editor", engine)
+		}
 	}
 	for engine, d := range s.Drafters {
 		if d == nil {
@@ -148,7 +213,7 @@ type Registry struct {
 }
 
 // Register adds a kind. It fails on an incomplete Spec (no name, planner,
-// offline drafter or section) and on a name already registered: two
+// offline drafter, section, or a review loop without its offline agents) and on a name already registered: two
 // plans for one kind would make which one runs depend on wiring order.
 func (r *Registry) Register(s Spec) error {
 	if err := s.check(); err != nil {
@@ -163,6 +228,8 @@ func (r *Registry) Register(s Spec) error {
 		r.specs = map[string]Spec{}
 	}
 	s.Drafters = cloneDrafters(s.Drafters)
+	s.Reviewers = maps.Clone(s.Reviewers)
+	s.Editors = maps.Clone(s.Editors)
 	s.Layout.Sections = slices.Clone(s.Layout.Sections)
 	r.specs[s.Name] = s
 	return nil
