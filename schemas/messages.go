@@ -652,10 +652,10 @@ type DroppedSentence struct {
 // Page is one published version of a subject's page (topic pages,
 // compacted, keyed by subject).
 type Page struct {
-	Subject   string         `json:"subject"`
-	Kind      string         `json:"kind"`
-	Version   int            `json:"version"`
-	RequestID string         `json:"request_id"`
+	Subject   string `json:"subject"`
+	Kind      string `json:"kind"`
+	Version   int    `json:"version"`
+	RequestID string `json:"request_id"`
 	// Sentences are every sentence of the page in page order, whatever its
 	// kind (a sentence of a sectioned page names its section).
 	Sentences []PageSentence `json:"sentences"`

@@ -12,10 +12,17 @@
 //
 // Kinds: the page carries the request's kind, and the store and the topic
 // key pages by kind and subject (schemas.Page.Key), so a page of another
-// kind never becomes a version of the subject's biography. Every kind is
-// laid out alike, its sentences in the order the loop made them final:
-// version 1 of the page schema has one section, the only layout the kind
-// registry accepts (kind.Layout).
+// kind never becomes a version of the subject's biography. Sentences are
+// laid out by their position (genmem.Final.At: the loop's index, or the
+// place a topic page's editor gave them), and on a page whose sentences
+// name sections (a topic page's outline, kind.Layout.Sectioned) they are
+// grouped into Page.Sections in the order the sections first appear;
+// Page.Sentences always lists every sentence in page order.
+//
+// Dependencies: a page depends on the chunks it cites and on its subject's
+// entity; a topic page also on every entity of its curation
+// (ReferenceSet.Curation), so a new native of a place or holder of an
+// office regenerates the place's or office's page.
 //
 // Citations: a sentence keeps the cited chunks that are in the reference
 // set, and gains the chunk of every fact it rests on; a sentence left with

@@ -46,4 +46,19 @@
 // none is added, and previous sentences nothing took are removed: the
 // counters kept, rewritten, added and removed, in the page's stats.
 // Params["incremental"] = "false" writes the page afresh.
+//
+// # Review
+//
+// A kind with a Reviewer and an Editor (the topic page, seed 001) runs
+// the review loop once its drafter's plan is done (review.go): the
+// reviewer reads the page, every sentence of which has passed the
+// verifier, and returns structured findings (coverage of the curated key
+// entities, redundancy, order, section balance); the editor turns them
+// into edits. Drops and moves apply at once; every sentence the editor
+// writes is drafted at the next free index and goes through the verifier
+// and the solvers like any draft. At most LoopConfig.MaxReviewRounds (3)
+// rounds; the page ends when a round finds nothing or the bound is
+// reached. A reviewer or editor whose model answers are unusable is
+// replaced by the kind's offline one for that round. The page stats count
+// review_rounds, findings_<type> and edits_<op>.
 package writer

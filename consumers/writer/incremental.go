@@ -84,6 +84,18 @@ func newRegeneration(refs *schemas.ReferenceSet, prev []genmem.Previous) *regene
 	for _, f := range refs.Facts {
 		g.facts[factKey{f.Relation, f.Value}] = true
 	}
+	// A topic page's sentences state facts of the people its curation
+	// reached (a native's native_place): the outline's items are those
+	// facts, each from a chunk the chunk check above covers.
+	if c := refs.Curation; c != nil {
+		for _, sec := range c.Outline {
+			for _, it := range sec.Items {
+				if it.Relation != "" {
+					g.facts[factKey{it.Relation, it.Value}] = true
+				}
+			}
+		}
+	}
 	return g
 }
 

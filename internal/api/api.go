@@ -1,9 +1,10 @@
 // Package api is annalist's HTTP interface: JSON under /v1 (documents in
 // and their progress through the stages; entity search, entities and their
-// KG neighbourhood; chunks; generation requests with a Server-Sent Events stream of
-// their sentences, pages, their versions and diffs; the review queue; the
-// pipeline's numbers), plus /healthz, /readyz, /metrics, /openapi.json and
-// the web UI. The OpenAPI 3 document (openapi.json, embedded) describes
+// KG neighbourhood; chunks; generation requests with a Server-Sent Events
+// stream of their sentences; pages of every kind (biographies; topic pages,
+// with their sections and the persons their sentences name), their
+// versions and diffs; the review queue; the pipeline's numbers), plus
+// /healthz, /readyz, /metrics, /openapi.json and the web UI. The OpenAPI 3 document (openapi.json, embedded) describes
 // every route.
 //
 // It holds no state of its own: documents go to the producer sink, reads go

@@ -29,6 +29,9 @@ type sentenceEvent struct {
 	Status    string             `json:"status"`
 	Citations []schemas.Citation `json:"citations"`
 	Note      string             `json:"note,omitempty"`
+	// Section is the sentence's section on a page of several (a topic
+	// page); empty on a biography.
+	Section string `json:"section,omitempty"`
 }
 
 // droppedEvent is the data of an "event: dropped".
@@ -168,7 +171,8 @@ func (es *eventStream) sendFinal(ctx context.Context, d Deps, tenant string, f g
 		return es.send("dropped", id, droppedEvent{Index: f.Index, Reason: f.Dropped})
 	}
 	return es.send("sentence", id, sentenceEvent{Index: f.Index, Text: f.Sentence.Text, Status: f.Sentence.Status,
-		Citations: citationTexts(ctx, d, tenant, f.Sentence.Citations), Note: f.Sentence.Note})
+		Citations: citationTexts(ctx, d, tenant, f.Sentence.Citations), Note: f.Sentence.Note,
+		Section: f.Sentence.Section})
 }
 
 // sendPage streams the sentences of the page a request published.
@@ -182,7 +186,7 @@ func (es *eventStream) sendPage(ctx context.Context, d Deps, tenant string, st p
 	}
 	for i, s := range p.Sentences {
 		if !es.send("sentence", strconv.Itoa(i), sentenceEvent{Index: i, Text: s.Text, Status: s.Status,
-			Citations: citationTexts(ctx, d, tenant, s.Citations), Note: s.Note}) {
+			Citations: citationTexts(ctx, d, tenant, s.Citations), Note: s.Note, Section: s.Section}) {
 			return false
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -82,6 +83,11 @@ func generationRoutes(d Deps) []route {
 				writeError(w, http.StatusNotFound, fmt.Sprintf("unknown subject %q", body.Subject))
 				return
 			}
+			if !slices.ContainsFunc(ids, func(id string) bool { return strings.HasPrefix(id, schemas.EntityPerson+":") }) {
+				writeError(w, http.StatusNotFound, fmt.Sprintf("no person is named %q: a place, office, era year or term has a topic page (kind %s)",
+					body.Subject, schemas.KindTopicPage))
+				return
+			}
 		}
 		ctx := r.Context()
 		if t := traceOf(r); t != "" {
@@ -116,56 +122,70 @@ func generationRoutes(d Deps) []route {
 		if !ok {
 			return
 		}
-		// ?kind= selects a page of another kind; without it, the
-		// biography, as before there were kinds. A kind is checked for
-		// form only: pages of a kind no longer registered stay readable.
-		kind := r.URL.Query().Get("kind")
-		if kind == "" {
-			kind = schemas.KindBiography
-		}
-		if err := schemas.ValidKind(kind); err != nil {
-			writeError(w, http.StatusBadRequest, err.Error())
+		kind, subject, ok := pageOf(w, r, d, tenant)
+		if !ok {
 			return
 		}
-		subject := r.PathValue("subject")
-		if kind == schemas.KindBiography {
-			subject = pageSubject(r.Context(), d, tenant, subject)
+		withText := false
+		switch r.URL.Query().Get("text") {
+		case "", "0":
+		case "1":
+			withText = true
+		default:
+			writeError(w, http.StatusBadRequest, "text must be 0 or 1")
+			return
 		}
+		var p schemas.Page
+		var vs []pages.VersionInfo
+		var err error
 		if v := r.URL.Query().Get("version"); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n <= 0 {
 				writeError(w, http.StatusBadRequest, "version must be a positive integer")
 				return
 			}
-			p, err := d.Pages.VersionOf(r.Context(), tenant, kind, subject, n)
-			if err != nil {
+			if p, err = d.Pages.VersionOf(r.Context(), tenant, kind, subject, n); err != nil {
 				respond(w, p, err)
 				return
 			}
-			stale, err := d.Pages.Stale(r.Context(), tenant, kind, subject)
-			respond(w, pageAnswer(p, stale, nil), err)
-			return
+		} else {
+			if p, err = d.Pages.CurrentOf(r.Context(), tenant, kind, subject); err != nil {
+				respond(w, p, err)
+				return
+			}
+			if vs, err = d.Pages.VersionsOf(r.Context(), tenant, kind, subject); err != nil {
+				respond(w, nil, err)
+				return
+			}
 		}
-		p, err := d.Pages.CurrentOf(r.Context(), tenant, kind, subject)
-		if err != nil {
-			respond(w, p, err)
-			return
-		}
-		vs, err := d.Pages.VersionsOf(r.Context(), tenant, kind, subject)
+		stale, err := d.Pages.Stale(r.Context(), tenant, kind, subject)
 		if err != nil {
 			respond(w, nil, err)
 			return
 		}
-		stale, err := d.Pages.Stale(r.Context(), tenant, kind, subject)
-		respond(w, pageAnswer(p, stale, vs), err)
+		out := pageAnswer(p, stale, vs)
+		if out.People, err = pagePeople(r.Context(), d, tenant, p); err != nil {
+			respond(w, nil, err)
+			return
+		}
+		if withText {
+			if out.Chunks, err = citedTexts(r.Context(), d, tenant, p); err != nil {
+				respond(w, nil, err)
+				return
+			}
+		}
+		respond(w, out, nil)
 	})
 	handle("GET /v1/pages/{subject}/versions", accessRead, func(w http.ResponseWriter, r *http.Request) {
 		tenant, ok := tenantOf(w, r)
 		if !ok {
 			return
 		}
-		subject := pageSubject(r.Context(), d, tenant, r.PathValue("subject"))
-		vs, err := d.Pages.Versions(r.Context(), tenant, subject)
+		kind, subject, ok := pageOf(w, r, d, tenant)
+		if !ok {
+			return
+		}
+		vs, err := d.Pages.VersionsOf(r.Context(), tenant, kind, subject)
 		if err == nil && len(vs) == 0 {
 			err = fmt.Errorf("pages of %q: %w", subject, pages.ErrNotFound)
 		}
@@ -220,17 +240,22 @@ func generationRoutes(d Deps) []route {
 // pageJSON is a page as GET /v1/pages/{subject} answers it: the stored
 // version, why it was made (reason, always set: "requested" for a page
 // stored before pages said why) and the documents behind it (always a
-// list), and whether a regeneration is pending (stale).
+// list), whether a regeneration is pending (stale), the persons its
+// sentences name (people, always a list; see pagePeople) and, with
+// ?text=1, the text of every cited chunk (chunks).
 type pageJSON struct {
 	schemas.Page
 	Reason        string              `json:"reason"`
 	TriggerDocIDs []string            `json:"trigger_doc_ids"`
 	Stale         bool                `json:"stale"`
 	Versions      []pages.VersionInfo `json:"versions,omitempty"`
+	People        []PersonRef         `json:"people"`
+	Chunks        map[string]string   `json:"chunks,omitempty"`
 }
 
 func pageAnswer(p schemas.Page, stale bool, vs []pages.VersionInfo) pageJSON {
-	out := pageJSON{Page: p, Reason: p.Reason, TriggerDocIDs: p.TriggerDocIDs, Stale: stale, Versions: vs}
+	out := pageJSON{Page: p, Reason: p.Reason, TriggerDocIDs: p.TriggerDocIDs, Stale: stale, Versions: vs,
+		People: []PersonRef{}}
 	if out.Reason == "" {
 		out.Reason = schemas.ReasonRequested
 	}
@@ -240,22 +265,48 @@ func pageAnswer(p schemas.Page, stale bool, vs []pages.VersionInfo) pageJSON {
 	return out
 }
 
-// pageDiff serves GET /v1/pages/{subject}/diff?from=A&to=B: to defaults
-// to the current version, from to the one before to.
+// pageOf reads the kind (?kind=, default biography, checked for form
+// only: pages of a kind no longer registered stay readable) and the
+// subject of a page route. A biography is found by any name or alias of
+// its subject; a page of another kind by its subject as requested (a
+// topic is not an entity, and a place and a person may share a name). A
+// malformed kind is answered with 400.
+func pageOf(w http.ResponseWriter, r *http.Request, d Deps, tenant string) (kind, subject string, ok bool) {
+	kind = r.URL.Query().Get("kind")
+	if kind == "" {
+		kind = schemas.KindBiography
+	}
+	if err := schemas.ValidKind(kind); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return "", "", false
+	}
+	subject = r.PathValue("subject")
+	if kind == schemas.KindBiography {
+		subject = pageSubject(r.Context(), d, tenant, subject)
+	}
+	return kind, subject, true
+}
+
+// pageDiff serves GET /v1/pages/{subject}/diff?from=A&to=B[&kind=K]: to
+// defaults to the current version, from to the one before to; kind, as on
+// GET /v1/pages/{subject}, to the biography.
 func pageDiff(d Deps) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		tenant, ok := tenantOf(w, r)
 		if !ok {
 			return
 		}
-		subject := pageSubject(r.Context(), d, tenant, r.PathValue("subject"))
+		kind, subject, ok := pageOf(w, r, d, tenant)
+		if !ok {
+			return
+		}
 		const maxVersion = 1 << 30
 		to, ok := intParam(w, r, "to", 0, 1, maxVersion)
 		if !ok {
 			return
 		}
 		if to == 0 {
-			cur, err := d.Pages.Current(r.Context(), tenant, subject)
+			cur, err := d.Pages.CurrentOf(r.Context(), tenant, kind, subject)
 			if err != nil {
 				respond(w, nil, err)
 				return
@@ -270,11 +321,21 @@ func pageDiff(d Deps) http.HandlerFunc {
 			writeError(w, http.StatusBadRequest, "the page has one version: nothing to compare it with")
 			return
 		}
-		diff, err := d.Pages.Diff(r.Context(), tenant, subject, from, to)
-		if err == nil && diff.Sentences == nil {
+		a, err := d.Pages.VersionOf(r.Context(), tenant, kind, subject, from)
+		if err != nil {
+			respond(w, nil, err)
+			return
+		}
+		b, err := d.Pages.VersionOf(r.Context(), tenant, kind, subject, to)
+		if err != nil {
+			respond(w, nil, err)
+			return
+		}
+		diff := pages.PageDiff{From: from, To: to, Sentences: pages.DiffSentences(a.Sentences, b.Sentences)}
+		if diff.Sentences == nil {
 			diff.Sentences = []pages.SentenceDiff{}
 		}
-		respond(w, diff, err)
+		respond(w, diff, nil)
 	}
 }
 

@@ -85,10 +85,11 @@ func (nopSink) Send(context.Context, string, []producers.Item) error { return ni
 // openapi.json omits, or one it documents and no handler reads, fails
 // here.
 var queryParams = map[string][]string{
-	"GET /v1/pages/{subject}":      {"kind", "version"},
-	"GET /v1/pages/{subject}/diff": {"from", "to"},
-	"GET /v1/reviews":              {"status"},
-	"GET /v1/dead-letters":         {"limit", "since", "topic"},
+	"GET /v1/pages/{subject}":          {"kind", "text", "version"},
+	"GET /v1/pages/{subject}/versions": {"kind"},
+	"GET /v1/pages/{subject}/diff":     {"from", "kind", "to"},
+	"GET /v1/reviews":                  {"status"},
+	"GET /v1/dead-letters":             {"limit", "since", "topic"},
 }
 
 func TestOpenAPIDocumentsQueryParameters(t *testing.T) {

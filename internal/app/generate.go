@@ -17,6 +17,7 @@ import (
 	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/consumers/writer"
 	"github.com/annalist-dev/annalist/consumers/writer/biography"
+	"github.com/annalist-dev/annalist/consumers/writer/topic"
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/internal/era"
@@ -139,6 +140,9 @@ func (a *App) eraTableLocked() *era.Table {
 	return a.gen.era
 }
 
+// topicVectorK is how many vector hits seed a free-text topic's curation.
+const topicVectorK = 30
+
 // Kinds is the process's kind registry, built once and shared by the
 // writer and every entry point (Request, the API): the biography kind,
 // planned by Retriever and drafted by the offline extractive drafter and,
@@ -162,6 +166,21 @@ func (a *App) Kinds() (*kind.Registry, error) {
 	}
 	reg := &kind.Registry{}
 	if err := reg.Register(biography.Spec(r, off, llm)); err != nil {
+		return nil, err
+	}
+	// The topic page: the curation seeds free text by vector search too
+	// (a hit counts only when its text names the topic).
+	var topts []topic.Option
+	topts = append(topts, topic.WithEra(a.eraTableLocked()))
+	if a.Vectors != nil && a.Embedder != nil {
+		topts = append(topts, topic.WithVectors(a.Embedder, a.Vectors, max(a.Config.Generate.VectorK, topicVectorK)))
+	}
+	toff := topic.NewOffline(topic.OfflineConfig{})
+	var tllm topic.Engine
+	if a.Chat != nil {
+		tllm = topic.NewLLM(topic.LLMConfig{}, a.Chat, toff)
+	}
+	if err := reg.Register(topic.Spec(topic.NewCurator(a.KG, a.Chunks, topts...), toff, tllm)); err != nil {
 		return nil, err
 	}
 	a.gen.kinds = reg

@@ -49,7 +49,9 @@ func DefaultStages() Registry {
 		schedulerStage,
 		{Stage: topology.Stage{Name: topology.StageWriter, Reads: []string{topology.Requests, topology.Verdicts, topology.Corrections}, Writes: []string{topology.Drafts},
 			Doc: "retrieval into agent memory; drafts sentence k+1 once sentence k is final"},
-			Part: PartGenerate, Build: buildWriter},
+			// Vectors: a topic page's curation seeds free text by vector
+			// search over the chunks.
+			Part: PartGenerate, Needs: Needs{Vectors: true}, Build: buildWriter},
 		{Stage: topology.Stage{Name: topology.StageVerifier, Reads: []string{topology.Drafts}, Writes: []string{topology.Verdicts},
 			Doc: "atomic facts checked against the references: supported / not-included / not-supported"},
 			Part: PartGenerate, Build: buildVerifier},

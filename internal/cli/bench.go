@@ -12,6 +12,7 @@ import (
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/progress"
 	"github.com/annalist-dev/annalist/producers"
+	"github.com/annalist-dev/annalist/schemas"
 )
 
 // Published anchor: Alstorian indexed 220k characters in 422.65 s (seed
@@ -56,6 +57,7 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	seed := fs.Uint64("seed", 1, "generate, regenerate: seed of the subject sample")
 	nPages := fs.Int("pages", 20, "regenerate: pages published before the updates")
 	nUpdates := fs.Int("updates", 30, "regenerate: documents streamed (a third new, a third superseding them, a third retracting them)")
+	kindFlag := fs.String("kind", schemas.KindBiography, "generate, regenerate: page kind: biography, topic, or all (side by side)")
 	procs := fs.Int("processes", 0, "regenerate: run the generation stages (scheduler included) as this many `annalist consume generate` processes (0: in this process)")
 	fs.IntVar(&rc.Dim, "dim", 256, "vector: dimension")
 	pos, err := parse(fs, args)
@@ -72,11 +74,15 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	if err != nil {
 		return err
 	}
+	kinds, err := benchKinds(*kindFlag)
+	if err != nil {
+		return err
+	}
 	if pos[0] == "regenerate" {
 		if *nPages < 2 || *nUpdates <= 0 || *procs < 0 {
 			return fmt.Errorf("%w: --pages must be at least 2, --updates positive, --processes not negative", errUsage)
 		}
-		return benchRegenerate(ctx, io, s, dir, *nPages, *nUpdates, *procs, *keep, *seed)
+		return benchRegenerateKinds(ctx, io, s, dir, kinds, *nPages, *nUpdates, *procs, *keep, *seed)
 	}
 	if pos[0] == "generate" {
 		n := 100
@@ -88,7 +94,7 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 		if n <= 0 || *conc <= 0 {
 			return fmt.Errorf("%w: --n and --concurrency must be positive", errUsage)
 		}
-		return benchGenerate(ctx, io, s, dir, n, *conc, *keep, *seed)
+		return benchGenerateKinds(ctx, io, s, dir, kinds, n, *conc, *keep, *seed)
 	}
 	cleanup, err := s.freshDataDir("bench ingest", "bench-", *keep)
 	if err != nil {

@@ -22,10 +22,12 @@ import (
 
 // BenchGenerate is the JSON of `annalist bench generate`.
 type BenchGenerate struct {
-	Requests    int `json:"requests"`
-	Concurrency int `json:"concurrency"`
-	Published   int `json:"published"`
-	Failed      int `json:"failed"`
+	// Kind is the page kind requested (biography, topic_page).
+	Kind        string `json:"kind"`
+	Requests    int    `json:"requests"`
+	Concurrency int    `json:"concurrency"`
+	Published   int    `json:"published"`
+	Failed      int    `json:"failed"`
 	// Latency is request → page, from the request's publication to the
 	// page's, in milliseconds.
 	P50Ms  float64 `json:"p50_ms"`
@@ -63,10 +65,27 @@ type BenchGenerate struct {
 // generation, not incremental regeneration (`bench regenerate`).
 var fullPage = map[string]string{writer.ParamIncremental: "false"}
 
-// benchGenerate ingests dir into a fresh data directory, then requests n
-// biographies with conc requests in flight at a time and measures each
-// request → page.
-func benchGenerate(ctx context.Context, io IO, s service, dir string, n, conc int, keep bool, seed uint64) error {
+// benchKinds reads --kind: biography, topic (topic_page) or all (both,
+// biographies first).
+func benchKinds(kind string) ([]string, error) {
+	switch kind {
+	case "", schemas.KindBiography:
+		return []string{schemas.KindBiography}, nil
+	case "topic", schemas.KindTopicPage:
+		return []string{schemas.KindTopicPage}, nil
+	case "all":
+		return []string{schemas.KindBiography, schemas.KindTopicPage}, nil
+	}
+	return nil, fmt.Errorf("%w: --kind %q (want biography, topic or all)", errUsage, kind)
+}
+
+// benchGenerateKinds ingests dir into a fresh data directory, then for
+// each kind requests n pages (biographies of persons with an entry of
+// their own; topic pages of places, offices and era years with enough
+// edges) with conc requests in flight at a time and measures each
+// request → page. One kind prints one BenchGenerate; several print them
+// side by side (a JSON array).
+func benchGenerateKinds(ctx context.Context, io IO, s service, dir string, kinds []string, n, conc int, keep bool, seed uint64) error {
 	a, log, ing, subjects, cleanup, err := benchCorpus(ctx, io, s, "bench generate", dir, n, keep, seed)
 	if err != nil {
 		return err
@@ -76,12 +95,61 @@ func benchGenerate(ctx context.Context, io IO, s service, dir string, n, conc in
 	defer stop()
 	stageErr := make(chan error, 1)
 	go func() { stageErr <- a.RunStages(stageCtx, app.GenerateStages(), nil) }()
-	// Warm up: one page end to end, so group joins are not measured.
-	if _, err := a.Generate(ctx, s.tenant, false, true, []schemas.Request{{Kind: schemas.KindBiography, Subject: subjects[0], Params: fullPage}}); err != nil {
-		stop()
-		return fmt.Errorf("warm-up request: %w", err)
+	var outs []BenchGenerate
+	for _, kind := range kinds {
+		subs := subjects
+		if kind == schemas.KindTopicPage {
+			if subs, err = benchTopics(ctx, a, s.tenant, n, seed); err != nil {
+				break
+			}
+		}
+		var out BenchGenerate
+		if out, err = benchKind(ctx, a, s, log, kind, subs, conc, stageErr); err != nil {
+			break
+		}
+		out.IngestSeconds = ing.Seconds
+		outs = append(outs, out)
 	}
-	rep := progress.New(int64(len(subjects)), "bench generate", log)
+	stop()
+	if serr := <-stageErr; serr != nil && err == nil {
+		err = serr
+	}
+	if err != nil {
+		return err
+	}
+	if s.json {
+		if len(outs) == 1 {
+			return writeJSON(io.Stdout, outs[0])
+		}
+		return writeJSON(io.Stdout, outs)
+	}
+	for _, out := range outs {
+		what := "biographies"
+		if out.Kind == schemas.KindTopicPage {
+			what = "topic pages"
+		}
+		fmt.Fprintf(io.Stdout, "%d %s (%d in flight): p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, %.1f pages/s\n",
+			out.Published, what, conc, out.P50Ms, out.P90Ms, out.P99Ms, out.PagesPerSecond)
+		if out.Kind == schemas.KindBiography {
+			fmt.Fprintf(io.Stdout, "pages of 6–12 sentences: p50 %.0f ms, p99 %.0f ms\n", out.P50InRangeMs, out.P99InRangeMs)
+		}
+		fmt.Fprintf(io.Stdout, "%d sentences (min/median/max per page %v; %d pages of 6–12), %.1f hops per page, %.1f ms per hop\n",
+			out.Sentences, out.SentencesPerPage, out.PagesInRange, out.Hops, out.PerHopMs)
+		if out.Failed > 0 {
+			fmt.Fprintf(io.Stdout, "%d requests failed\n", out.Failed)
+		}
+	}
+	return nil
+}
+
+// benchKind requests a page of kind for every subject, conc at a time,
+// with the generation stages running, and measures them.
+func benchKind(ctx context.Context, a *app.App, s service, log zerolog.Logger, kind string, subjects []string, conc int, stageErr chan error) (BenchGenerate, error) {
+	// Warm up: one page end to end, so group joins are not measured.
+	if _, err := a.Generate(ctx, s.tenant, false, true, []schemas.Request{{Kind: kind, Subject: subjects[0], Params: fullPage}}); err != nil {
+		return BenchGenerate{}, fmt.Errorf("warm-up request: %w", err)
+	}
+	rep := progress.New(int64(len(subjects)), "bench generate "+kind, log)
 	type result struct {
 		ms   float64
 		page *schemas.Page
@@ -99,7 +167,7 @@ func benchGenerate(ctx context.Context, io IO, s service, dir string, n, conc in
 			defer wg.Done()
 			for i := range next {
 				t0 := time.Now()
-				res, err := a.Generate(ctx, s.tenant, false, true, []schemas.Request{{Kind: schemas.KindBiography, Subject: subjects[i], Params: fullPage}})
+				res, err := a.Generate(ctx, s.tenant, false, true, []schemas.Request{{Kind: kind, Subject: subjects[i], Params: fullPage}})
 				ms := float64(time.Since(t0).Microseconds()) / 1000
 				if err != nil {
 					mu.Lock()
@@ -121,6 +189,7 @@ feed:
 		case next <- i:
 		case err := <-stageErr:
 			runErr = fmt.Errorf("stages stopped: %v", err)
+			stageErr <- err
 			break feed
 		}
 	}
@@ -128,15 +197,11 @@ feed:
 	wg.Wait()
 	wall := time.Since(start).Seconds()
 	rep.Finish()
-	stop()
-	if err := <-stageErr; err != nil && runErr == nil {
-		runErr = err
-	}
 	if runErr != nil {
-		return runErr
+		return BenchGenerate{}, runErr
 	}
-	out := BenchGenerate{Requests: len(subjects), Concurrency: conc, Seconds: wall, Engine: "offline",
-		CPUs: runtime.NumCPU(), IngestSeconds: ing.Seconds,
+	out := BenchGenerate{Kind: kind, Requests: len(subjects), Concurrency: conc, Seconds: wall, Engine: "offline",
+		CPUs: runtime.NumCPU(),
 		Kafka: fmt.Sprintf("write batch timeout %s, fetch max wait %s, fetch min bytes %d",
 			orDefault(s.app.Kafka.WriteBatchTimeout, kafka.DefaultWriteBatchTimeout),
 			orDefault(s.app.Kafka.FetchMaxWait, kafka.DefaultFetchMaxWait), max(s.app.Kafka.FetchMinBytes, kafka.DefaultFetchMinBytes))}
@@ -183,21 +248,56 @@ feed:
 		out.PerHopMs = out.MeanMs / out.Hops
 		out.PagesPerSecond = float64(out.Published) / wall
 	}
-	if s.json {
-		return writeJSON(io.Stdout, out)
-	}
-	fmt.Fprintf(io.Stdout, "%d biographies (%d in flight): p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, %.1f pages/s\n",
-		out.Published, conc, out.P50Ms, out.P90Ms, out.P99Ms, out.PagesPerSecond)
-	fmt.Fprintf(io.Stdout, "pages of 6–12 sentences: p50 %.0f ms, p99 %.0f ms\n", out.P50InRangeMs, out.P99InRangeMs)
-	fmt.Fprintf(io.Stdout, "%d sentences (min/median/max per page %v; %d pages of 6–12), %.1f hops per page, %.1f ms per hop\n",
-		out.Sentences, out.SentencesPerPage, out.PagesInRange, out.Hops, out.PerHopMs)
-	if out.Failed > 0 {
-		fmt.Fprintf(io.Stdout, "%d requests failed\n", out.Failed)
-	}
-	return nil
+	return out, nil
 }
 
-// benchSubjects picks n persons who have their own biography entry, in a
+// topicMinEdges is how many edges a place, office or era year needs to be
+// a bench topic: enough people from it, holding it or examined in it.
+const topicMinEdges = 3
+
+// benchTopics picks n topics in a seeded random order: the names of the
+// graph's places, offices and era years with at least topicMinEdges
+// edges (nearly all of them incoming: a person's native place, office or
+// examination year); types narrows them (places only, say).
+func benchTopics(ctx context.Context, a *app.App, tenant string, n int, seed uint64, types ...string) ([]string, error) {
+	if len(types) == 0 {
+		types = []string{schemas.EntityPlace, schemas.EntityOffice, schemas.EntityTime}
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, typ := range types {
+		ids, err := a.KG.Nodes(ctx, tenant, typ)
+		if err != nil {
+			return nil, err
+		}
+		degrees, err := a.KG.Degrees(ctx, tenant, ids)
+		if err != nil {
+			return nil, err
+		}
+		for i, id := range ids {
+			if degrees[i] < topicMinEdges {
+				continue
+			}
+			e, err := a.KG.Entity(ctx, tenant, id)
+			if err != nil {
+				return nil, err
+			}
+			if e.Name == "" || seen[e.Name] {
+				continue
+			}
+			seen[e.Name] = true
+			names = append(names, e.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("no place, office or era year with %d edges in the corpus", topicMinEdges)
+	}
+	slices.Sort(names)
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	r.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+	return names[:min(n, len(names))], nil
+}
+
 // benchCorpus prepares a generation benchmark: a fresh data directory
 // (removed by cleanup unless keep), every service open, dir ingested and n
 // subjects with an entry of their own sampled with seed. cleanup closes
@@ -228,6 +328,7 @@ func benchCorpus(ctx context.Context, io IO, s service, command, dir string, n i
 	return a, log, ing, subjects, cleanup, nil
 }
 
+// benchSubjects picks n persons who have their own biography entry, in a
 // seeded random order.
 func benchSubjects(ctx context.Context, a *app.App, tenant string, n int, seed uint64) ([]string, error) {
 	ids, err := a.KG.Nodes(ctx, tenant, schemas.EntityPerson)

@@ -22,8 +22,10 @@ import (
 
 // BenchRegenerate is the JSON of `annalist bench regenerate`.
 type BenchRegenerate struct {
-	Pages   int `json:"pages"`
-	Updates int `json:"updates"`
+	// Kind is the kind of the pages (biography, topic_page).
+	Kind    string `json:"kind"`
+	Pages   int    `json:"pages"`
+	Updates int    `json:"updates"`
 	// Regenerated counts the page versions the updates caused.
 	Regenerated int `json:"regenerated"`
 	// DocToPage is from a document's (or a retraction's) publication to
@@ -73,7 +75,11 @@ type BenchRound struct {
 // regenUpdate is one document the bench publishes or retracts about a
 // subject, and when the page caught up with it.
 type regenUpdate struct {
+	// subject is the page's subject; person the one the note names
+	// (the subject itself on a biography, a native of the place on a
+	// topic page).
 	subject string
+	person  string
 	source  string
 	date    string
 	place   string
@@ -101,6 +107,24 @@ type livingScenario struct {
 	// afterRound, when set, is called once a round's pages followed (the
 	// integration test checks them there).
 	afterRound func(reason string, ups []*regenUpdate)
+	// kind is the kind of the pages; empty is biography.
+	kind string
+}
+
+// pageKind is the scenario's page kind.
+func (sc livingScenario) pageKind() string {
+	if sc.kind == "" {
+		return schemas.KindBiography
+	}
+	return sc.kind
+}
+
+// named is the person the update note names.
+func (u *regenUpdate) named() string {
+	if u.person != "" {
+		return u.person
+	}
+	return u.subject
 }
 
 // updateText is the bench's update document: a note from another
@@ -163,13 +187,13 @@ func (sc livingScenario) round(ctx context.Context, reason string, ups []*regenU
 			if reason == schemas.ReasonSuperseded {
 				round = 1
 			}
-			it, err := producers.NewItem(schemas.Document{Source: u.source, Title: "notes on " + u.subject,
-				Collection: "notes", Text: updateText(u.subject, u.date, u.place, round)})
+			it, err := producers.NewItem(schemas.Document{Source: u.source, Title: "notes on " + u.named(),
+				Collection: "notes", Text: updateText(u.named(), u.date, u.place, round)})
 			if err != nil {
 				return BenchRound{}, err
 			}
 			if err := sc.a.SendVersions(ctx, sc.tenant, []producers.Item{it}); err != nil {
-				return BenchRound{}, fmt.Errorf("publish the update of %s: %w", u.subject, err)
+				return BenchRound{}, fmt.Errorf("publish the update of %s: %w", u.named(), err)
 			}
 			u.previous, u.docID = u.docID, it.Doc.DocID
 		}
@@ -212,7 +236,7 @@ func (sc livingScenario) wait(ctx context.Context, ups []*regenUpdate, base map[
 			if u.done {
 				continue
 			}
-			p, err := sc.a.Pages.Current(ctx, sc.tenant, u.subject)
+			p, err := sc.a.Pages.CurrentOf(ctx, sc.tenant, sc.pageKind(), u.subject)
 			if err != nil && !errors.Is(err, pages.ErrNotFound) {
 				return err
 			}
@@ -254,7 +278,7 @@ func (sc livingScenario) wait(ctx context.Context, ups []*regenUpdate, base map[
 func (sc livingScenario) staleCitations(ctx context.Context, subjects []string, retracted []string) (int, error) {
 	n := 0
 	for _, s := range subjects {
-		p, err := sc.a.Pages.Current(ctx, sc.tenant, s)
+		p, err := sc.a.Pages.CurrentOf(ctx, sc.tenant, sc.pageKind(), s)
 		if err != nil {
 			return 0, err
 		}
@@ -271,13 +295,11 @@ func (sc livingScenario) staleCitations(ctx context.Context, subjects []string, 
 	return n, nil
 }
 
-// benchRegenerate ingests dir, publishes n pages, then streams the
-// updates (a third new documents, a third superseding versions of them,
-// a third retractions) about subjects with pages and measures how the
-// pages follow. With procs > 0 the generation stages (scheduler
-// included) run in procs `annalist consume generate` processes joined to
-// this process's broker and Redis.
-func benchRegenerate(ctx context.Context, io IO, s service, dir string, n, m, procs int, keep bool, seed uint64) error {
+// benchRegenerateKinds is benchRegenerate for each kind in turn on the
+// same corpus: biographies of persons with an entry, or topic pages of
+// places with enough edges, whose updates are notes naming a native of
+// the place. One kind prints one BenchRegenerate; several a JSON array.
+func benchRegenerateKinds(ctx context.Context, io IO, s service, dir string, kinds []string, n, m, procs int, keep bool, seed uint64) error {
 	a, log, ing, subjects, cleanup, err := benchCorpus(ctx, io, s, "bench regenerate", dir, n, keep, seed)
 	if err != nil {
 		return err
@@ -296,8 +318,25 @@ func benchRegenerate(ctx context.Context, io IO, s service, dir string, n, m, pr
 	}
 	stageErr := make(chan error, 1)
 	go func() { stageErr <- a.RunStages(stageCtx, stages, nil) }()
-	out, err := runLiving(ctx, livingScenario{a: a, tenant: s.tenant, log: log, timeout: time.Minute},
-		subjects, m)
+	var outs []BenchRegenerate
+	for _, kind := range kinds {
+		subs := subjects
+		if kind == schemas.KindTopicPage {
+			if subs, err = benchTopics(ctx, a, s.tenant, n, seed, schemas.EntityPlace); err != nil {
+				break
+			}
+		}
+		var out BenchRegenerate
+		out, err = runLiving(ctx, livingScenario{a: a, tenant: s.tenant, log: log, timeout: time.Minute, kind: kind}, subs, m)
+		if err != nil {
+			break
+		}
+		out.Processes, out.IngestSeconds, out.CPUs, out.Engine = procs, ing.Seconds, runtime.NumCPU(), "offline"
+		if a.Chat != nil {
+			out.Engine = "llm"
+		}
+		outs = append(outs, out)
+	}
 	stop()
 	if serr := <-stageErr; serr != nil && err == nil {
 		err = serr
@@ -305,19 +344,57 @@ func benchRegenerate(ctx context.Context, io IO, s service, dir string, n, m, pr
 	if err != nil {
 		return err
 	}
-	out.Processes, out.IngestSeconds, out.CPUs, out.Engine = procs, ing.Seconds, runtime.NumCPU(), "offline"
-	if a.Chat != nil {
-		out.Engine = "llm"
-	}
 	if s.json {
-		return writeJSON(io.Stdout, out)
+		if len(outs) == 1 {
+			return writeJSON(io.Stdout, outs[0])
+		}
+		return writeJSON(io.Stdout, outs)
 	}
-	fmt.Fprintf(io.Stdout, "%d pages, %d updates → %d regenerated: doc → page p50 %.0f ms, p95 %.0f ms; %.1f pages/s\n",
-		out.Pages, out.Updates, out.Regenerated, out.DocToPageP50Ms, out.DocToPageP95Ms, out.PagesPerSecond)
-	fmt.Fprintf(io.Stdout, "sentences kept %d, rewritten %d, added %d, removed %d (kept share %.2f); stale citations %d; untouched pages %d\n",
-		out.SentencesKept, out.SentencesRewritten, out.SentencesAdded, out.SentencesRemoved, out.KeptShare,
-		out.StaleCitations, out.Untouched)
+	for _, out := range outs {
+		fmt.Fprintf(io.Stdout, "%s: %d pages, %d updates → %d regenerated: doc → page p50 %.0f ms, p95 %.0f ms; %.1f pages/s\n",
+			out.Kind, out.Pages, out.Updates, out.Regenerated, out.DocToPageP50Ms, out.DocToPageP95Ms, out.PagesPerSecond)
+		fmt.Fprintf(io.Stdout, "sentences kept %d, rewritten %d, added %d, removed %d (kept share %.2f); stale citations %d; untouched pages %d\n",
+			out.SentencesKept, out.SentencesRewritten, out.SentencesAdded, out.SentencesRemoved, out.KeptShare,
+			out.StaleCitations, out.Untouched)
+	}
 	return nil
+}
+
+// topicNative is a native of the place a topic names, for an update note
+// to name: the first, by name, of the persons whose native place edge
+// leads to the place and whose name the graph resolves to them alone;
+// "" when the topic is not a place or has none.
+func topicNative(ctx context.Context, a *app.App, tenant, topic string) (string, error) {
+	ids, err := a.KG.Resolve(ctx, tenant, topic)
+	if err != nil {
+		return "", err
+	}
+	var names []string
+	for _, id := range ids {
+		e, err := a.KG.Entity(ctx, tenant, id)
+		if err != nil {
+			return "", err
+		}
+		if e.Type != schemas.EntityPlace {
+			continue
+		}
+		for _, ed := range e.Incoming {
+			if ed.Relation == schemas.RelNativePlace && ed.Head != "" {
+				names = append(names, ed.Head)
+			}
+		}
+	}
+	slices.Sort(names)
+	for _, n := range slices.Compact(names) {
+		ps, err := a.KG.Resolve(ctx, tenant, n)
+		if err != nil {
+			return "", err
+		}
+		if len(ps) == 1 {
+			return n, nil
+		}
+	}
+	return "", nil
 }
 
 // runLiving publishes a page per subject, then runs the three rounds on
@@ -325,7 +402,7 @@ func benchRegenerate(ctx context.Context, io IO, s service, dir string, n, m, pr
 // others show that a page without a changed dependency keeps its
 // version).
 func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int) (BenchRegenerate, error) {
-	var out BenchRegenerate
+	out := BenchRegenerate{Kind: sc.pageKind()}
 	// The scheduler reads kg-updates from their beginning when it first
 	// runs: the pages are published once it has caught up with the
 	// ingestion's, so they are not regenerated for changes older than
@@ -335,7 +412,7 @@ func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int)
 	}
 	var reqs []schemas.Request
 	for _, s := range subjects {
-		reqs = append(reqs, schemas.Request{Kind: schemas.KindBiography, Subject: s})
+		reqs = append(reqs, schemas.Request{Kind: sc.pageKind(), Subject: s})
 	}
 	res, err := sc.a.Generate(ctx, sc.tenant, false, true, reqs)
 	if err != nil {
@@ -357,12 +434,26 @@ func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int)
 		if len(targets) == min((m+2)/3, len(withPages)/2) {
 			break
 		}
-		date, place, ok, err := noteContext(ctx, sc.a, sc.tenant, s)
+		person := s
+		if sc.pageKind() == schemas.KindTopicPage {
+			n, err := topicNative(ctx, sc.a, sc.tenant, s)
+			if err != nil {
+				return out, err
+			}
+			if person = n; person == "" {
+				continue
+			}
+		}
+		date, place, ok, err := noteContext(ctx, sc.a, sc.tenant, person)
 		if err != nil {
 			return out, err
 		}
 		if ok {
-			targets = append(targets, &regenUpdate{subject: s, source: "notes/" + s + ".txt", date: date, place: place})
+			u := &regenUpdate{subject: s, source: "notes/" + s + ".txt", date: date, place: place}
+			if person != s {
+				u.person, u.source = person, "notes/"+s+"/"+person+".txt"
+			}
+			targets = append(targets, u)
 		}
 	}
 	k := len(targets)
@@ -370,7 +461,7 @@ func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int)
 		out.Subjects = append(out.Subjects, u.subject)
 	}
 	if k == 0 {
-		return out, fmt.Errorf("%d pages published, none of a subject with a known native place: too few for the updates", len(withPages))
+		return out, fmt.Errorf("%d pages published, none of a subject with a known native place (or, for a topic, a native): too few for the updates", len(withPages))
 	}
 	before := map[string]int{}
 	for s, v := range base {
@@ -421,7 +512,7 @@ func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int)
 		out.DocToPageP50Ms, out.DocToPageP95Ms, out.DocToPageMaxMs = quantile(lat, 0.5), quantile(lat, 0.95), lat[len(lat)-1]
 	}
 	for _, s := range withPages {
-		vs, err := sc.a.Pages.Versions(ctx, sc.tenant, s)
+		vs, err := sc.a.Pages.VersionsOf(ctx, sc.tenant, sc.pageKind(), s)
 		if err != nil {
 			return out, err
 		}
@@ -429,7 +520,7 @@ func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int)
 			if v.Version <= before[s] {
 				continue
 			}
-			p, err := sc.a.Pages.Version(ctx, sc.tenant, s, v.Version)
+			p, err := sc.a.Pages.VersionOf(ctx, sc.tenant, sc.pageKind(), s, v.Version)
 			if err != nil {
 				return out, err
 			}

@@ -30,8 +30,9 @@ func cmdGenerate(ctx context.Context, stdio IO, args []string) error {
 	if kind == "topic" {
 		kind = schemas.KindTopicPage // the shorthand of the command line
 	}
-	need := app.Needs{Broker: true, Redis: true}
-	a, _, err := s.open(ctx, stdio, need)
+	// The generation stages' needs: a topic's curation searches the
+	// vectors for free text.
+	a, _, err := s.open(ctx, stdio, app.NeedsFor(app.GenerateStages()))
 	if err != nil {
 		return err
 	}
@@ -105,14 +106,43 @@ func cmdGenerate(ctx context.Context, stdio IO, args []string) error {
 	return writePage(stdio.Stdout, *r.Page)
 }
 
-// writePage prints a page as numbered sentences with citation markers, then
-// the cited chunks.
+// writePage prints a page as numbered sentences with citation markers,
+// under their section titles on a sectioned page, then the cited chunks.
 func writePage(w io.Writer, p schemas.Page) error {
 	fmt.Fprintf(w, "%s — %s, version %d (%d sentences, %d ms)\n\n", p.Subject, p.Kind, p.Version,
 		len(p.Sentences), p.Stats["millis"])
 	var order []schemas.Citation
 	index := map[string]int{}
-	for i, s := range p.Sentences {
+	// A sectioned page (a topic page) prints each section's title before
+	// its sentences; the numbering runs on through the page.
+	type line struct {
+		title string
+		s     schemas.PageSentence
+	}
+	var lines []line
+	if len(p.Sections) > 0 {
+		for _, sec := range p.Sections {
+			for j, s := range sec.Sentences {
+				t := ""
+				if j == 0 {
+					t = sec.Title
+				}
+				lines = append(lines, line{t, s})
+			}
+		}
+	} else {
+		for _, s := range p.Sentences {
+			lines = append(lines, line{s: s})
+		}
+	}
+	for i, l := range lines {
+		s := l.s
+		if l.title != "" {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "## %s\n", l.title)
+		}
 		var marks []string
 		for _, c := range s.Citations {
 			n, ok := index[c.ChunkID]

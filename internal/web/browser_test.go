@@ -393,3 +393,181 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("generation with a token: state %q after %d streamed sentences, want %s after some", state2, streamed, pages.RequestPublished)
 	}
 }
+
+// TestBrowserTopicPage drives the topic page in headless chromium against
+// the demo: search a place, see it offered as a topic beside the people,
+// open its topic page, generate it from the UI (the demo writes
+// biographies only), follow the table of contents, hover a citation, and
+// follow a person named in a sentence to his biography.
+func TestBrowserTopicPage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	exe := chromium(t)
+	a, base := startDemo(t, "陆文渊")
+	out := artifacts(t)
+	t.Logf("screenshots in %s", out)
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.WindowSize(1280, 900),
+		chromedp.Flag("lang", "en-US"),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser()
+	ctx, cancel := context.WithTimeout(bctx, 3*time.Minute)
+	defer cancel()
+
+	var shot []byte
+	run := func(step string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			var page string
+			dctx, cancel := context.WithTimeout(bctx, 10*time.Second)
+			defer cancel()
+			_ = chromedp.Run(dctx, chromedp.Text(`#main`, &page, chromedp.ByID), screenshot(t, out, "topic-failed.png", &shot))
+			t.Fatalf("%s: %v\npage: %s", step, err, page)
+		}
+	}
+
+	// Search a part of a native place: it is listed under Topics, apart
+	// from the people, and leads to its topic page.
+	const place = "华亭"
+	var topics, href, typ string
+	run("search a place",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(`#q`, chromedp.ByID),
+		chromedp.SendKeys(`#q`, place, chromedp.ByID),
+		chromedp.WaitVisible(`#topic-results a.result`, chromedp.ByQuery),
+		chromedp.Text(`#topic-results`, &topics, chromedp.ByID),
+		chromedp.AttributeValue(`#topic-results a.result`, "href", &href, nil, chromedp.ByQuery),
+		chromedp.AttributeValue(`#topic-results a.result`, "data-type", &typ, nil, chromedp.ByQuery),
+		screenshot(t, out, "topic-search.png", &shot),
+	)
+	if !strings.Contains(topics, place) || typ != schemas.EntityPlace || !strings.HasPrefix(href, "#/topic/") {
+		t.Fatalf("searching %s lists topics %q, first %s (%s); want a place leading to #/topic/…", place, topics, href, typ)
+	}
+	var peopleLinks []string
+	run("people apart", chromedp.Evaluate(`Array.from(document.querySelectorAll('#results ul.people a.result')).map((a) => a.getAttribute('href'))`, &peopleLinks))
+	for _, l := range peopleLinks {
+		if !strings.HasPrefix(l, "#/entity/") {
+			t.Errorf("a person result leads to %s, want his biography (#/entity/…)", l)
+		}
+	}
+
+	// Open it: no topic page yet, so generate one; sentences stream in,
+	// then the page shows with its contents.
+	var hash, state string
+	run("open topic",
+		chromedp.Click(`#topic-results a.result`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#no-page, .topic .tsec`, chromedp.ByQuery),
+		chromedp.Evaluate(`decodeURIComponent(location.hash)`, &hash),
+	)
+	topic := strings.TrimPrefix(hash, "#/topic/")
+	if hash == topic || topic == "" {
+		t.Fatalf("opened %q, want #/topic/<place>", hash)
+	}
+	// The request ends (data-state) or is refused (an error in its place).
+	var msg string
+	run("generate topic page",
+		chromedp.Click(`#generate`, chromedp.ByID),
+		chromedp.WaitVisible(`#stream-state[data-state], #stream-state .error`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.getElementById('stream-state').getAttribute('data-state') || ''`, &state),
+		chromedp.Text(`#stream-state`, &msg, chromedp.ByID),
+	)
+	if state != pages.RequestPublished {
+		t.Fatalf("generating the topic page of %s ended %q (%s), want %s", topic, state, msg, pages.RequestPublished)
+	}
+	var toc []string
+	var sections int
+	run("contents",
+		chromedp.WaitVisible(`.topic .tsec .cite`, chromedp.ByQuery),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('#toc a')).map((a) => a.textContent)`, &toc),
+		chromedp.Evaluate(`document.querySelectorAll('.topic .tsec').length`, &sections),
+		screenshot(t, out, "topic.png", &shot),
+	)
+	page, err := a.Pages.CurrentOf(context.Background(), tenant, schemas.KindTopicPage, topic)
+	if err != nil {
+		t.Fatalf("the topic page the UI showed is not stored: %v", err)
+	}
+	if len(page.Sections) == 0 || len(toc) != len(page.Sections) || sections != len(page.Sections) {
+		t.Fatalf("contents %q and %d sections shown; the page has %d sections", toc, sections, len(page.Sections))
+	}
+	for i, s := range page.Sections {
+		if toc[i] != s.Title {
+			t.Errorf("contents entry %d is %q, want the section title %q", i, toc[i], s.Title)
+		}
+	}
+	// A contents link moves to its section and leaves the route alone.
+	var after string
+	var focused bool
+	run("follow contents",
+		chromedp.Click(`#toc a`, chromedp.ByQuery),
+		chromedp.Evaluate(`decodeURIComponent(location.hash)`, &after),
+		chromedp.Evaluate(`document.activeElement === document.getElementById('sec-1')`, &focused),
+	)
+	if after != hash || !focused {
+		t.Errorf("contents link: location %q (want %q), first section focused %v", after, hash, focused)
+	}
+
+	// Hover a citation: the popup shows the cited chunk's text.
+	var chunkID, popText string
+	run("hover topic citation",
+		chromedp.AttributeValue(`.topic .tsec .cite`, "data-chunk", &chunkID, nil, chromedp.ByQuery),
+		chromedp.ActionFunc(func(ctx context.Context) error {
+			var box struct{ X, Y float64 }
+			if err := chromedp.Evaluate(`(() => { const b = document.querySelector('.topic .tsec .cite'); b.scrollIntoView({block: 'center'});
+				const r = b.getBoundingClientRect(); return {X: r.left + r.width / 2, Y: r.top + r.height / 2}; })()`, &box).Do(ctx); err != nil {
+				return err
+			}
+			return chromedp.MouseEvent(input.MouseMoved, box.X, box.Y).Do(ctx)
+		}),
+		chromedp.WaitVisible(`#citepop`, chromedp.ByID),
+		chromedp.Text(`#citepop .poptext`, &popText, chromedp.ByQuery),
+		screenshot(t, out, "topic-citation.png", &shot),
+	)
+	chunks, err := a.Chunks.Get(context.Background(), tenant, []string{chunkID})
+	if err != nil || len(chunks) != 1 {
+		t.Fatalf("cited chunk %s: %v (%d found)", chunkID, err, len(chunks))
+	}
+	if head := []rune(strings.TrimSpace(popText)); len(head) == 0 || !strings.Contains(chunks[0].Text, string(head[:min(len(head), 20)])) {
+		t.Errorf("citation popup shows %q, want the text of chunk %s (%.60q…)", popText, chunkID, chunks[0].Text)
+	}
+
+	// Follow a person named in a sentence: his biography opens.
+	var person, personHref string
+	run("person link",
+		chromedp.KeyEvent("\x1b"),
+		chromedp.WaitVisible(`.topic .tsec a.person`, chromedp.ByQuery),
+		chromedp.Text(`.topic .tsec a.person`, &person, chromedp.ByQuery),
+		chromedp.AttributeValue(`.topic .tsec a.person`, "href", &personHref, nil, chromedp.ByQuery),
+	)
+	named := false
+	for _, s := range page.Sentences {
+		named = named || strings.Contains(s.Text, person)
+	}
+	if !named {
+		t.Errorf("person link %q is in no sentence of the page", person)
+	}
+	var bio, opened string
+	run("follow person",
+		chromedp.Click(`.topic .tsec a.person`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.bio-section .cite`, chromedp.ByQuery),
+		chromedp.Evaluate(`decodeURIComponent(location.hash)`, &opened),
+		chromedp.Text(`.bio-section`, &bio, chromedp.ByQuery),
+		screenshot(t, out, "topic-person.png", &shot),
+	)
+	if !strings.HasPrefix(opened, "#/entity/") {
+		t.Errorf("person link opened %q, want #/entity/…", opened)
+	}
+	name := strings.TrimPrefix(opened, "#/entity/")
+	p, err := a.Pages.Current(context.Background(), tenant, name)
+	if err != nil || len(p.Sentences) == 0 || !strings.Contains(bio, p.Sentences[0].Text) {
+		t.Errorf("person link %s: the biography shown (%.80q…) is not %s's stored one (%v)", personHref, bio, name, err)
+	}
+}

@@ -1,7 +1,9 @@
 // Package web is annalist's browser interface: plain HTML, CSS and ES
 // modules embedded in the binary, with no build step and nothing fetched
-// from outside the server. The pages (search, entity and biography with
-// citations, generation, ingest, review queue, pipeline dashboard) are
+// from outside the server. The pages (search, which offers people and
+// topics apart; entity and biography with citations; topic page with its
+// table of contents, citations and links from every person named to his
+// biography; generation; ingest; review queue; pipeline dashboard) are
 // rendered in the browser from the JSON API under /v1; this package only
 // serves the files.
 package web

@@ -101,6 +101,7 @@ let cleanup = null;
 
 const routes = [
   [/^#\/entity\/(.+)$/, (m) => entityPage(decodeURIComponent(m[1]))],
+  [/^#\/topic\/(.+)$/, (m) => topicPage(decodeURIComponent(m[1]))],
   [/^#\/ingest$/, () => ingestPage()],
   [/^#\/reviews$/, () => reviewsPage()],
   [/^#\/pipeline$/, () => pipelinePage()],
@@ -113,7 +114,7 @@ function route() {
   const hash = location.hash;
   for (const a of document.querySelectorAll('[data-nav]')) {
     const nav = a.getAttribute('data-nav');
-    const active = nav === 'search' ? (hash === '' || hash === '#/' || hash.startsWith('#/entity/'))
+    const active = nav === 'search' ? (hash === '' || hash === '#/' || hash.startsWith('#/entity/') || hash.startsWith('#/topic/'))
       : hash === '#/' + nav;
     if (active) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   }
@@ -148,10 +149,37 @@ async function searchEntities(q, limit) {
   }
 }
 
+// Entity types with a page of their own: a person has a biography; a
+// place, an office, an era date or a glossary term has a topic page.
+const topicTypes = new Set(['place', 'office', 'time', 'term']);
+
+// resultHref is where a search result leads: a person to his biography
+// (the entity page), a topic to its topic page, anything else to the
+// entity page.
+function resultHref(e) {
+  return (topicTypes.has(e.type) ? '#/topic/' : '#/entity/') + enc(e.name);
+}
+
+const typeLabel = { person: 'person', place: 'place', office: 'office', time: 'era', term: 'term' };
+
+function resultItem(e) {
+  const others = (e.aliases || []).filter((a) => a !== e.name);
+  const topic = topicTypes.has(e.type);
+  return h('li', null,
+    h('a', { href: resultHref(e), class: 'result' + (topic ? ' topic' : ''), 'data-type': e.type || '' },
+      h('span', { class: 'name' }, e.name),
+      h('span', { class: 'type' }, typeLabel[e.type] || e.type || ''),
+      others.length ? h('span', { class: 'aliases' }, 'also ' + others.join(', ')) : null,
+      e.matched && e.matched !== e.name ? h('span', { class: 'matched' }, 'matched ' + e.matched) : null,
+      h('span', { class: 'leads muted small' }, topic ? 'topic page' : e.type === 'person' ? 'biography' : '')));
+}
+
 function searchPage() {
   const input = h('input', { id: 'q', type: 'search', name: 'q', autocomplete: 'off',
-    placeholder: '陆文渊, 静之, Ann Lee …', 'aria-describedby': 'q-help' });
-  const results = h('ul', { id: 'results', class: 'results', 'aria-live': 'polite' });
+    placeholder: '陆文渊, 静之, 松江华亭, 嘉靖二十年, Ann Lee …', 'aria-describedby': 'q-help' });
+  // People first, then topics (places, offices, eras, terms), each in
+  // the search's order; #results holds both lists.
+  const results = h('div', { id: 'results', 'aria-live': 'polite' });
   const status = h('p', { class: 'muted', id: 'search-status' });
   let timer = null;
   let seq = 0;
@@ -163,16 +191,16 @@ function searchPage() {
     try {
       const list = await searchEntities(q);
       if (my !== seq) return;
-      found = list;
-      status.textContent = list.length ? list.length + ' found' : 'No entity named ' + q;
-      put(results, ...list.map((e) => h('li', null,
-        h('a', { href: '#/entity/' + enc(e.name), class: 'result' },
-          h('span', { class: 'name' }, e.name),
-          h('span', { class: 'type' }, e.type || ''),
-          (e.aliases || []).filter((a) => a !== e.name).length
-            ? h('span', { class: 'aliases' }, 'also ' + e.aliases.filter((a) => a !== e.name).join(', '))
-            : null,
-          e.matched && e.matched !== e.name ? h('span', { class: 'matched' }, 'matched ' + e.matched) : null))));
+      const people = list.filter((e) => !topicTypes.has(e.type));
+      const topics = list.filter((e) => topicTypes.has(e.type));
+      found = people.concat(topics);
+      status.textContent = list.length ? list.length + ' found' : 'Nothing named ' + q;
+      put(results,
+        people.length ? h('h2', { id: 'people-h', class: 'rhead' }, 'People') : null,
+        people.length ? h('ul', { class: 'results people', 'aria-labelledby': 'people-h' }, people.map(resultItem)) : null,
+        topics.length ? h('h2', { id: 'topics-h', class: 'rhead' }, 'Topics') : null,
+        topics.length ? h('ul', { class: 'results topics', id: 'topic-results', 'aria-labelledby': 'topics-h' },
+          topics.map(resultItem)) : null);
     } catch (err) {
       if (my === seq) put(status, errorBox(err));
     }
@@ -182,11 +210,12 @@ function searchPage() {
     ev.preventDefault();
     clearTimeout(timer);
     await run();
-    if (found.length) location.hash = '#/entity/' + enc(found[0].name);
+    if (found.length) location.hash = resultHref(found[0]);
   } },
-  h('label', { for: 'q' }, 'Find a person, place or office by name or alias'),
+  h('label', { for: 'q' }, 'Find a person, place, office, era or term by name or alias'),
   h('div', { class: 'row' }, input, h('button', { type: 'submit' }, 'Search')),
-  h('p', { id: 'q-help', class: 'muted' }, 'Courtesy names and other aliases work too.'));
+  h('p', { id: 'q-help', class: 'muted' }, 'Courtesy names and other aliases work too. People open their biography; ',
+    'places, offices, eras and terms open a topic page.'));
   setPage('Search', form, status, results);
   input.focus();
   return () => clearTimeout(timer);
@@ -294,14 +323,40 @@ function citationMarker(n, cite) {
 
 // renderSentences draws a page's sentences with numbered citation markers;
 // numbers are per distinct chunk, in order of first citation.
-function renderSentences(sentences, chunks) {
+function renderSentences(sentences, chunks, people) {
   const numbers = new Map();
   const ol = h('ol', { class: 'bio' });
-  for (const [i, st] of sentences.entries()) ol.append(sentenceItem(st, i, numbers, chunks));
+  for (const [i, st] of sentences.entries()) ol.append(sentenceItem(st, i, numbers, chunks, people));
   return ol;
 }
 
-function sentenceItem(st, i, numbers, chunks) {
+// linkedText writes a sentence with every person it names (people: the
+// page's PersonRef list, whose surfaces the API found in the sentences'
+// cited chunks) linked to the person's page, once per sentence (顾承泽,
+// not his courtesy name after it too). At each place the longest surface
+// wins (陆文渊 before 文渊).
+function linkedText(text, people) {
+  if (!people || !people.length) return [text];
+  const byLength = people.slice().sort((a, b) => b.surface.length - a.surface.length);
+  const linked = new Set();
+  const out = [];
+  let plain = '';
+  let i = 0;
+  while (i < text.length) {
+    const p = byLength.find((x) => x.surface && text.startsWith(x.surface, i));
+    if (!p) { plain += text[i]; i++; continue; }
+    if (linked.has(p.entity)) { plain += p.surface; i += p.surface.length; continue; }
+    linked.add(p.entity);
+    if (plain) { out.push(plain); plain = ''; }
+    out.push(h('a', { class: 'person', href: '#/entity/' + enc(p.link || p.name), 'data-entity': p.entity,
+      title: p.name !== p.surface ? p.name : null }, p.surface));
+    i += p.surface.length;
+  }
+  if (plain) out.push(plain);
+  return out;
+}
+
+function sentenceItem(st, i, numbers, chunks, people) {
   const needles = [];
   for (const f of st.facts || []) {
     if (f.value) needles.push(f.value);
@@ -313,7 +368,7 @@ function sentenceItem(st, i, numbers, chunks) {
   });
   const status = st.status || 'supported';
   return h('li', { class: 'sentence s-' + status, 'data-index': st.index !== undefined ? st.index : i },
-    h('span', { class: 'stext' }, st.text),
+    h('span', { class: 'stext' }, linkedText(st.text, people)),
     h('span', { class: 'cites' }, marks),
     h('span', { class: 'badge b-' + status, title: st.note || '' }, statusLabel[status] || status),
     st.note ? h('span', { class: 'note' }, st.note) : null);
@@ -326,7 +381,8 @@ function entityPage(name) {
   const hood = h('section', { class: 'hood', 'aria-labelledby': 'hood-h' });
   const hist = h('section', { class: 'history', 'aria-labelledby': 'hist-h' });
   const genBtn = h('button', { type: 'button', id: 'generate' }, 'Generate biography');
-  setPage(name, head, h('div', { class: 'actions' }, genBtn), live,
+  setPage(name, head, h('div', { class: 'actions' }, genBtn, ' ',
+    h('a', { href: '#/topic/' + enc(name), id: 'topic-link', class: 'small' }, 'Topic page about ' + name)), live,
     h('div', { class: 'cols' }, bio, h('div', null, hood, hist)));
   let chunks = new Map();
   let view = null;
@@ -350,7 +406,7 @@ function entityPage(name) {
     }
     put(bio, 
       h('h2', { id: 'bio-h' }, 'Biography ', h('span', { class: 'muted' }, 'version ' + page.version)),
-      renderSentences(page.sentences || [], chunks),
+      renderSentences(page.sentences || [], chunks, (page.people || []).filter((p) => p.name !== page.subject)),
       (page.dropped || []).length ? h('details', { class: 'dropped' },
         h('summary', null, page.dropped.length + ' sentence(s) left out'),
         h('ul', null, page.dropped.map((d) => h('li', null, '#' + d.index + ': ' + d.reason)))) : null,
@@ -425,6 +481,153 @@ function entityPage(name) {
     await loadView();
     await Promise.all([loadPage(), loadHood()]);
   })();
+  return () => { if (stopStream) stopStream(); };
+}
+
+// ---- topic page -----------------------------------------------------------
+
+// sectionAnchor is the id of a topic page's i-th section (0-based).
+const sectionAnchor = (i) => 'sec-' + (i + 1);
+
+// tocLink scrolls to a section without touching location.hash, which the
+// router owns.
+function tocLink(i, title) {
+  return h('a', { href: '#' + sectionAnchor(i), onclick: (ev) => {
+    ev.preventDefault();
+    const target = document.getElementById(sectionAnchor(i));
+    if (!target) return;
+    target.scrollIntoView({ block: 'start' });
+    target.focus({ preventScroll: true });
+  } }, title);
+}
+
+// topicSections groups a page's sentences: its sections when it has them,
+// else the sentences by their section title in order, else one untitled
+// section.
+function topicSections(page) {
+  if ((page.sections || []).length) return page.sections;
+  const out = [];
+  const at = new Map();
+  for (const st of page.sentences || []) {
+    const title = st.section || '';
+    if (!at.has(title)) { at.set(title, out.length); out.push({ title, sentences: [] }); }
+    out[at.get(title)].sentences.push(st);
+  }
+  return out;
+}
+
+// topicPage shows the topic page of a place, office, era year, person,
+// glossary term or free text: a table of contents, the sections with their
+// sentences and citations (hover or focus a marker for the cited chunk),
+// every person a sentence names linked to his biography, the history; and
+// requests one when there is none.
+function topicPage(topic) {
+  const head = h('section', { class: 'entity-head topic-head' }, h('p', { class: 'muted' }, 'Loading…'));
+  const body = h('section', { class: 'topic', 'aria-labelledby': 'topic-h' });
+  const live = h('section', { class: 'live', 'aria-live': 'polite', hidden: true });
+  const hist = h('section', { class: 'history', 'aria-labelledby': 'hist-h' });
+  const genBtn = h('button', { type: 'button', id: 'generate' }, 'Generate topic page');
+  setPage(topic, head, h('div', { class: 'actions' }, genBtn), live, body, hist);
+  let stopStream = null;
+  const pagePath = '/v1/pages/' + enc(topic) + '?kind=topic_page';
+
+  const loadHead = async () => {
+    try {
+      const v = await api('/v1/entities/' + enc(topic));
+      const aliases = (v.aliases || []).filter((a) => a !== v.name);
+      put(head, h('p', null, h('span', { class: 'type' }, typeLabel[v.type] || v.type || ''),
+        v.name !== topic ? h('span', null, ' ' + v.name) : null,
+        aliases.length ? h('span', { class: 'aliases' }, ' also ' + aliases.join(', ')) : null,
+        ' ', h('a', { href: '#/entity/' + enc(topic), class: 'small' }, 'entity and knowledge graph')));
+    } catch (err) {
+      put(head, err.status === 404
+        ? h('p', null, h('span', { class: 'type' }, 'text'), ' ', h('span', { class: 'muted' }, 'a free-text topic'))
+        : errorBox(err));
+    }
+  };
+
+  const loadPage = async () => {
+    put(body, h('h2', { id: 'topic-h' }, 'Topic page'), h('p', { class: 'muted' }, 'Loading…'));
+    let page;
+    try {
+      page = await api(pagePath + '&text=1');
+    } catch (err) {
+      put(body, h('h2', { id: 'topic-h' }, 'Topic page'), err.status === 404
+        ? h('p', { class: 'muted', id: 'no-page' }, 'No topic page yet. Generate one.')
+        : errorBox(err));
+      put(hist);
+      return;
+    }
+    genBtn.textContent = 'Regenerate topic page';
+    const chunks = new Map(Object.entries(page.chunks || {}));
+    const people = page.people || [];
+    const sections = topicSections(page);
+    const numbers = new Map();
+    const toc = h('nav', { class: 'toc', id: 'toc', 'aria-labelledby': 'toc-h' },
+      h('h2', { id: 'toc-h' }, 'Contents'),
+      h('ol', null, sections.map((sec, i) => h('li', null, tocLink(i, sec.title || 'Untitled'),
+        h('span', { class: 'muted small' }, ' (' + (sec.sentences || []).length + ')')))));
+    const secs = sections.map((sec, i) => {
+      const ol = h('ol', { class: 'bio' });
+      for (const [j, st] of (sec.sentences || []).entries()) ol.append(sentenceItem(st, j, numbers, chunks, people));
+      return h('section', { class: 'tsec', id: sectionAnchor(i), tabindex: '-1', 'aria-labelledby': sectionAnchor(i) + '-h' },
+        h('h3', { id: sectionAnchor(i) + '-h' }, sec.title || 'Untitled'), ol);
+    });
+    put(body,
+      h('h2', { id: 'topic-h' }, 'Topic page ', h('span', { class: 'muted' }, 'version ' + page.version),
+        page.stale ? h('span', { class: 'badge b-corrected', title: 'a source changed; a new version is on its way' }, 'stale') : null),
+      h('div', { class: 'topic-cols' }, toc, h('div', { class: 'topic-body' }, secs)),
+      (page.dropped || []).length ? h('details', { class: 'dropped' },
+        h('summary', null, page.dropped.length + ' sentence(s) left out'),
+        h('ul', null, page.dropped.map((d) => h('li', null, '#' + d.index + ': ' + d.reason)))) : null,
+      page.generated_at ? h('p', { class: 'muted' }, 'Generated ' + page.generated_at) : null);
+    renderHistory(hist, topic, page.versions || [], 'topic_page');
+  };
+
+  genBtn.addEventListener('click', async () => {
+    if (stopStream) stopStream();
+    genBtn.disabled = true;
+    live.hidden = false;
+    const list = h('ol', { class: 'bio streaming', id: 'stream' });
+    const state = h('p', { class: 'muted', id: 'stream-state' }, 'Requesting…');
+    put(live, h('h2', null, 'Writing'), state, list);
+    try {
+      const req = await api('/v1/requests', { method: 'POST', json: { kind: 'topic_page', subject: topic } });
+      state.textContent = 'Request ' + req.request_id + ' queued; sentences appear as they are verified.';
+      const numbers = new Map();
+      let section = null;
+      stopStream = streamRequest(req.request_id, {
+        sentence: (d) => {
+          if (d.section && d.section !== section) {
+            section = d.section;
+            list.append(h('li', { class: 'stream-section' }, h('strong', null, section)));
+          }
+          list.append(sentenceItem(d, d.index, numbers, new Map()));
+        },
+        dropped: (d) => list.append(h('li', { class: 'sentence s-dropped' },
+          h('span', { class: 'badge b-dropped' }, 'dropped'), ' ' + d.reason)),
+        done: async (st) => {
+          genBtn.disabled = false;
+          stopStream = null;
+          state.textContent = st.state === 'published'
+            ? 'Published version ' + st.version + '.'
+            : 'Request ' + st.state + (st.error ? ': ' + st.error : '') + '.';
+          state.setAttribute('data-state', st.state);
+          await loadPage();
+        },
+        error: (err) => {
+          genBtn.disabled = false;
+          put(state, errorBox(err));
+        },
+      });
+    } catch (err) {
+      genBtn.disabled = false;
+      put(state, errorBox(err));
+    }
+  });
+
+  loadHead();
+  loadPage();
   return () => { if (stopStream) stopStream(); };
 }
 
@@ -547,7 +750,9 @@ function graphSVG(g, edges, nodes) {
   return svg;
 }
 
-function renderHistory(el, name, versions) {
+// renderHistory lists a page's versions with a diff form; kind is the
+// page's kind (biography when absent).
+function renderHistory(el, name, versions, kind) {
   if (versions.length < 1) { put(el); return; }
   const opts = (sel) => versions.map((v) => h('option', { value: v.version, selected: v.version === sel },
     'v' + v.version + (v.generated_at ? ' — ' + v.generated_at : '') + ' (' + v.sentences + ')'));
@@ -559,7 +764,8 @@ function renderHistory(el, name, versions) {
     ev.preventDefault();
     put(out, h('p', { class: 'muted' }, 'Loading…'));
     try {
-      const d = await api('/v1/pages/' + enc(name) + '/diff?from=' + from.value + '&to=' + to.value);
+      const d = await api('/v1/pages/' + enc(name) + '/diff?from=' + from.value + '&to=' + to.value +
+        (kind ? '&kind=' + enc(kind) : ''));
       put(out, h('ul', { class: 'difflist' }, (d.sentences || []).map((x) =>
         h('li', { class: 'op-' + x.op }, h('span', { class: 'op', 'aria-label': x.op },
           x.op === 'added' ? '+' : x.op === 'removed' ? '−' : ' '), x.text))));
