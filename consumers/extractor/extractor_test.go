@@ -356,3 +356,28 @@ func ExampleExtractor_Extract() {
 	// 叶成 jinshi 万历五年 [11,18) 举万历五年进士
 	// 叶成 office 吴江知县 [19,24) 授吴江知县
 }
+
+// The "P人" clause after the courtesy name of an entry's opening is the
+// native place, even when P starts with a character that elsewhere counts
+// people (诸暨, 无锡) or ends like "…门人" (a disciple): 祁门. A phrase that
+// counts or qualifies people is still no place there.
+func TestOpeningPlaceAfterTheCourtesyName(t *testing.T) {
+	for entry, want := range map[string]string{
+		"王冕，字元章，诸暨人。屏居九里山。":   "王冕 native_place 诸暨",
+		"高攀龙，字存之，无锡人。少读书。":    "高攀龙 native_place 无锡",
+		"康永韶，字用和，祁门人。正统中举进士。": "康永韶 native_place 祁门",
+	} {
+		name, _, _ := strings.Cut(entry, "，")
+		got := facts(extract(t, chunk("c-"+name, name, entry)))
+		if _, ok := got[want]; !ok {
+			t.Errorf("%s: no %q in %v", entry, want, got)
+		}
+	}
+	for _, entry := range []string{"李甲，字乙丙，不知何许人。", "李甲，字乙丙，同邑人。"} {
+		for f := range facts(extract(t, chunk("c-李甲", "李甲", entry))) {
+			if strings.Contains(f, "native_place") {
+				t.Errorf("%s: %q", entry, f)
+			}
+		}
+	}
+}

@@ -107,6 +107,9 @@ func (hz *han) parseHeader(text string, at, bodyEnd, restStart, restEnd int, lin
 	for i := 0; ; i++ {
 		cl, next, more := strings.Cut(rest, "，")
 		c := classifyClause(cl)
+		if c.kind == "" && len(h.clauses) > 0 && h.clauses[len(h.clauses)-1].kind == "zi" {
+			c = classifyOpeningPlace(cl)
+		}
 		if c.kind == "" {
 			// "朱宽，莆田人，李翔，大足人": a clause that could be a name
 			// introduces the next person; stop before it.
@@ -135,6 +138,22 @@ func (hz *han) parseHeader(text string, at, bodyEnd, restStart, restEnd int, lin
 		rest = next
 	}
 	return h, early && (lineStart || strong)
+}
+
+// classifyOpeningPlace reads "P人" right after a header's 字 clause
+// ("王冕，字元章，诸暨人"), where the position leaves no other reading: the
+// characters that elsewhere show a "…人" phrase counts or qualifies people
+// (诸, 无: "诸生数十人") begin place names here (诸暨, 无锡), and "…门人" is a
+// place (祁门), not a disciple.
+func classifyOpeningPlace(s string) hanClause {
+	m := rePlace.FindStringSubmatch(s)
+	if m == nil || m[1] != "" {
+		return hanClause{}
+	}
+	if openingPlaceName(m[2]) {
+		return hanClause{kind: "place", word: m[1], val: m[2]}
+	}
+	return hanClause{}
 }
 
 func classifyClause(s string) hanClause {

@@ -214,6 +214,28 @@ func nameLike(s string) bool {
 // qualifies them instead of naming a place ("三千余人", "不知何许人").
 const placeBanned = "千百十数等诸众辈之其不何知无有者也为以所此彼皆非则乃尽诚甚最又而且授拜迁去止过绝异惊动服感杀伤害爱恶教用待取得"
 
+// openingBanned are the characters of placeBanned that never begin a
+// place an entry's opening gives after the courtesy name ("…，字X，P人"):
+// words that count, ask or refer, not the 诸 of 诸暨 or the 无 of 无锡.
+const openingBanned = "千百十数等众辈之其不何知有者也为以所此彼皆非则乃尽诚甚最又而且授拜迁去止过绝异惊动服感杀伤害爱恶教用待取得"
+
+// openingPlaceName reports whether s can be the place of the "P人" clause
+// that follows the courtesy name in an entry's opening: a place by its
+// position, two to six Han characters free of openingBanned, not a "同…"
+// (same county as) or "…余" (a count).
+func openingPlaceName(s string) bool {
+	n := utf8.RuneCountInString(s)
+	if n < 2 || n > 6 || strings.ContainsAny(s, openingBanned) || strings.HasPrefix(s, "同") || strings.HasSuffix(s, "余") {
+		return false
+	}
+	for _, r := range s {
+		if !text.IsHan(r) {
+			return false
+		}
+	}
+	return true
+}
+
 // placeName reports whether s can be the place of a "…人" clause.
 func placeName(s string) bool {
 	n := utf8.RuneCountInString(s)

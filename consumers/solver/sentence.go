@@ -183,7 +183,26 @@ func dropAround(rs []rune, s, t int) ([]rune, int, int) {
 			return splice(rs, p, ce, nil), p, ce
 		}
 	}
+	// A whole sentence after another ("…人。举…进士。"): its stop goes with
+	// it, so no "。。" is left.
+	if cs > 0 && isStop(prevMark(rs, cs)) && ce < len(rs) && isStop(rs[ce]) {
+		end := ce + 1
+		for end < len(rs) && unicode.IsSpace(rs[end]) {
+			end++
+		}
+		return splice(rs, cs, end, nil), cs, end
+	}
 	return splice(rs, cs, ce, nil), cs, ce
+}
+
+// prevMark is the last rune before i that is not a space (0 when none).
+func prevMark(rs []rune, i int) rune {
+	for i--; i >= 0; i-- {
+		if !unicode.IsSpace(rs[i]) {
+			return rs[i]
+		}
+	}
+	return 0
 }
 
 // slotValid reports whether a value found in a reference may replace the

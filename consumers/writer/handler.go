@@ -527,7 +527,7 @@ const (
 // callCounter is implemented by drafters that call a model.
 type callCounter interface{ Calls() int64 }
 
-func callsOf(d Drafter) int64 {
+func callsOf(d any) int64 {
 	if c, ok := d.(callCounter); ok {
 		return c.Calls()
 	}

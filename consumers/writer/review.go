@@ -127,7 +127,9 @@ func (l *Loop) review(ctx context.Context, tenant string, r schemas.Request, ref
 func (l *Loop) findings(ctx context.Context, spec kind.Spec, refs *schemas.ReferenceSet, page []kind.Placed,
 	round int, s *genmem.Step) ([]schemas.Finding, error) {
 	rev := spec.Reviewer(l.cfg.Engine)
+	before := callsOf(rev)
 	fs, err := rev.Review(ctx, refs, page, round)
+	s.Incr["llm_calls"] += callsOf(rev) - before
 	if off := spec.Reviewer(kind.EngineOffline); err != nil && off != rev && unusable(err) {
 		s.Incr[CounterReviewFallback]++
 		fs, err = off.Review(ctx, refs, page, round)
@@ -142,7 +144,9 @@ func (l *Loop) findings(ctx context.Context, spec kind.Spec, refs *schemas.Refer
 func (l *Loop) edits(ctx context.Context, spec kind.Spec, refs *schemas.ReferenceSet, page []kind.Placed,
 	findings []schemas.Finding, s *genmem.Step) ([]schemas.Edit, error) {
 	ed := spec.Editor(l.cfg.Engine)
+	before := callsOf(ed)
 	es, err := ed.Edit(ctx, refs, page, findings)
+	s.Incr["llm_calls"] += callsOf(ed) - before
 	if off := spec.Editor(kind.EngineOffline); err != nil && off != ed && unusable(err) {
 		s.Incr[CounterReviewFallback]++
 		es, err = off.Edit(ctx, refs, page, findings)

@@ -147,7 +147,8 @@ func TestRegistryResolveAndNeeds(t *testing.T) {
 		{[]string{"chunker", "extractor", "kg-writer"}, false},
 		{[]string{"embedder"}, true},
 		{app.IngestStages(), true},
-		{app.GenerateStages(), false},
+		{app.GenerateStages(), true}, // the writer: a free-text topic's vector seeds
+		{[]string{"verifier", "assembler"}, false},
 		{[]string{"tap"}, false},
 	} {
 		n := reg.Needs(tc.stages)

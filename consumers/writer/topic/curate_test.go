@@ -409,7 +409,10 @@ func TestFreeTextTopic(t *testing.T) {
 	}
 	ver := verifier.NewOffline(verifier.Config{})
 	for i, it := range items {
-		if !strings.Contains(it.Text, "Severn Navigation Board") {
+		// A sentence naming the topic, or the one naming the person the
+		// next one refers to by a pronoun.
+		if !strings.Contains(it.Text, "Severn Navigation Board") &&
+			(i+1 == len(items) || !strings.Contains(items[i+1].Text, "Severn Navigation Board")) {
 			t.Errorf("item %q does not name the topic", it.Text)
 		}
 		v, err := ver.Check(context.Background(), rs, schemas.Draft{Index: i, Text: it.Text, Citations: it.Citations})

@@ -266,6 +266,18 @@ func (Editor) Edit(_ context.Context, refs *schemas.ReferenceSet, page []kind.Pl
 	}
 	secs, by := pageSections(page)
 	lang := refs.Lang
+	singles, long := map[string]schemas.Finding{}, map[string]bool{}
+	for _, f := range findings {
+		if f.Type == schemas.FindingBalance && f.Index >= 0 {
+			singles[f.Section] = f
+		}
+		if f.Type == schemas.FindingBalance && f.Index < 0 {
+			long[f.Section] = true
+		}
+	}
+	for _, e := range mergeEdits(secs, by, singles, long, lang) {
+		add(e)
+	}
 	for _, f := range findings {
 		switch f.Type {
 		case schemas.FindingCoverage:
@@ -281,7 +293,10 @@ func (Editor) Edit(_ context.Context, refs *schemas.ReferenceSet, page []kind.Pl
 				add(e)
 			}
 		case schemas.FindingBalance:
-			for _, e := range balanceEdits(refs, secs, by, f, lang) {
+			if f.Index >= 0 {
+				continue // merged above
+			}
+			for _, e := range balanceEdits(refs, f, by, lang) {
 				add(e)
 			}
 		}
@@ -385,23 +400,99 @@ func orderEdit(refs *schemas.ReferenceSet, sec []kind.Placed, f schemas.Finding)
 		Reason: f.Detail}, true
 }
 
-// balanceEdits: a one-sentence section (Index set) moves into the section
-// before it on the page (the one after it when it is first), keeping its
-// place; a long section (Index -1) is split at its median period into two
-// sections titled with their years.
-func balanceEdits(refs *schemas.ReferenceSet, secs []string, by map[string][]kind.Placed, f schemas.Finding, lang string) []schemas.Edit {
-	if f.Index >= 0 {
-		k := slices.Index(secs, f.Section)
-		if k < 0 || len(secs) < 2 {
-			return nil
-		}
-		to := k - 1
-		if to < 0 {
-			to = 1
-		}
-		p := by[f.Section][0]
-		return []schemas.Edit{{Op: schemas.EditMove, Index: p.Index, Section: secs[to], Position: pos(p), Reason: f.Detail}}
+// mergeEdits merges the one-sentence sections of the findings: walking
+// the sections in page order, a run of two or more of them becomes one
+// section, and a lone one joins the section before it (the one after it
+// when it is first, or when the one before is a long section being
+// split), so no two merge into each other and one round settles them
+// all. A group that took others in is retitled with its
+// first and last titles ("洪武至正统", "1840s – 1850s"): a native of one
+// reign is never filed under another's name. Sentences keep their
+// places, so the order of periods stays.
+func mergeEdits(secs []string, by map[string][]kind.Placed, singles map[string]schemas.Finding, long map[string]bool, lang string) []schemas.Edit {
+	type group struct {
+		titles  []string
+		members []kind.Placed
+		single  bool
+		why     string
 	}
+	// Runs of consecutive one-sentence sections first: a run of two or
+	// more is a section of its own.
+	var runs []*group
+	for _, s := range secs {
+		f, single := singles[s]
+		single = single && len(by[s]) == 1
+		if n := len(runs); single && n > 0 && runs[n-1].single {
+			runs[n-1].titles, runs[n-1].members = append(runs[n-1].titles, s), append(runs[n-1].members, by[s]...)
+			continue
+		}
+		runs = append(runs, &group{titles: []string{s}, members: slices.Clone(by[s]), single: single, why: f.Detail})
+	}
+	// A lone one joins the section before it, or the one after it when it
+	// is first or the one before is a long section being split.
+	var groups []*group
+	var lead *group
+	for _, g := range runs {
+		if g.single && len(g.titles) == 1 {
+			if n := len(groups); n > 0 && !long[groups[n-1].titles[0]] {
+				groups[n-1].titles = append(groups[n-1].titles, g.titles...)
+				groups[n-1].members = append(groups[n-1].members, g.members...)
+				groups[n-1].why = g.why
+			} else {
+				lead = g
+			}
+			continue
+		}
+		if lead != nil {
+			g.titles, g.members, g.why = append(lead.titles, g.titles...), append(lead.members, g.members...), lead.why
+			lead = nil
+		}
+		groups = append(groups, g)
+	}
+	if lead != nil {
+		if n := len(groups); n > 0 {
+			groups[n-1].titles = append(groups[n-1].titles, lead.titles...)
+			groups[n-1].members = append(groups[n-1].members, lead.members...)
+		} else {
+			groups = append(groups, lead)
+		}
+	}
+	var out []schemas.Edit
+	for _, g := range groups {
+		if len(g.titles) < 2 {
+			continue
+		}
+		title := rangeTitle(g.titles[0], g.titles[len(g.titles)-1], lang)
+		for _, p := range g.members {
+			out = append(out, schemas.Edit{Op: schemas.EditMove, Index: p.Index, Section: title, Position: pos(p),
+				Reason: g.why})
+		}
+	}
+	return out
+}
+
+// rangeTitle names a section that runs from the period of title a to that
+// of title b (either may already be a range).
+func rangeTitle(a, b, lang string) string {
+	sep := "至"
+	if lang == "en" {
+		sep = " – "
+	}
+	if i := strings.Index(a, sep); i >= 0 {
+		a = a[:i]
+	}
+	if i := strings.LastIndex(b, sep); i >= 0 {
+		b = b[i+len(sep):]
+	}
+	if a == b {
+		return a
+	}
+	return a + sep + b
+}
+
+// balanceEdits splits a long section (the finding's) at its median
+// period into two sections titled with their years.
+func balanceEdits(refs *schemas.ReferenceSet, f schemas.Finding, by map[string][]kind.Placed, lang string) []schemas.Edit {
 	sec := by[f.Section]
 	type dated struct {
 		p kind.Placed

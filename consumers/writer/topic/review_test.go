@@ -158,8 +158,32 @@ func TestReviewBalance(t *testing.T) {
 		}
 		titles[e.Section]++
 	}
-	want := map[string]int{"洪武（1370–1375）": 6, "洪武（1376–1382）": 7, "洪武": 1, "宣德": 1}
+	// The long section is split; the one-sentence sections after it join
+	// their neighbour (not the section being split), under a title that
+	// spans them.
+	want := map[string]int{"洪武（1370–1375）": 6, "洪武（1376–1382）": 7, "永乐至正统": 4}
 	if fmt.Sprint(titles) != fmt.Sprint(want) {
 		t.Errorf("moves by section %v, want %v", titles, want)
+	}
+}
+
+// A free-text sentence whose person is a pronoun is copied after the
+// chunk's first sentence, which names the person; one that names its
+// person is copied alone.
+func TestPronounSentenceComesWithItsAntecedent(t *testing.T) {
+	chunk := "Margaret Ellery was an English cartographer. In 1822 she was appointed assistant surveyor to the Severn Navigation Board. Thomas Harrow wrote to the Severn Navigation Board."
+	at := func(s string) schemas.Span {
+		i := strings.Index(chunk, s)
+		return schemas.Span{Start: len([]rune(chunk[:i])), End: len([]rune(chunk[:i])) + len([]rune(s))}
+	}
+	got := topic.SentenceWithin(chunk, at("Severn Navigation Board"), nil, topic.MaxSentenceRunes)
+	want := []string{"Margaret Ellery was an English cartographer.", "In 1822 she was appointed assistant surveyor to the Severn Navigation Board."}
+	if !slices.Equal(got, want) {
+		t.Errorf("pronoun sentence = %q; want %q", got, want)
+	}
+	last := strings.LastIndex(chunk, "Severn Navigation Board")
+	sp := schemas.Span{Start: len([]rune(chunk[:last])), End: len([]rune(chunk[:last])) + 23}
+	if got := topic.SentenceWithin(chunk, sp, nil, topic.MaxSentenceRunes); len(got) != 1 || !strings.HasPrefix(got[0], "Thomas Harrow") {
+		t.Errorf("naming sentence = %q", got)
 	}
 }

@@ -1,6 +1,7 @@
 package topic
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/annalist-dev/annalist/internal/text"
@@ -39,6 +40,10 @@ func sentenceFor(chunk string, sp schemas.Span, names []string) string {
 //     name (the name without its one-character surname);
 //  4. the evidence's sentence alone.
 //
+// A sentence about the topic itself (no names) that refers to someone by
+// a personal pronoun only ("In 1822 she was appointed…") comes after the
+// chunk's first sentence, which names the one it refers to.
+//
 // None when the span lies outside the chunk.
 func sentenceWithin(chunk string, sp schemas.Span, names []string, max int) []string {
 	rs := []rune(chunk)
@@ -57,6 +62,13 @@ func sentenceWithin(chunk string, sp schemas.Span, names []string, max int) []st
 		return strings.TrimSpace(string(rs[spans[from].Start:spans[to].End]))
 	}
 	s := cut(at, at)
+	if len(names) == 0 && pronounOnly(s) {
+		for i := 0; i < at; i++ {
+			if o := cut(i, i); prose(o) {
+				return []string{o, s}
+			}
+		}
+	}
 	if len(names) == 0 || namesAny(s, names) {
 		return []string{s}
 	}
@@ -84,6 +96,31 @@ func sentenceWithin(chunk string, sp schemas.Span, names []string, max int) []st
 		return []string{w}
 	}
 	return []string{s}
+}
+
+// rePronoun finds an English personal pronoun; reCapital a word that
+// may be a name (a capital not opening the sentence).
+var (
+	rePronoun = regexp.MustCompile(`(?i)\b(?:he|she|his|her|him|they|their|them)\b`)
+	reCapital = regexp.MustCompile(`\s[A-Z][a-z]`)
+)
+
+// pronounOnly reports an English sentence whose person is a pronoun: one
+// comes before any capitalised word but the sentence's first ("In 1822 she
+// was appointed to the Severn Navigation Board").
+func pronounOnly(s string) bool {
+	p := rePronoun.FindStringIndex(s)
+	if p == nil {
+		return false
+	}
+	c := reCapital.FindStringIndex(s)
+	return c == nil || p[0] < c[0]
+}
+
+// prose reports a sentence of running text: not a heading line
+// ("# Margaret Ellery") and of at least three words.
+func prose(s string) bool {
+	return !strings.HasPrefix(s, "#") && len(strings.Fields(s)) >= 3
 }
 
 // givenNames are the given names of names: a Chinese name of three or
