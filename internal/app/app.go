@@ -132,6 +132,11 @@ type Needs struct {
 	Broker  bool
 	Redis   bool
 	Vectors bool
+	// SearchOnly, on a stage's Needs, says it only searches the vectors
+	// (the writer's topic curation): a joined process may run it on the
+	// owner's index, read over the owner's API. A stage that needs the
+	// vectors without it writes them.
+	SearchOnly bool
 }
 
 // App is a process's view of the running services. Fields for services
@@ -426,7 +431,7 @@ func (a *App) JoinedStagesMayRun(names []string) error {
 	}
 	var writers []string
 	for _, n := range names {
-		if st, err := a.Stages().Lookup(n); err == nil && st.Needs.Vectors {
+		if st, err := a.Stages().Lookup(n); err == nil && st.Needs.Vectors && !st.Needs.SearchOnly {
 			writers = append(writers, n)
 		}
 	}

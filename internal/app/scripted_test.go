@@ -2,208 +2,32 @@ package app_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"hash/fnv"
-	"math/rand/v2"
-	"regexp"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 
 	"github.com/cloudwego/eino/components/model"
-	"github.com/cloudwego/eino/schema"
 	"github.com/rs/zerolog"
 
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/demo"
-	"github.com/annalist-dev/annalist/internal/era"
+	"github.com/annalist-dev/annalist/internal/eval"
 	"github.com/annalist-dev/annalist/internal/inject"
-	"github.com/annalist-dev/annalist/internal/llmtest"
-	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// erringModel is a scripted chat model that writes what the offline plan
-// says but puts one error into a share of its sentences. It answers the
-// writer's drafting prompt (draft.v1: "The sources word it: …") with the
-// plan's sentence, and the regenerate solver's prompt (regenerate.v1) with
-// the plan sentence the wrong one was made from; each answer carries one
-// injected error (internal/inject) with probability rate. Decisions are
-// seeded by the prompt, so a run does not depend on the order in which
-// concurrent requests reach the model. It records every injection: the
-// ground truth the test scores the published pages against.
-type erringModel struct {
-	*llmtest.Model
-	rate  float64
-	seed  uint64
-	pool  inject.Pool
-	inj   *inject.Injector
-	round uint64
-
-	mu sync.Mutex
-	// from maps each wording the model wrote to the plan sentence it was
-	// made from; plans holds the plan sentences by subject.
-	from       map[string]string
-	plans      map[string][]string
-	injections []madeError
-	calls      map[string]int
-	unexpected []string
-}
-
-// madeError is one injected error, the subject of its page and the
-// prompt it answered: "draft" (the writer submits every draft to the
-// verifier) or "regenerate" (the solver may reject an answer itself).
-type madeError struct {
-	subject, kind string
-	inject.Injection
-}
-
-var _ model.BaseChatModel = (*erringModel)(nil)
-
-func newErringModel(rate float64, seed uint64, pool inject.Pool) *erringModel {
-	m := &erringModel{rate: rate, seed: seed, pool: pool, inj: inject.New(era.Default()),
-		from: map[string]string{}, plans: map[string][]string{}, calls: map[string]int{}}
-	m.Model = llmtest.New(m.reply)
-	return m
-}
-
-var (
-	subjectLine = regexp.MustCompile(`(?m)^Subject: (.+?)(?: \(also called (.+)\))?$`)
-	hintLine    = regexp.MustCompile(`(?m)^The sources word it: (.+)$`)
-	factChunk   = regexp.MustCompile(`chunk ([^\s):]+)`)
-	refLine     = regexp.MustCompile(`(?m)^\[([^\]\s]+)\] `)
-	sentLine    = regexp.MustCompile(`(?m)^Sentence: (.+)$`)
-)
-
-// reply answers one call of the scripted model.
-func (m *erringModel) reply(_ context.Context, c llmtest.Call) (*schema.Message, error) {
-	in := c.Messages
-	if len(in) != 2 {
-		return nil, m.reject(fmt.Sprintf("%d messages", len(in)))
-	}
-	system, user := in[0].Content, in[1].Content
-	subject := ""
-	if s := subjectLine.FindStringSubmatch(user); s != nil {
-		subject = s[1]
-	}
-	switch {
-	case strings.HasPrefix(system, "You write one sentence of a biography"):
-		hint := hintLine.FindStringSubmatch(user)
-		if hint == nil {
-			return nil, m.reject("draft prompt without the plan's wording")
-		}
-		// The plan item's own chunk is reference [1]; the facts name
-		// theirs.
-		var cites []string
-		for _, c := range factChunk.FindAllStringSubmatch(user, -1) {
-			if !slices.Contains(cites, c[1]) {
-				cites = append(cites, c[1])
-			}
-		}
-		m.plan(subject, hint[1])
-		return m.answer("draft", subject, hint[1], user, cites)
-	case strings.HasPrefix(system, "You correct one sentence"):
-		s := sentLine.FindStringSubmatch(user)
-		_, refs, _ := strings.Cut(user, "References (the only ones you may use):")
-		var cites []string
-		for _, c := range refLine.FindAllStringSubmatch(refs, -1) {
-			cites = append(cites, c[1])
-		}
-		if s == nil || len(cites) == 0 {
-			return nil, m.reject("regenerate prompt without sentence or references")
-		}
-		return m.answer("regenerate", subject, m.planOf(subject, s[1]), user, cites)
-	}
-	return nil, m.reject("unknown prompt: " + firstLine(system))
-}
-
-func (m *erringModel) reject(why string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.unexpected = append(m.unexpected, why)
-	return errors.New("erring model: " + why)
-}
-
-func (m *erringModel) plan(subject, sentence string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !slices.Contains(m.plans[subject], sentence) {
-		m.plans[subject] = append(m.plans[subject], sentence)
-	}
-}
-
-// planOf is the plan sentence a wording was made from: the one the model
-// wrote it from, else (a solver's rewrite) the subject's plan sentence
-// closest to it.
-func (m *erringModel) planOf(subject, wording string) string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if p, ok := m.from[wording]; ok {
-		return p
-	}
-	best, score := wording, -1.0
-	for _, p := range m.plans[subject] {
-		if j := text.Jaccard(p, wording); j > score {
-			best, score = p, j
-		}
-	}
-	return best
-}
-
-// answer writes the plan sentence, with one error at the model's rate.
-func (m *erringModel) answer(kind, subject, plan, prompt string, cites []string) (*schema.Message, error) {
-	m.mu.Lock()
-	round := m.round
-	m.mu.Unlock()
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%d\x00%s", round, prompt)
-	rng := rand.New(rand.NewPCG(m.seed, h.Sum64()))
-	out := plan
-	var made *inject.Injection
-	if rng.Float64() < m.rate {
-		pool := m.pool
-		if s := subjectLine.FindStringSubmatch(prompt); s != nil {
-			pool = pool.Without(append([]string{s[1]}, strings.Split(s[2], ", ")...)...)
-		}
-		// An error in a value the sentence states when it has one (a
-		// fabricated clause fits every sentence and would crowd out the
-		// rest), else a fabricated clause.
-		types := m.inj.Applicable(plan, pool)
-		if len(types) > 1 {
-			types = slices.DeleteFunc(types, func(t string) bool { return t == inject.Fabricated })
-		}
-		if len(types) > 0 {
-			if in, ok := m.inj.Inject(plan, types[rng.IntN(len(types))], pool, rng); ok {
-				out, made = in.Mutated, &in
-			}
-		}
-	}
-	m.mu.Lock()
-	m.calls[kind]++
-	m.from[out] = plan
-	if made != nil {
-		m.injections = append(m.injections, madeError{subject: subject, kind: kind, Injection: *made})
-	}
-	m.mu.Unlock()
-	b, err := json.Marshal(map[string]any{"text": out, "citations": cites})
-	if err != nil {
-		return nil, err
-	}
-	return schema.AssistantMessage(string(b), nil), nil
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
+// newErringModel is the scripted chat model that errs at rate
+// (eval.ErringModel): it writes what the offline plan says with one
+// injected error in a share rate of its sentences and records every
+// injection, the ground truth the tests score published pages against.
+func newErringModel(rate float64, seed uint64, pool inject.Pool) *eval.ErringModel {
+	return eval.NewErringModel(rate, seed, pool)
 }
 
 // scriptedApp opens the embedded services on dir; model nil means the
@@ -299,9 +123,7 @@ func TestScriptedModelErrorsAreCaught(t *testing.T) {
 	const rounds = 10
 	var published []*schemas.Page
 	for round := range uint64(rounds) {
-		m.mu.Lock()
-		m.round = round
-		m.mu.Unlock()
+		m.SetRound(round)
 		reqs := make([]schemas.Request, len(subjects))
 		for i, s := range subjects {
 			// Every page from scratch: the test counts the errors the
@@ -322,33 +144,21 @@ func TestScriptedModelErrorsAreCaught(t *testing.T) {
 		}
 	}
 
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.unexpected) > 0 {
-		t.Errorf("the model was sent prompts it does not know: %q", m.unexpected)
+	if u := m.Unexpected(); len(u) > 0 {
+		t.Errorf("the model was sent prompts it does not know: %q", u)
 	}
 	// Score the pages against what the model injected. A published
 	// sentence is wrong when it holds an injected wrong value that no
 	// plan sentence of its subject holds.
-	planText := map[string]string{}
-	for s, ps := range m.plans {
-		planText[s] = strings.Join(ps, "\n")
+	score := m.Score(published)
+	for _, r := range score.Residuals {
+		t.Logf("residual %s error in %s: %q (wrong %q, right %q)", r.Type, r.Subject, r.Text, r.Wrong, r.Right)
 	}
-	sentences, residual := 0, 0
+	sentences, residual := score.Sentences, score.Residual
 	stats := map[string]int64{}
 	for _, p := range published {
 		for k, v := range p.Stats {
 			stats[k] += v
-		}
-		for _, s := range p.Sentences {
-			sentences++
-			for _, e := range m.injections {
-				if e.subject == p.Subject && e.Residual(s.Text) && !strings.Contains(planText[p.Subject], e.Wrong) {
-					residual++
-					t.Logf("residual %s error in %s: %q (wrong %q, right %q)", e.Type, p.Subject, s.Text, e.Wrong, e.Right)
-					break
-				}
-			}
 		}
 	}
 	// A drafted error was caught when its wording was not published as
@@ -360,21 +170,23 @@ func TestScriptedModelErrorsAreCaught(t *testing.T) {
 			publishedText[s.Text] = true
 		}
 	}
+	injections := m.Injections()
 	injected, drafted, caught := map[string]int{}, map[string]int{}, map[string]int{}
 	caughtAs := map[string]int{} // by the page-stats type the routing table names
-	for _, e := range m.injections {
+	for _, e := range injections {
 		injected[e.Type]++
-		if e.kind == "draft" {
+		if e.Kind == eval.ErringDraft {
 			drafted[e.Type]++
 		}
-		if e.kind == "draft" && !publishedText[e.Mutated] {
+		if e.Kind == eval.ErringDraft && !publishedText[e.Mutated] {
 			caught[e.Type]++
 			caughtAs[expectedCounter(e.Type)]++
 		}
 	}
 	rate := float64(residual) / float64(max(1, sentences))
+	calls := m.Calls()
 	t.Logf("%d pages, %d sentences published, %d model calls (%v), %d errors injected",
-		len(published), sentences, m.calls["draft"]+m.calls["regenerate"], m.calls, len(m.injections))
+		len(published), sentences, calls[eval.ErringDraft]+calls[eval.ErringRegenerate], calls, len(injections))
 	for _, typ := range inject.Types() {
 		c := expectedCounter(typ)
 		t.Logf("%-10s injected %3d (%3d into drafts, %3d of them caught) | page stats detected_%s %d fixed_%s %d",
@@ -384,8 +196,8 @@ func TestScriptedModelErrorsAreCaught(t *testing.T) {
 		stats["drafted"], stats["accepted"], stats["corrected"], stats["dropped"], stats["llm_calls"])
 	t.Logf("residual error rate %.4f (%d of %d published sentences)", rate, residual, sentences)
 
-	if len(m.injections) < 30 {
-		t.Fatalf("only %d errors injected; the test needs more pages", len(m.injections))
+	if len(injections) < 30 {
+		t.Fatalf("only %d errors injected; the test needs more pages", len(injections))
 	}
 	if rate > 0.02 {
 		t.Errorf("residual error rate %.4f > 0.02", rate)

@@ -2,26 +2,16 @@ package app_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"hash/fnv"
-	"math/rand/v2"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/cloudwego/eino/schema"
 
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/demo"
+	"github.com/annalist-dev/annalist/internal/eval"
 	"github.com/annalist-dev/annalist/internal/inject"
-	"github.com/annalist-dev/annalist/internal/llmtest"
-	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -45,172 +35,17 @@ const topicVolume = `沈思齐钱允修王懋中许汝成徐景文陈如松朱�
 
 var topicVolumePeople = []string{"沈思齐", "钱允修", "王懋中", "许汝成", "徐景文", "陈如松", "朱廷献", "华世安", "秦可久", "邹惟一"}
 
-var (
-	restsOn      = regexp.MustCompile(`(?m)^It rests on: (.+)$`)
-	keyLine      = regexp.MustCompile(`(?m)^- (.+) \(id (.+?)(?:, chunk [^)]+)?\)$`)
-	pageLine     = regexp.MustCompile(`(?m)^\[(\d+)\] \((.*?)\) (.+)$`)
-	coverageLine = regexp.MustCompile(`(?m)^- coverage, entity (.+?) \(id (.+?), chunk ([^)]+)\)`)
-	sectionLine  = regexp.MustCompile(`(?m)^- (.+)$`)
-
-	redundancyLine = regexp.MustCompile(`(?m)^- redundancy, sentence (\d+) repeats sentence (\d+)`)
-)
-
-// topicErringModel is the erring model of TestScriptedModelErrorsAreCaught
-// taught the topic kind's prompts as well: it words the plan item of a
-// drafting prompt (topic_draft.v1) with one injected error at its rate,
-// like a biography's; as the reviewer (topic_review.v1) it reports each
-// key entity no sentence names; as the editor (topic_edit.v1) it adds,
-// for each, the sentence of the entity's chunk that names it, with one
-// injected error at its rate. The other prompts (the regenerate solver's)
-// it answers as the biography's erring model does.
-func newTopicErringModel(rate float64, seed uint64, pool inject.Pool) *erringModel {
-	m := newErringModel(rate, seed, pool)
-	m.Model = llmtest.New(func(ctx context.Context, c llmtest.Call) (*schema.Message, error) {
-		if len(c.Messages) == 2 {
-			system, user := c.Messages[0].Content, c.Messages[1].Content
-			subject := ""
-			if s := subjectLine.FindStringSubmatch(user); s != nil {
-				subject = s[1]
-			}
-			switch {
-			case strings.HasPrefix(system, "You write one sentence of a topic page"):
-				hint, cites := hintLine.FindStringSubmatch(user), restsOn.FindStringSubmatch(user)
-				if hint == nil || cites == nil {
-					return nil, m.reject("topic draft prompt without the plan's wording or its chunks")
-				}
-				m.plan(subject, hint[1])
-				return m.answer("draft", subject, hint[1], user, strings.Split(cites[1], ", "))
-			case strings.HasPrefix(system, "You are the critical reviewer"):
-				return m.review(user)
-			case strings.HasPrefix(system, "You are the editor"):
-				return m.edit(subject, user)
-			}
-		}
-		return m.reply(ctx, c)
-	})
-	return m
-}
-
-// rng is the model's random source for an answer to prompt, seeded like
-// its drafting answers.
-func (m *erringModel) rng(prompt string) *rand.Rand {
-	m.mu.Lock()
-	round := m.round
-	m.mu.Unlock()
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%d\x00%s", round, prompt)
-	return rand.New(rand.NewPCG(m.seed, h.Sum64()))
-}
-
-// review reports the key entities the page does not name and, in a
-// page's first round, at the model's rate, a redundancy that is not one:
-// the page's last sentence said to repeat its first, which the editor
-// then drops, so that the next round finds its entity missing and the
-// editor writes it again.
-func (m *erringModel) review(user string) (*schema.Message, error) {
-	var keys string
-	if _, after, ok := strings.Cut(user, "Key entities (the page must name each):\n"); ok {
-		keys, _, _ = strings.Cut(after, "\n\n")
-	}
-	var sentences []string
-	for _, p := range pageLine.FindAllStringSubmatch(user, -1) {
-		sentences = append(sentences, p[3])
-	}
-	findings := []map[string]any{}
-	for _, k := range keyLine.FindAllStringSubmatch(keys, -1) {
-		named := false
-		for _, s := range sentences {
-			named = named || strings.Contains(s, k[1])
-		}
-		if !named {
-			findings = append(findings, map[string]any{"type": schemas.FindingCoverage, "index": -1, "entity": k[2],
-				"detail": k[1] + " is named by no sentence"})
-		}
-	}
-	page := pageLine.FindAllStringSubmatch(user, -1)
-	spurious := strings.Contains(user, "\nReview round 1.\n") && len(page) > 1 && m.rng(user).Float64() < m.rate
-	if spurious {
-		findings = append(findings, map[string]any{"type": schemas.FindingRedundancy, "index": atoi(page[len(page)-1][1]),
-			"other": atoi(page[0][1]), "detail": "it says what the first sentence says"})
-	}
-	m.mu.Lock()
-	m.calls["review"]++
-	if spurious {
-		m.calls["spurious redundancy"]++
-	}
-	m.mu.Unlock()
-	return jsonMessage(map[string]any{"findings": findings})
-}
-
-// edit adds a sentence for each key entity a coverage finding misses: the
-// sentence of its chunk that names it.
-func (m *erringModel) edit(subject, user string) (*schema.Message, error) {
-	head, refs, _ := strings.Cut(user, "\nReferences:\n")
-	section := ""
-	if _, after, ok := strings.Cut(head, "Sections, in the order of the plan:\n"); ok {
-		block, _, _ := strings.Cut(after, "\n\n")
-		if ss := sectionLine.FindAllStringSubmatch(block, -1); len(ss) > 0 {
-			section = ss[len(ss)-1][1]
-		}
-	}
-	chunks := map[string]string{}
-	for _, part := range strings.Split("\n"+refs, "\n[")[1:] {
-		first, body, _ := strings.Cut(part, "\n")
-		if _, id, ok := strings.Cut(first, "] chunk "); ok {
-			chunks[strings.TrimSuffix(id, ":")] = body
-		}
-	}
-	edits := []map[string]any{}
-	for _, f := range redundancyLine.FindAllStringSubmatch(head, -1) {
-		edits = append(edits, map[string]any{"op": schemas.EditDrop, "index": atoi(f[1]), "reason": "redundant"})
-	}
-	for i, f := range coverageLine.FindAllStringSubmatch(head, -1) {
-		name, chunk := f[1], f[3]
-		var plan string
-		for _, s := range text.SplitSentences(chunks[chunk]) {
-			if strings.Contains(s, name) {
-				plan = strings.TrimSpace(s)
-				break
-			}
-		}
-		if plan == "" || section == "" {
-			continue
-		}
-		m.plan(subject, plan)
-		msg, err := m.answer("add", subject, plan, user+"\x00"+name, []string{chunk})
-		if err != nil {
-			return nil, err
-		}
-		var a struct {
-			Text      string   `json:"text"`
-			Citations []string `json:"citations"`
-		}
-		if err := json.Unmarshal([]byte(msg.Content), &a); err != nil {
-			return nil, err
-		}
-		edits = append(edits, map[string]any{"op": schemas.EditAdd, "index": -1, "section": section,
-			"position": 1000 + i, "text": a.Text, "citations": a.Citations, "reason": name + " is named by no sentence"})
-	}
-	m.mu.Lock()
-	m.calls["edit"]++
-	m.mu.Unlock()
-	return jsonMessage(map[string]any{"edits": edits})
-}
-
-func atoi(s string) int {
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		panic(err)
-	}
-	return n
-}
-
-func jsonMessage(v any) (*schema.Message, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return schema.AssistantMessage(string(b), nil), nil
+// newTopicErringModel is the erring model of
+// TestScriptedModelErrorsAreCaught, which knows the topic kind's prompts
+// as well (eval.ErringModel): it words the plan item of a drafting prompt
+// (topic_draft.v1) with one injected error at its rate, like a
+// biography's; as the reviewer (topic_review.v1) it reports each key
+// entity no sentence names and, in a page's first round at its rate, a
+// redundancy that is not one; as the editor (topic_edit.v1) it drops what
+// such a finding names and adds, for each missing entity, the sentence of
+// the entity's chunk that names it, with one injected error at its rate.
+func newTopicErringModel(rate float64, seed uint64, pool inject.Pool) *eval.ErringModel {
+	return newErringModel(rate, seed, pool)
 }
 
 // TestScriptedModelTopicErrorsAreCaught is issue 11's acceptance "with
@@ -280,9 +115,7 @@ func TestScriptedModelTopicErrorsAreCaught(t *testing.T) {
 	const rounds = 8
 	var published []*schemas.Page
 	for round := range uint64(rounds) {
-		m.mu.Lock()
-		m.round = round
-		m.mu.Unlock()
+		m.SetRound(round)
 		reqs := make([]schemas.Request, len(topics))
 		for i, s := range topics {
 			reqs[i] = schemas.Request{Kind: schemas.KindTopicPage, Subject: s,
@@ -309,16 +142,9 @@ func TestScriptedModelTopicErrorsAreCaught(t *testing.T) {
 		}
 	}
 
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.unexpected) > 0 {
-		t.Errorf("the model was sent prompts it does not know: %q", m.unexpected)
+	if u := m.Unexpected(); len(u) > 0 {
+		t.Errorf("the model was sent prompts it does not know: %q", u)
 	}
-	planText := map[string]string{}
-	for s, ps := range m.plans {
-		planText[s] = strings.Join(ps, "\n")
-	}
-	sentences, residual := 0, 0
 	stats := map[string]int64{}
 	for _, p := range published {
 		if p.Kind != schemas.KindTopicPage || len(p.Sections) == 0 {
@@ -330,38 +156,34 @@ func TestScriptedModelTopicErrorsAreCaught(t *testing.T) {
 		for k, v := range p.Stats {
 			stats[k] += v
 		}
-		for _, s := range p.Sentences {
-			sentences++
-			for _, e := range m.injections {
-				if e.subject == p.Subject && e.Residual(s.Text) && !strings.Contains(planText[p.Subject], e.Wrong) {
-					residual++
-					t.Logf("residual %s error in %s: %q (wrong %q, right %q)", e.Type, p.Subject, s.Text, e.Wrong, e.Right)
-					break
-				}
-			}
-		}
 	}
+	score := m.Score(published)
+	for _, r := range score.Residuals {
+		t.Logf("residual %s error in %s: %q (wrong %q, right %q)", r.Type, r.Subject, r.Text, r.Wrong, r.Right)
+	}
+	sentences, residual := score.Sentences, score.Residual
+	injections, calls := m.Injections(), m.Calls()
 	injected := map[string]int{}
-	for _, e := range m.injections {
-		injected[e.kind+" "+e.Type]++
+	for _, e := range injections {
+		injected[e.Kind+" "+e.Type]++
 	}
 	rate := float64(residual) / float64(max(1, sentences))
 	t.Logf("%d pages, %d sentences published, model calls %v, %d errors injected %v",
-		len(published), sentences, m.calls, len(m.injections), injected)
+		len(published), sentences, calls, len(injections), injected)
 	t.Logf("page stats: drafted %d accepted %d corrected %d dropped %d llm_calls %d offline_fallbacks %d",
 		stats["drafted"], stats["accepted"], stats["corrected"], stats["dropped"], stats["llm_calls"], stats["offline_fallbacks"])
 	t.Logf("review: rounds %d findings_coverage %d edits_add %d review_fallbacks %d",
 		stats["review_rounds"], stats["findings_coverage"], stats["edits_add"], stats["review_fallbacks"])
 	t.Logf("residual error rate %.4f (%d of %d published sentences)", rate, residual, sentences)
 
-	if m.calls["draft"] == 0 || m.calls["review"] == 0 {
-		t.Errorf("the model drafted %d and reviewed %d times: the topic kind did not ask it", m.calls["draft"], m.calls["review"])
+	if calls[eval.ErringDraft] == 0 || calls[eval.ErringReview] == 0 {
+		t.Errorf("the model drafted %d and reviewed %d times: the topic kind did not ask it", calls[eval.ErringDraft], calls[eval.ErringReview])
 	}
 	if stats["edits_drop"] == 0 || stats["edits_add"] == 0 {
 		t.Errorf("the editor dropped %d and added %d sentences: the review loop was not exercised", stats["edits_drop"], stats["edits_add"])
 	}
-	if len(m.injections) < 30 {
-		t.Fatalf("only %d errors injected; the test needs more pages", len(m.injections))
+	if len(injections) < 30 {
+		t.Fatalf("only %d errors injected; the test needs more pages", len(injections))
 	}
 	if rate > 0.01 {
 		t.Errorf("residual error rate %.4f > 0.01", rate)

@@ -51,7 +51,7 @@ func DefaultStages() Registry {
 			Doc: "retrieval into agent memory; drafts sentence k+1 once sentence k is final"},
 			// Vectors: a topic page's curation seeds free text by vector
 			// search over the chunks.
-			Part: PartGenerate, Needs: Needs{Vectors: true}, Build: buildWriter},
+			Part: PartGenerate, Needs: Needs{Vectors: true, SearchOnly: true}, Build: buildWriter},
 		{Stage: topology.Stage{Name: topology.StageVerifier, Reads: []string{topology.Drafts}, Writes: []string{topology.Verdicts},
 			Doc: "atomic facts checked against the references: supported / not-included / not-supported"},
 			Part: PartGenerate, Build: buildVerifier},

@@ -311,7 +311,27 @@ func benchRegenerateKinds(ctx context.Context, io IO, s service, dir string, kin
 	var children []*exec.Cmd
 	if procs > 0 {
 		stages = app.IngestStages()
-		if children, err = startConsumers(stageCtx, io, s, procs); err != nil {
+		// The consumer processes join this one: they read its vector
+		// index (a topic's free-text seeds) over its API, served on a
+		// free loopback port for the run.
+		l, err := listenHTTP("127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		ready, served := make(chan struct{}), make(chan error, 1)
+		go func() {
+			served <- serveHTTP(stageCtx, l, a, log, stages, func(string) { close(ready) })
+		}()
+		select {
+		case <-ready:
+		case err := <-served:
+			return fmt.Errorf("serve the API to the consumer processes: %w", err)
+		}
+		defer func() {
+			stop()
+			<-served
+		}()
+		if children, err = startConsumers(stageCtx, io, a.Config.DataDir, procs); err != nil {
 			return err
 		}
 		defer stopConsumers(children)
@@ -547,15 +567,16 @@ func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int)
 }
 
 // startConsumers starts procs `annalist consume generate` processes on
-// this process's data directory; they join its broker and Redis.
-func startConsumers(ctx context.Context, io IO, s service, procs int) ([]*exec.Cmd, error) {
+// this process's data directory (dataDir, the bench's fresh one); they
+// join its broker, Redis and vector index.
+func startConsumers(ctx context.Context, io IO, dataDir string, procs int) ([]*exec.Cmd, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the annalist binary: %w", err)
 	}
 	var cmds []*exec.Cmd
 	for i := 0; i < procs; i++ {
-		c := exec.CommandContext(ctx, exe, "consume", string(app.PartGenerate), "--data-dir", s.dataDir)
+		c := exec.CommandContext(ctx, exe, "consume", string(app.PartGenerate), "--data-dir", dataDir)
 		c.Stdout, c.Stderr = io.Stderr, io.Stderr
 		c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
 		c.WaitDelay = 30 * time.Second

@@ -129,7 +129,11 @@ func (c *Curator) Plan(ctx context.Context, tenant string, req schemas.Request) 
 	if topic == "" {
 		return nil, fmt.Errorf("curate topic: %w: empty topic", kind.ErrUnknownSubject)
 	}
-	rs, err := c.curate(ctx, tenant, topic)
+	var fresh []string
+	if t := req.Trigger; t != nil && t.Reason != schemas.ReasonRetracted {
+		fresh = t.DocIDs
+	}
+	rs, err := c.curate(ctx, tenant, topic, fresh)
 	if err != nil {
 		return nil, fmt.Errorf("curate topic %q: %w", topic, err)
 	}
@@ -156,9 +160,11 @@ type curation struct {
 	order []string // chunk ids in the order they were reached
 	// keyNames are the names of the key entities kept so far.
 	keyNames []string
+	// fresh are the documents whose arrival asked for the page again.
+	fresh []string
 }
 
-func (c *Curator) curate(ctx context.Context, tenant, topic string) (*schemas.ReferenceSet, error) {
+func (c *Curator) curate(ctx context.Context, tenant, topic string, fresh []string) (*schemas.ReferenceSet, error) {
 	ids, err := c.g.Resolve(ctx, tenant, topic)
 	if err != nil {
 		return nil, err
@@ -168,7 +174,7 @@ func (c *Curator) curate(ctx context.Context, tenant, topic string) (*schemas.Re
 		return nil, err
 	}
 	st := &curation{c: c, tenant: tenant, topic: topic, at: map[string]int{}, seen: map[string]bool{},
-		ents: map[string]graph.Entity{}, chunks: map[string]schemas.Chunk{}, via: map[string]string{}}
+		ents: map[string]graph.Entity{}, chunks: map[string]schemas.Chunk{}, via: map[string]string{}, fresh: fresh}
 	seed, term, ok := pickSeed(topic, cands)
 	if ok {
 		st.seed = seed

@@ -3,6 +3,7 @@ package topic
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -263,7 +264,80 @@ func (st *curation) periodOutline(ctx context.Context) error {
 		}
 		st.appendItem(title, k.item)
 	}
+	return st.elsewhere(ctx)
+}
+
+// Bounds of the passages elsewhere that name a place or an office.
+const (
+	// maxElsewhere is how many sentences the section holds.
+	maxElsewhere = 8
+	// maxLinkedPerKey is how many of a key person's linked chunks are read.
+	maxLinkedPerKey = 40
+)
+
+// elsewhere: the passages of other chunks that name the topic, reached
+// through the key people's mentions (the linker's links, one step further
+// from the topic): a native retiring to his home county in a collection of
+// notes, a holder of the office named in another's life. The documents
+// whose arrival asked for the page again first, so the passage new
+// evidence brings is on the page; at most maxElsewhere sentences, after
+// the dated sections.
+func (st *curation) elsewhere(ctx context.Context) error {
+	l, ok := st.c.g.(Linked)
+	if !ok {
+		return nil
+	}
+	used := map[string]bool{}
+	for _, sec := range st.cur.Outline {
+		for _, it := range sec.Items {
+			used[it.Chunk] = true
+		}
+	}
+	var ids []string
+	for _, e := range st.cur.Entities {
+		if !e.Key {
+			continue
+		}
+		more, err := l.Linked(ctx, st.tenant, e.ID)
+		if err != nil {
+			return fmt.Errorf("chunks naming %s: %w", e.ID, err)
+		}
+		slices.Sort(more)
+		ids = append(ids, more[:min(len(more), maxLinkedPerKey)]...)
+	}
+	slices.Sort(ids)
+	ids = slices.DeleteFunc(slices.Compact(ids), func(id string) bool { return used[id] })
+	if err := st.load(ctx, ids); err != nil {
+		return err
+	}
+	ids = slices.DeleteFunc(ids, func(id string) bool {
+		ch, ok := st.chunks[id]
+		return !ok || !contains(ch.Text, st.names)
+	})
+	slices.SortFunc(ids, func(a, b string) int {
+		ca, cb := st.chunks[a], st.chunks[b]
+		fa, fb := slices.Contains(st.fresh, ca.DocID), slices.Contains(st.fresh, cb.DocID)
+		return cmp.Or(-cmp.Compare(b2i(fa), b2i(fb)), cmp.Compare(ca.DocID, cb.DocID), cmp.Compare(ca.Start, cb.Start))
+	})
+	n := 0
+	for _, id := range ids {
+		for _, it := range st.namingItems(id, 0) {
+			if n == maxElsewhere {
+				return nil
+			}
+			st.addChunk(id, schemas.SourceMention)
+			st.appendItem(st.title("named"), it)
+			n++
+		}
+	}
 	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func undated(p int) int {
