@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,6 +14,8 @@ import (
 func TestGenerateTopicExitCodes(t *testing.T) {
 	src := t.TempDir()
 	writeFile(t, src, "001.txt", volume)
+	writeFile(t, src, "lee.md", "# Ann Lee\n\nAnn Lee was an English clerk and surveyor. She was born in York in 1802.\n\n"+
+		"In 1830 she was appointed clerk to the Tyne Harbour Commission, which she served for twenty years.\n")
 	data := t.TempDir()
 	common := []string{"--data-dir", data, "--log-level", "error"}
 	if _, stderr, code := run(t, append([]string{"ingest", src}, common...)...); code != 0 {
@@ -56,6 +59,31 @@ func TestGenerateTopicExitCodes(t *testing.T) {
 	}
 	if !named {
 		t.Errorf("the page of 万历十一年 does not name 甲乙, its jinshi: %s", stdout)
+	}
+
+	// Free text no entity names: found by vector search over the chunks,
+	// each passage naming it copied with the sentence naming the person
+	// its pronoun refers to.
+	stdout, stderr, code = run(t, append([]string{"generate", "topic", "Tyne Harbour Commission", "--json"}, common...)...)
+	if code != 0 {
+		t.Fatalf("generate topic Tyne Harbour Commission: exit %d\n%s", code, stderr)
+	}
+	page.Sections = nil
+	if err := json.Unmarshal([]byte(stdout), &page); err != nil {
+		t.Fatalf("page JSON: %v\n%s", err, stdout)
+	}
+	var texts []string
+	for _, sec := range page.Sections {
+		for _, s := range sec.Sentences {
+			if len(s.Citations) == 0 || !strings.Contains(s.Citations[0].Text, s.Text) {
+				t.Errorf("sentence %q is not in its cited chunk", s.Text)
+			}
+			texts = append(texts, s.Text)
+		}
+	}
+	if want := []string{"Ann Lee was an English clerk and surveyor.",
+		"In 1830 she was appointed clerk to the Tyne Harbour Commission, which she served for twenty years."}; !slices.Equal(texts, want) {
+		t.Errorf("free-text page = %q; want %q", texts, want)
 	}
 
 	stdout, stderr, code = run(t, append([]string{"generate", "topic", "无此题目之地", "--json"}, common...)...)
