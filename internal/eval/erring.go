@@ -420,14 +420,19 @@ type ErringScore struct {
 	// Injected counts every error the model made, InjectedByKind by the
 	// kind of answer it was in. InjectedDrafts counts those in sentences
 	// the writer submits to the verifier (drafts and the editor's
-	// additions), Caught those of them whose wording was not published as
-	// is. A regenerate answer may be turned down by the solver before the
-	// verifier sees it, so those are not counted there.
+	// additions), Caught those of them whose wording no page of the
+	// subject it was written for published as is (the same words may be
+	// right on another page: "嘉靖三十二年进士。" written wrong for 嘉靖二十六年
+	// is a sentence of 嘉靖三十二年's page). A regenerate answer may be
+	// turned down by the solver before the verifier sees it, so those are
+	// not counted there.
 	Injected       int            `json:"injected"`
 	InjectedByKind map[string]int `json:"injected_by_kind,omitempty"`
 	InjectedByType map[string]int `json:"injected_by_type,omitempty"`
 	InjectedDrafts int            `json:"injected_drafts"`
 	Caught         int            `json:"caught"`
+	// Uncaught are the drafted errors not caught.
+	Uncaught []ErringResidual `json:"uncaught,omitempty"`
 	// Residual counts the published sentences that hold an injected wrong
 	// value no plan sentence of their subject holds (each sentence once);
 	// ResidualErrorRate is Residual / Sentences; Residuals are those
@@ -435,15 +440,30 @@ type ErringScore struct {
 	Residual          int              `json:"residual"`
 	ResidualErrorRate float64          `json:"residual_error_rate"`
 	Residuals         []ErringResidual `json:"residuals,omitempty"`
+	// Excused counts the other published sentences that are a wrong
+	// wording the model wrote, word for word, whose wrong value a plan
+	// sentence of the subject also holds (another person's place or
+	// courtesy name on the same page, say): the rule above does not count
+	// them, Excuses lists them.
+	Excused int              `json:"excused"`
+	Excuses []ErringResidual `json:"excuses,omitempty"`
 	// ReviewRoundsMax is the most review rounds a page took (its stats'
 	// review_rounds; 0 for biographies).
 	ReviewRoundsMax int64 `json:"review_rounds_max"`
+	// OfflineFallbacks and ReviewFallbacks sum the pages' stats of the
+	// same names: sentences, reviews or edits the engine did offline
+	// because the model's answer was refused (those sentences are not the
+	// model's, so a run that measures it should have none).
+	OfflineFallbacks int64 `json:"offline_fallbacks"`
+	ReviewFallbacks  int64 `json:"review_fallbacks"`
 	// Unscored counts the pages whose subject the model drafted nothing
 	// for: their sentences cannot be matched with its errors.
 	Unscored int `json:"unscored_pages,omitempty"`
 }
 
-// ErringResidual is one published sentence that kept an injected error.
+// ErringResidual is a sentence holding an error the model made, and the
+// error: a published sentence that kept it (Residuals, Excuses) or a
+// drafted one that was not caught (Uncaught).
 type ErringResidual struct {
 	Subject string `json:"subject"`
 	Text    string `json:"text"`
@@ -465,22 +485,41 @@ func (m *ErringModel) Score(pages []*schemas.Page) ErringScore {
 		planText[s] = strings.Join(ps, "\n")
 	}
 	sc := ErringScore{Pages: len(pages), InjectedByKind: map[string]int{}, InjectedByType: map[string]int{}}
-	published := map[string]bool{}
+	published := map[string]map[string]bool{} // by subject
 	for _, p := range pages {
 		sc.ReviewRoundsMax = max(sc.ReviewRoundsMax, p.Stats["review_rounds"])
+		sc.OfflineFallbacks += p.Stats["offline_fallbacks"]
+		sc.ReviewFallbacks += p.Stats["review_fallbacks"]
 		if _, ok := m.plans[p.Subject]; !ok {
 			sc.Unscored++
 		}
 		for _, s := range p.Sentences {
 			sc.Sentences++
-			published[s.Text] = true
-			for _, e := range m.injections {
-				if e.Subject == p.Subject && e.Residual(s.Text) && !strings.Contains(planText[p.Subject], e.Wrong) {
+			if published[p.Subject] == nil {
+				published[p.Subject] = map[string]bool{}
+			}
+			published[p.Subject][s.Text] = true
+			var excuse *ErringInjection
+			residual := false
+			for i, e := range m.injections {
+				if e.Subject != p.Subject || !e.Residual(s.Text) {
+					continue
+				}
+				if !strings.Contains(planText[p.Subject], e.Wrong) {
 					sc.Residual++
 					sc.Residuals = append(sc.Residuals, ErringResidual{Subject: p.Subject, Text: s.Text,
 						Type: e.Type, Kind: e.Kind, Wrong: e.Wrong, Right: e.Right})
+					residual = true
 					break
 				}
+				if s.Text == e.Mutated && excuse == nil {
+					excuse = &m.injections[i]
+				}
+			}
+			if !residual && excuse != nil {
+				sc.Excused++
+				sc.Excuses = append(sc.Excuses, ErringResidual{Subject: p.Subject, Text: s.Text,
+					Type: excuse.Type, Kind: excuse.Kind, Wrong: excuse.Wrong, Right: excuse.Right})
 			}
 		}
 	}
@@ -490,8 +529,11 @@ func (m *ErringModel) Score(pages []*schemas.Page) ErringScore {
 		sc.InjectedByType[e.Type]++
 		if e.Kind == ErringDraft || e.Kind == ErringAdd {
 			sc.InjectedDrafts++
-			if !published[e.Mutated] {
+			if !published[e.Subject][e.Mutated] {
 				sc.Caught++
+			} else {
+				sc.Uncaught = append(sc.Uncaught, ErringResidual{Subject: e.Subject, Text: e.Mutated,
+					Type: e.Type, Kind: e.Kind, Wrong: e.Wrong, Right: e.Right})
 			}
 		}
 	}

@@ -275,8 +275,8 @@ func TestErringModelScore(t *testing.T) {
 	if want := fmt.Sprintf("%.4f", 1.0/3); fmt.Sprintf("%.4f", sc.ResidualErrorRate) != want {
 		t.Errorf("residual rate %.4f, want %s", sc.ResidualErrorRate, want)
 	}
-	if sc.Caught != injected-1 {
-		t.Errorf("caught %d of %d drafted errors, want all but the published one", sc.Caught, injected)
+	if sc.Caught != injected-1 || len(sc.Uncaught) != 1 || sc.Uncaught[0].Text != wrong {
+		t.Errorf("caught %d of %d drafted errors (uncaught %+v), want all but the published one", sc.Caught, injected, sc.Uncaught)
 	}
 
 	// The clean wording is not an error, and an error of another subject's
@@ -286,5 +286,13 @@ func TestErringModelScore(t *testing.T) {
 	}
 	if sc := m.Score([]*schemas.Page{page("苏州吴县", shenSent)}); sc.Residual != 0 || sc.Caught != injected {
 		t.Errorf("score %+v, want no residual error and every one caught", sc)
+	}
+
+	// Once a plan sentence of the subject holds the wrong value, the
+	// published wrong wording is excused, not counted.
+	last := m.Injections()[injected-1]
+	generate(t, m, topicDraft(t, "苏州吴县", "某某，"+last.Wrong+"。", 1000))
+	if sc := m.Score([]*schemas.Page{page("苏州吴县", wrong)}); sc.Residual != 0 || sc.Excused != 1 || sc.Excuses[0].Wrong != last.Wrong {
+		t.Errorf("score %+v, want the wrong wording excused", sc)
 	}
 }
