@@ -328,7 +328,10 @@ func (a *App) RunStages(ctx context.Context, names []string, obs kafka.Observer)
 			if a.Seen != nil {
 				opts.Deduper = a.Seen
 			}
-			if err := kafka.Run(ctx, a.Config.Kafka, b.st, b.h, opts); err != nil {
+			// A stage stopped while it was still starting (joining its
+			// group) reports the cancellation: being stopped is no failure.
+			if err := kafka.Run(ctx, a.Config.Kafka, b.st, b.h, opts); err != nil &&
+				!(ctx.Err() != nil && errors.Is(err, context.Canceled)) {
 				errs[i] = fmt.Errorf("stage %s: %w", b.st.Name, err)
 				cancel()
 			}
