@@ -48,6 +48,11 @@
 //   - office: the holders, likewise, the period being the last era date
 //     before the appointment in its passage (the narrative's date of it),
 //     else the jinshi year, else the entry's first date;
+//   - after a place's or an office's people, the passages elsewhere that
+//     name the topic (提及), reached through the people's mentions (the
+//     linker's links, one step further out), the documents whose arrival
+//     asked for the page first, at most a few sentences: new evidence
+//     about a place reaches its page;
 //   - era year: the jinshi of that year, then what the sources say
 //     happened that year (sentences naming the date in the chunks that
 //     name it, those already on the page as a jinshi's left out);
