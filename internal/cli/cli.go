@@ -43,21 +43,22 @@ var errUsage = errors.New("usage")
 
 func commands() map[string]command {
 	return map[string]command{
-		"topology": {"print the streaming graph; `topology apply --brokers …` creates the topics", cmdTopology},
-		"chunk":    {"print the chunks of one file as the chunker stage makes them", cmdChunk},
-		"eval":     {"quality metrics: `eval segmentation|retrieval|injection|mentions|topics --data DIR`", cmdEval},
-		"kg":       {"`kg show NAME`: an entity, its aliases, edges and source chunks", cmdKG},
-		"ingest":   {"publish files, directories or JSONL (-) as documents and wait for the pipeline", cmdIngest},
-		"bench":    {"performance: `bench ingest|generate|regenerate --data DIR [--kind biography|topic|all]`, `bench vector [--dataset clustered]`", cmdBench},
-		"consume":  {"run stages (`consume STAGE...`; `annalist topology` lists them)", cmdConsume},
-		"demo":     {"run everything embedded, ingest the demo corpus, print what the KG learned", cmdDemo},
-		"serve":    {"run the HTTP API (POST /v1/documents, GET /v1/entities/NAME, /healthz)", cmdServe},
-		"broker":   {"run a standalone embedded Kafka-protocol broker for multi-process runs", cmdBroker},
-		"generate": {"`generate biography NAME` or `generate topic TOPIC`: a cited, verified page (waits for it unless --no-wait)", cmdGenerate},
-		"verify":   {"`verify --subject NAME --text SENTENCE [--correct]`: one sentence through verifier, router and solvers", cmdVerify},
-		"dlt":      {"`dlt list|replay TOPIC|all [--since 1h] [--offset P:O]`: dead letters, why, and their replay after a fix", cmdDLT},
-		"retract":  {"`retract DOC_ID|SOURCE`: withdraw a document; its chunks, facts, links and vectors are removed and its pages updated", cmdRetract},
-		"retrieve": {"`retrieve NAME`: the reference set the writer would use, and the vector-only top-k", cmdRetrieve},
+		"topology":  {"print the streaming graph; `topology apply --brokers …` creates the topics", cmdTopology},
+		"chunk":     {"print the chunks of one file as the chunker stage makes them", cmdChunk},
+		"eval":      {"quality metrics: `eval segmentation|retrieval|injection|mentions|topics --data DIR`, `eval kgds --data FILE`", cmdEval},
+		"kg":        {"`kg show NAME`: an entity, its aliases, edges and source chunks", cmdKG},
+		"ingest":    {"publish files, directories or JSONL (-) as documents and wait for the pipeline", cmdIngest},
+		"bench":     {"performance: `bench ingest|generate|regenerate --data DIR [--kind biography|topic|all]`, `bench vector [--dataset clustered]`", cmdBench},
+		"consume":   {"run stages (`consume STAGE...`; `annalist topology` lists them)", cmdConsume},
+		"demo":      {"run everything embedded, ingest the demo corpus, print what the KG learned", cmdDemo},
+		"serve":     {"run the HTTP API (POST /v1/documents, GET /v1/entities/NAME, /healthz)", cmdServe},
+		"broker":    {"run a standalone embedded Kafka-protocol broker for multi-process runs", cmdBroker},
+		"generate":  {"`generate biography NAME` or `generate topic TOPIC`: a cited, verified page (waits for it unless --no-wait)", cmdGenerate},
+		"verify":    {"`verify --subject NAME --text SENTENCE [--correct]`: one sentence through verifier, router and solvers", cmdVerify},
+		"dlt":       {"`dlt list|replay TOPIC|all [--since 1h] [--offset P:O]`: dead letters, why, and their replay after a fix", cmdDLT},
+		"retract":   {"`retract DOC_ID|SOURCE`: withdraw a document; its chunks, facts, links and vectors are removed and its pages updated", cmdRetract},
+		"summarize": {"`summarize discussion FILE|-`: a discussion's background paragraphs and each participant's opinions (offline, no service)", cmdSummarize},
+		"retrieve":  {"`retrieve NAME`: the reference set the writer would use, and the vector-only top-k", cmdRetrieve},
 	}
 }
 

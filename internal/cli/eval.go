@@ -15,7 +15,7 @@ func cmdEval(ctx context.Context, io IO, args []string) error {
 	// command line without the suite's name.
 	for i, a := range args {
 		suite := map[string]func(context.Context, IO, []string) error{
-			"retrieval": evalRetrieval, "injection": evalInjection, "mentions": evalMentions, "topics": evalTopics}[a]
+			"retrieval": evalRetrieval, "injection": evalInjection, "mentions": evalMentions, "topics": evalTopics, "kgds": evalKGDS}[a]
 		if suite != nil {
 			return suite(ctx, io, append(append([]string{}, args[:i]...), args[i+1:]...))
 		}
@@ -30,7 +30,7 @@ func cmdEval(ctx context.Context, io IO, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("%w: want a suite: segmentation, retrieval, injection, mentions or topics", errUsage)
+		return fmt.Errorf("%w: want a suite: segmentation, retrieval, injection, mentions, topics or kgds", errUsage)
 	}
 	log, err := c.logger(io.Stderr)
 	if err != nil {
