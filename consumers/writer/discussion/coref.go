@@ -24,12 +24,38 @@ const (
 
 // Resolution is the outcome for one implicit reference.
 type Resolution struct {
-	Turn    int
-	Phrase  string  // as written: "she", "this institution"
-	Entity  *Entity // nil when left unresolved
+	Turn   int
+	Phrase string  // as written: "she", "this institution"
+	Entity *Entity // nil when left unresolved
+	// Members are the entities a group reference ("the two teams")
+	// denotes, Entity the first of them.
+	Members []*Entity
 	Score   float64
 	Runner  float64 // the second best candidate's score
 	Reasons string
+}
+
+// Focus sets the paragraphs that support the discussion
+// (SelectBackground's choice): a background covering several stories is
+// discussed one story at a time, so the lists of names that group
+// references and "this match" denote are looked for there.
+func (r *Resolver) Focus(paragraphs []int) {
+	if len(paragraphs) == 0 {
+		return
+	}
+	r.focus = map[int]bool{}
+	for _, p := range paragraphs {
+		r.focus[p] = true
+	}
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
 
 // Resolver resolves the implicit references of a discussion's turns to
@@ -38,6 +64,7 @@ type Resolution struct {
 type Resolver struct {
 	g        *Graph
 	salience map[*Entity]float64
+	focus    map[int]bool // supporting paragraphs, when known
 	history  []historyItem
 	// Resolutions lists every reference met, resolved or not.
 	Resolutions []Resolution
@@ -133,14 +160,20 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 		possessive bool
 	}
 	var clauseRefs []used
+	stmtStart := len(r.history)
 	for i := 0; i < len(out); i++ {
 		lw := strings.ToLower(out[i].Text)
 		if e, n := r.g.match(out, i); e != nil {
 			out[i].Text = r.surface(e, i > 0 && strings.EqualFold(out[i-1].Text, "the"))
+			out[i].Name = true
 			for k := i + 1; k < i+n; k++ {
 				out[k].Text = ""
 			}
 			r.history = append(r.history, historyItem{e, turn, participant})
+			i += n - 1
+			continue
+		}
+		if _, n := r.resolveGroup(out, i, turn, participant); n > 0 {
 			i += n - 1
 			continue
 		}
@@ -176,6 +209,7 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 				name = possessive(name)
 			}
 			out[i].Text = name
+			out[i].Name = true
 			r.history = append(r.history, historyItem{e, turn, participant})
 			continue
 		}
@@ -192,7 +226,13 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 				if !r.isRoleHead(w) {
 					break
 				}
-				e, res := r.pick(notPronoun, w, turn, participant, nil)
+				// a role phrase is not an entity its statement already
+				// names ("the Reds swept this team")
+				named := map[*Entity]bool{}
+				for _, h := range r.history[stmtStart:] {
+					named[h.e] = true
+				}
+				e, res := r.pick(notPronoun, w, turn, participant, named)
 				var ws []string
 				for k := i; k <= j; k++ {
 					ws = append(ws, out[k].Text)
@@ -201,6 +241,7 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 				r.Resolutions = append(r.Resolutions, res)
 				if e != nil {
 					out[i].Text = r.surface(e, false)
+					out[i].Name = true
 					for k := i + 1; k <= j; k++ {
 						out[k].Text = ""
 					}

@@ -133,6 +133,7 @@ func (f *figures) add(s kgdsSample) {
 	}
 	f.n++
 	r := NewResolver(BuildGraph(s.Discussion))
+	r.Focus(sum.Background.Paragraphs)
 	Opinions(s.Discussion, r.g, r)
 	for _, res := range r.Resolutions {
 		if res.Entity != nil {
@@ -187,7 +188,7 @@ func TestKGDSDev(t *testing.T) {
 	r, _, p, pr, _ := dev.mean()
 	// the floors reached so far, well below the targets (recall
 	// 0.85, precision 0.70, pronoun share 0.10)
-	if r < 0.15 || p < 0.40 || pr > 0.20 {
+	if r < 0.22 || p < 0.42 || pr > 0.18 {
 		t.Errorf("dev figures below the floors: recall %.3f precision %.3f pronoun share %.3f", r, p, pr)
 	}
 }

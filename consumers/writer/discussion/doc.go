@@ -56,6 +56,17 @@
 // runner-up, the reference is left as written and counted (Resolutions):
 // a wrong entity misleads a reader more than a pronoun does.
 //
+// Group references ("the two teams", "both sides", "these two players",
+// "these three companies") denote the list of entities of the head's kind
+// that the supporting paragraphs (Focus: SelectBackground's choice; the
+// whole background when they name none) name together — "X and Y", "X vs
+// Y", "X beat Y", "A, B and C" — when exactly one list has the reference's
+// size; they are written "X and Y". The story's contest (its first pair
+// of teams, else of people a contest word joins) completes "this match"
+// ("the match between X and Y") and "the opponent" (the side the
+// statement or the discussion did not name last). A role phrase is never
+// an entity its own statement already names.
+//
 // # Summary (Summarize)
 //
 // Background: SelectBackground's paragraphs, each sentence cited to its

@@ -60,6 +60,7 @@ type Graph struct {
 	Entities []*Entity
 	alias    map[string]*Entity // lower-cased name or alias → entity
 	maxAlias int                // most words of any alias
+	paras    []schemas.Paragraph
 }
 
 // Lookup returns the entity a name or alias denotes (case-insensitive).
@@ -208,7 +209,7 @@ func BuildGraph(d schemas.Discussion) *Graph {
 		}
 		return names[i] < names[j]
 	})
-	g := &Graph{alias: map[string]*Entity{}}
+	g := &Graph{alias: map[string]*Entity{}, paras: d.Background}
 	first := map[string]int{}
 	for _, s := range sents {
 		for _, m := range s.names {

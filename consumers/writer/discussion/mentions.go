@@ -11,6 +11,8 @@ import (
 type token struct {
 	Text  string
 	Space string
+	// Name: the resolver wrote an entity's name here.
+	Name bool
 }
 
 var tokenRE = regexp.MustCompile(`[\p{L}\p{N}]+(?:[-'’&.][\p{L}\p{N}]+)*|\S`)
@@ -41,6 +43,7 @@ func tokenize(text string) []token {
 
 func render(ts []token) string {
 	var b strings.Builder
+	afterName := false
 	for i, t := range ts {
 		if t.Text == "" {
 			continue
@@ -48,6 +51,12 @@ func render(ts []token) string {
 		if i > 0 || b.Len() > 0 {
 			b.WriteString(t.Space)
 		}
+		if t.Text == "'s" && afterName && strings.HasSuffix(b.String(), "s") {
+			b.WriteString("'")
+			afterName = false
+			continue
+		}
+		afterName = t.Name
 		b.WriteString(t.Text)
 	}
 	return strings.TrimSpace(b.String())
@@ -149,14 +158,14 @@ func findNames(ts []token, lowerSeen map[string]bool) []mention {
 		for start < j {
 			lw := strings.ToLower(ts[start].Text)
 			initial := start == 0 || ts[start-1].Text == "\"" || ts[start-1].Text == "“"
-			if notNames[lw] || titleWords[lw] || (initial && lowerSeen[lw]) {
+			if (notNames[lw] && !isAllCaps(ts[start].Text)) || titleWords[lw] || (initial && lowerSeen[lw]) {
 				start++
 				continue
 			}
 			break
 		}
 		end := j
-		for end > start && (nameConnectors[ts[end-1].Text] || notNames[strings.ToLower(ts[end-1].Text)]) {
+		for end > start && (nameConnectors[ts[end-1].Text] || notNames[strings.ToLower(ts[end-1].Text)] && !isAllCaps(ts[end-1].Text)) {
 			end--
 		}
 		if end > start {

@@ -35,7 +35,9 @@ func Summarize(d schemas.Discussion) schemas.DiscussionSummary {
 		byParticipant[p] = len(s.Opinions)
 		s.Opinions = append(s.Opinions, schemas.ParticipantOpinions{Participant: p, Sentences: []schemas.OpinionSentence{}})
 	}
-	for _, o := range Opinions(d, g, NewResolver(g)) {
+	r := NewResolver(g)
+	r.Focus(s.Background.Paragraphs)
+	for _, o := range Opinions(d, g, r) {
 		k := byParticipant[o.participant]
 		s.Opinions[k].Sentences = append(s.Opinions[k].Sentences, o.OpinionSentence)
 	}
@@ -114,7 +116,7 @@ func opinionText(participant string, ts []token, g *Graph) string {
 		case lw == "i've":
 			ts[first].Text = "has"
 			return finish(participant + " " + render(ts[first:]))
-		case !startsName(g, ts, first) && !isAllCaps(ts[first].Text) && !strings.HasPrefix(ts[first].Text, "Person"):
+		case !ts[first].Name && !startsName(g, ts, first) && !isAllCaps(ts[first].Text) && !strings.HasPrefix(ts[first].Text, "Person"):
 			ts[first].Text = lowerFirst(ts[first].Text)
 		}
 	}

@@ -99,7 +99,7 @@ var discourseMarkers = []string{
 	"nonetheless", "still", "admittedly", "frankly", "personally",
 	"in my opinion", "in my view", "to me", "thus", "hence",
 	"i agree with you", "i disagree with you", "you're right",
-	"you are right", "that's right", "not really",
+	"you are right", "that's right", "not really", "hmm", "haha", "oh",
 }
 
 // hedges are the speaker's framing of a claim ("I think that …"); the
