@@ -25,10 +25,15 @@ import (
 //     participants talk about; the sum of the shared words' squared
 //     weights over the norm of the paragraph's (a cosine against the
 //     turns' vocabulary);
+//   - per turn: the same cosine against each turn's words alone, over
+//     that turn's best match, the best over the turns: each turn argues
+//     about a paragraph or two, which the turns' pooled vocabulary can
+//     bury under the paragraphs on the story's protagonist; this evidence
+//     counts as much as the pooled one (both scaled to a maximum of one);
 //   - entities: the background entities the turns name, by name or alias
 //     (the graph), each credited to the paragraphs that mention it,
 //     weighted by how few do; this evidence counts a quarter of the
-//     lexical one (both scaled to a maximum of one).
+//     two lexical ones together (their sum scaled to a maximum of one).
 //
 // Pronouns resolved to the background's most salient entities are left
 // out of the evidence: they point at the paragraphs that mention the
@@ -64,9 +69,13 @@ func SelectBackground(d schemas.Discussion, g *Graph) []int {
 
 func byIndex(a, b schemas.Paragraph) int { return a.Index - b.Index }
 
-// entityWeight is the weight of the entity evidence against the lexical
-// evidence, both scaled to a maximum of one.
-const entityWeight = 0.25
+// entityWeight and turnWeight are the weights of the entity evidence and
+// of the per-turn evidence against the lexical evidence of the turns
+// together, each scaled to a maximum of one.
+const (
+	entityWeight = 0.25
+	turnWeight   = 1.0
+)
 
 // backgroundScores is the support score of each paragraph, in the order
 // of d.Background.
@@ -103,6 +112,9 @@ func backgroundScores(d schemas.Discussion, g *Graph) []float64 {
 			scores[i] = shared / math.Sqrt(mass)
 		}
 	}
+	// A turn argues about one or two paragraphs; the turns together share
+	// words with many, so each turn's own best matches are evidence too.
+	scores = addScaled(scores, turnScores(d, paraTerms, idf), turnWeight)
 	if g != nil {
 		// Names are rarer in the turns than the words they share with the
 		// paragraphs, and a name the turns use may be in every paragraph;
@@ -110,6 +122,49 @@ func backgroundScores(d schemas.Discussion, g *Graph) []float64 {
 		scores = addScaled(scores, entityScores(d, g), entityWeight)
 	}
 	return smoothRuns(scores)
+}
+
+// turnScores is, for each paragraph, the best of its matches with single
+// turns: the same IDF-weighted cosine as the lexical evidence, against one
+// turn's words, over that turn's best match. A paragraph that one turn
+// rests on scores one even when the turns together share more words with
+// the paragraphs on the story's protagonist.
+func turnScores(d schemas.Discussion, paraTerms []map[string]int, idf func(string) float64) []float64 {
+	n := len(paraTerms)
+	mass := make([]float64, n)
+	for i, terms := range paraTerms {
+		for w := range terms {
+			x := idf(w)
+			mass[i] += x * x
+		}
+	}
+	out := make([]float64, n)
+	sim := make([]float64, n)
+	for _, t := range d.Turns {
+		words := bgTerms(t.Utterance)
+		best := 0.0
+		for i, terms := range paraTerms {
+			sim[i] = 0
+			if mass[i] == 0 {
+				continue
+			}
+			for w := range terms {
+				if words[w] > 0 {
+					x := idf(w)
+					sim[i] += x * x
+				}
+			}
+			sim[i] /= math.Sqrt(mass[i])
+			best = math.Max(best, sim[i])
+		}
+		if best == 0 {
+			continue
+		}
+		for i := range sim {
+			out[i] = math.Max(out[i], sim[i]/best)
+		}
+	}
+	return out
 }
 
 // entityScores credits each paragraph with the background entities the
@@ -216,7 +271,7 @@ func selectByShape(d schemas.Discussion, scores []float64) []int {
 	return out
 }
 
-// termCounts counts the content words of a text, stemmed.
+// bgTerms counts the content words of a text, stemmed.
 func bgTerms(text string) map[string]int {
 	out := map[string]int{}
 	for _, w := range bgWords(text) {
@@ -229,7 +284,7 @@ func bgTerms(text string) map[string]int {
 	return out
 }
 
-// words splits a text into words: letters and digits, with inner
+// bgWords splits a text into words: letters and digits, with inner
 // apostrophes, hyphens and points kept ("grand-slam", "U.S.", "6-1").
 func bgWords(text string) []string {
 	var out []string
@@ -265,7 +320,7 @@ func bgIsNumber(w string) bool {
 	return w != ""
 }
 
-// stem strips common English inflections so that "banned", "bans" and
+// bgStem strips common English inflections so that "banned", "bans" and
 // "ban" meet; it is deliberately light (no derivational suffixes).
 func bgStem(w string) string {
 	rs := []rune(w)

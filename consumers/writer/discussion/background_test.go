@@ -50,6 +50,17 @@ func TestSelectBackground(t *testing.T) {
 			want: []int{5},
 			miss: []int{1, 2, 6},
 		},
+		{
+			// The pooled turns talk mostly about the harbour; the last
+			// turn rests on the cycling lane alone, which it must bring in.
+			name: "one turn on a side matter",
+			d: harbourStory(
+				"Closing the old harbour to cargo ships ends two centuries of freight traffic, a sad decision by the council.",
+				"The dock workers' union and Petra Lind are right to strike over the vote and the lost wages of the dock workers.",
+				"At least the cycling lane along the river promenade will be finished in the autumn."),
+			want: []int{1, 4},
+			miss: []int{5, 6},
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,8 +1,11 @@
 package discussion
 
 import (
+	"math"
 	"sort"
 	"strings"
+
+	"github.com/annalist-dev/annalist/schemas"
 )
 
 // The resolver's weights. Recency in the discussion dominates background
@@ -14,6 +17,7 @@ const (
 	weightSalience  = 0.6
 	bonusSameSpeech = 0.25 // the same participant named it last
 	bonusRole       = 0.5  // a role phrase matches one of its roles
+	bonusAffiliated = 1.0  // an organisation head after its person
 	penaltyUnknown  = 0.35 // gender unknown where the pronoun has one
 	penaltySingular = 0.2  // "they" for an organisation the text calls "it"
 	// confidenceFloor and confidenceMargin: below either the reference is
@@ -65,7 +69,14 @@ type Resolver struct {
 	g        *Graph
 	salience map[*Entity]float64
 	focus    map[int]bool // supporting paragraphs, when known
-	history  []historyItem
+	scopes   []map[int]float64
+	scope    map[int]float64 // the current turn's paragraphs, weighted
+	turn     int             // the turn being resolved
+	// lastGroup is the last group reference resolved; slots the tokens of
+	// the current statement that denote it.
+	lastGroup *groupUse
+	slots     []groupSlot
+	history   []historyItem
 	// Resolutions lists every reference met, resolved or not.
 	Resolutions []Resolution
 }
@@ -133,6 +144,36 @@ func classifyPronoun(lw string) (pronounClass, bool) {
 	return notPronoun, false
 }
 
+// placeHeads after "this" or "that" denote the story's place ("this
+// area", "this country"); after "the" they are as often generic.
+var placeHeads = toSet(`area region country city town county nation state island village`)
+
+// facilityWords end the names of places that are no area a story is
+// about ("Stansted Airport", "Nottingham Road").
+var facilityWords = toSet(`airport road street avenue lane way drive stadium arena park square station bridge motorway
+hospital school college university centre center court prison church hall hotel house building port`)
+
+func isFacility(e *Entity) bool {
+	ws := strings.Fields(strings.ToLower(e.Name))
+	return len(ws) > 0 && facilityWords[ws[len(ws)-1]]
+}
+
+// corefRoleHead: a role word that names a person — a known role noun or an
+// agent noun ("striker", "director", "economist", "guardian") — rather
+// than a thing or a quality the background tied to a name ("record",
+// "technical", "final").
+func corefRoleHead(w string) bool {
+	if personRoles[w] {
+		return true
+	}
+	for _, suf := range []string{"er", "or", "ist", "ian", "ant", "ent"} {
+		if strings.HasSuffix(w, suf) && len(w) > len(suf)+2 {
+			return true
+		}
+	}
+	return false
+}
+
 // determinerWords open a role phrase ("the coach", "this institution").
 var determinerWords = toSet(`the this that`)
 
@@ -146,6 +187,12 @@ already now then here there today yesterday tomorrow either instead all both off
 // ("it is hard to …", "it would be impossible …").
 var copulas = toSet(`is was would will 's seems seemed might may could can must should has had`)
 
+// ResolveStatements resolves one atomic statement like Resolve and
+// writes a statement about a group once per member.
+func (r *Resolver) ResolveStatements(ts []token, turn int, participant string) [][]token {
+	return r.perMember(r.Resolve(ts, turn, participant))
+}
+
 // Resolve rewrites one atomic statement of a turn: names written in part
 // ("Infantino") get their canonical form, pronouns and role phrases that
 // resolve with confidence are replaced by the entity's canonical name
@@ -154,6 +201,11 @@ var copulas = toSet(`is was would will 's seems seemed might may could can must 
 func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 	out := make([]token, len(ts))
 	copy(out, ts)
+	r.scope, r.turn = nil, turn
+	r.slots = nil
+	if turn >= 0 && turn < len(r.scopes) {
+		r.scope = r.scopes[turn]
+	}
 	type used struct {
 		e          *Entity
 		class      pronounClass
@@ -187,6 +239,18 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 			if class == pronNeuter && i+1 < len(out) && out[i+1].Text == "'s" {
 				continue
 			}
+			if class == pronPlural && r.bindGroup(turn) {
+				object := lw == "them" || lw == "themselves"
+				r.slots = append(r.slots, groupSlot{pos: i, possessive: poss || lw == "theirs", object: object})
+				name := r.joinNames(r.lastGroup.members)
+				if poss || lw == "theirs" {
+					name = possessive(name)
+				}
+				out[i].Text = name
+				out[i].Name = true
+				r.Resolutions = append(r.Resolutions, Resolution{Turn: turn, Phrase: lw, Entity: r.lastGroup.members[0], Members: r.lastGroup.members, Reasons: "the last group"})
+				continue
+			}
 			// an object pronoun cannot be its clause's subject ("she was
 			// beaten by her"); "hers" is not the "her" it is compared with
 			exclude := map[*Entity]bool{}
@@ -215,17 +279,19 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 		}
 		if determinerWords[lw] && !(i > 0 && strings.EqualFold(out[i-1].Text, "as")) {
 			// a role phrase: determiner, up to two modifiers, a head noun
+			// the longest phrase whose last word is a role head
+			last := 0
 			for j := i + 1; j < len(out) && j <= i+3; j++ {
 				w := strings.ToLower(out[j].Text)
 				if !isLowerWord(out[j].Text) || roleStop[w] {
 					break
 				}
-				if next := j + 1; next < len(out) && isLowerWord(out[next].Text) && !roleStop[strings.ToLower(out[next].Text)] && j < i+3 {
-					continue // a longer phrase may end at a later head
+				if r.isRoleHead(w) && !(placeHeads[w] && lw == "the") {
+					last = j
 				}
-				if !r.isRoleHead(w) {
-					break
-				}
+			}
+			for j := last; j > 0; j = 0 {
+				w := strings.ToLower(out[j].Text)
 				// a role phrase is not an entity its statement already
 				// names ("the Reds swept this team")
 				named := map[*Entity]bool{}
@@ -241,6 +307,9 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 				r.Resolutions = append(r.Resolutions, res)
 				if e != nil {
 					out[i].Text = r.surface(e, false)
+					if h := r.holder(e, w, named); h != "" {
+						out[i].Text = h + " " + w + " " + e.Name
+					}
 					out[i].Name = true
 					for k := i + 1; k <= j; k++ {
 						out[k].Text = ""
@@ -252,7 +321,52 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 			}
 		}
 	}
+	r.completeRoles(out, stmtStart)
 	return out
+}
+
+// holder is how the organisation in which e holds a role is written
+// ("FIFA" for a president), when the graph knows it and the statement
+// does not already name it; "" otherwise.
+func (r *Resolver) holder(e *Entity, role string, named map[*Entity]bool) string {
+	name := e.RoleOf[role]
+	if name == "" {
+		return ""
+	}
+	h := r.g.Lookup(name)
+	if h == nil {
+		return name
+	}
+	if named[h] {
+		return ""
+	}
+	return r.surface(h, false)
+}
+
+// completeRoles writes the organisation of a role the statement gives
+// its subject ("as the president, Gianni Infantino …" → "as the
+// president of FIFA, …") when an entity the statement names holds that
+// role in a known organisation.
+func (r *Resolver) completeRoles(out []token, stmtStart int) {
+	named := map[*Entity]bool{}
+	for _, h := range r.history[stmtStart:] {
+		named[h.e] = true
+	}
+	for i := 1; i+1 < len(out); i++ {
+		if !strings.EqualFold(out[i-1].Text, "as") || !determinerWords[strings.ToLower(out[i].Text)] && !strings.EqualFold(out[i].Text, "a") {
+			continue
+		}
+		role := strings.ToLower(out[i+1].Text)
+		if !isLowerWord(out[i+1].Text) || i+2 < len(out) && strings.EqualFold(out[i+2].Text, "of") {
+			continue
+		}
+		for _, h := range r.history[stmtStart:] {
+			if org := r.holder(h.e, role, named); org != "" {
+				out[i+1].Text += " of " + org
+				break
+			}
+		}
+	}
 }
 
 // surface is how an entity is written in an opinion: its canonical name,
@@ -267,8 +381,11 @@ func (r *Resolver) surface(e *Entity, afterThe bool) string {
 // isRoleHead reports whether a noun is a role some entity carries, or a
 // head that describes organisations ("institution", "club").
 func (r *Resolver) isRoleHead(w string) bool {
-	if orgRoles[w] {
+	if orgRoles[w] || placeHeads[w] {
 		return true
+	}
+	if !corefRoleHead(w) {
+		return false
 	}
 	for _, e := range r.g.Entities {
 		for _, role := range e.Roles {
@@ -308,16 +425,45 @@ func (r *Resolver) pick(class pronounClass, head string, turn int, participant s
 			break
 		}
 	}
-	var cands []cand
+	// "they" for an organisation the text calls "it" needs the discussion
+	// to have named it just before: by itself "they" is as often people
+	// in general ("they should pay more").
+	recent := map[*Entity]bool{}
+	for _, h := range r.history {
+		if h.turn >= turn-1 {
+			recent[h.e] = true
+		}
+	}
+	// an organisation head ("the team", "his club") after a person is
+	// most likely that person's organisation
+	var person *Entity
+	for k := len(r.history) - 1; k >= 0 && r.history[k].turn >= turn-1; k-- {
+		if r.history[k].e.Kind == KindPerson {
+			person = r.history[k].e
+			break
+		}
+	}
+	var cands, inScope []cand
 	for _, e := range r.g.Entities {
 		if exclude[e] {
 			continue
 		}
 		s, ok := compatible(e, class, head)
-		if !ok {
+		if !ok || class == pronPlural && !e.Plural && !recent[e] && r.scopeOf(e) < 1 {
 			continue
 		}
-		cands = append(cands, cand{e, s + weightSalience*r.salience[e]})
+		if orgRoles[head] && affiliated(person, e) {
+			s += bonusAffiliated
+		}
+		sal := r.salience[e]
+		if w := r.scopeOf(e); w > 0 {
+			sal = scopeGlobal*sal + w
+			inScope = append(inScope, cand{e, s + weightSalience*sal})
+		}
+		cands = append(cands, cand{e, s + weightSalience*sal})
+	}
+	if len(inScope) > 0 {
+		cands = inScope
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return lastSeen[cands[i].e] > lastSeen[cands[j].e] })
 	rank := 0
@@ -349,6 +495,25 @@ func (r *Resolver) pick(class pronounClass, head string, turn int, participant s
 	return cands[0].e, res
 }
 
+// affiliated reports whether an organisation is a person's: the graph
+// ties one of the person's roles to it, or a paragraph names both.
+func affiliated(person, org *Entity) bool {
+	if person == nil {
+		return false
+	}
+	for _, h := range person.RoleOf {
+		if strings.EqualFold(h, org.Name) {
+			return true
+		}
+	}
+	for _, p := range person.Paragraphs {
+		if containsInt(org.Paragraphs, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // compatible says whether an entity can be what a pronoun class or a role
 // head denotes, and with what adjustment.
 func compatible(e *Entity, class pronounClass, head string) (float64, bool) {
@@ -357,6 +522,9 @@ func compatible(e *Entity, class pronounClass, head string) (float64, bool) {
 			return bonusRole, true
 		}
 		if orgRoles[head] && e.Kind == KindOrganisation {
+			return 0, true
+		}
+		if placeHeads[head] && e.Kind == KindPlace && !isFacility(e) {
 			return 0, true
 		}
 		return 0, false
@@ -400,4 +568,152 @@ func possessive(name string) string {
 		return name + "'"
 	}
 	return name + "'s"
+}
+
+// Per-turn scope. A background that holds several stories (a round-up of
+// matches, a list of companies) is discussed one story at a time, and a
+// turn's references denote the entities of the story it is about. The
+// story is found from the text: the paragraphs that share the most
+// content words (IDF over the background's paragraphs) with the turn and,
+// at half weight, with the turns around it, plus the paragraphs of the
+// entities those turns name. Paragraphs scoring at least scopeShare of the
+// best one form the turn's scope, with the paragraph before each (where a
+// story's names are often introduced). A turn that shares nothing with the
+// background has no scope, and the whole background is searched.
+const (
+	scopeShare     = 0.5
+	scopeNeighbour = 0.5 // weight of the turns before and after
+	scopeNamed     = 1.0 // weight of a paragraph naming an entity the turns name
+	scopeGlobal    = 2.0 // weight of background salience within the scope
+)
+
+// ScopeTurns computes the scope of every turn of a discussion; Resolve
+// then prefers the entities of the turn's scope.
+func (r *Resolver) ScopeTurns(turns []schemas.Turn) {
+	paras := r.g.paras
+	n := len(paras)
+	r.scopes = make([]map[int]float64, len(turns))
+	if n == 0 {
+		return
+	}
+	terms := make([]map[string]int, n)
+	df := map[string]int{}
+	for i, p := range paras {
+		terms[i] = scopeTerms(p.Text)
+		for w := range terms[i] {
+			df[w]++
+		}
+	}
+	idf := func(w string) float64 { return math.Log(float64(n+1) / float64(df[w])) }
+	norms := make([]float64, n)
+	for i := range paras {
+		for w, c := range terms[i] {
+			x := float64(c) * idf(w)
+			norms[i] += x * x
+		}
+		norms[i] = math.Sqrt(norms[i])
+	}
+	turnTerms := make([]map[string]int, len(turns))
+	turnEnts := make([][]*Entity, len(turns))
+	for t, tu := range turns {
+		turnTerms[t] = scopeTerms(tu.Utterance)
+		turnEnts[t] = r.g.EntitiesIn(tu.Utterance)
+	}
+	for t := range turns {
+		q := map[string]float64{}
+		named := map[int]float64{}
+		for u := t - 1; u <= t+1; u++ {
+			if u < 0 || u >= len(turns) {
+				continue
+			}
+			wt := 1.0
+			if u != t {
+				wt = scopeNeighbour
+			}
+			for w := range turnTerms[u] {
+				q[w] = math.Max(q[w], wt)
+			}
+			for _, e := range turnEnts[u] {
+				for _, p := range e.Paragraphs {
+					named[p] = math.Max(named[p], wt/float64(len(e.Paragraphs)))
+				}
+			}
+		}
+		score := make([]float64, n)
+		best := 0.0
+		for i := range paras {
+			if norms[i] > 0 {
+				for w, qw := range q {
+					if c := terms[i][w]; c > 0 && df[w] < n {
+						x := idf(w)
+						score[i] += qw * float64(c) * x * x
+					}
+				}
+				score[i] /= norms[i]
+			}
+			best = math.Max(best, score[i])
+		}
+		if best > 0 {
+			for i := range score {
+				score[i] /= best
+			}
+		}
+		for i, p := range paras {
+			score[i] += scopeNamed * named[p.Index]
+		}
+		best = 0
+		for _, s := range score {
+			best = math.Max(best, s)
+		}
+		if best == 0 {
+			continue
+		}
+		sc := map[int]float64{}
+		for i, p := range paras {
+			if score[i] >= scopeShare*best {
+				w := score[i] / best
+				sc[p.Index] = math.Max(sc[p.Index], w)
+				if i > 0 {
+					prev := paras[i-1].Index
+					sc[prev] = math.Max(sc[prev], w/2)
+				}
+			}
+		}
+		r.scopes[t] = sc
+	}
+}
+
+// scopeTerms are a text's content words (stemmed, as SelectBackground
+// counts them) and the pairs of consecutive ones ("regular season"), a
+// pair being rarer and so weightier evidence than its words.
+func scopeTerms(text string) map[string]int {
+	out := map[string]int{}
+	prev := ""
+	for _, w := range bgWords(text) {
+		lw := strings.ToLower(w)
+		if bgStopWords[lw] || len([]rune(lw)) < 3 && !bgIsNumber(lw) {
+			prev = ""
+			continue
+		}
+		st := bgStem(lw)
+		out[st]++
+		if prev != "" {
+			out[prev+" "+st]++
+		}
+		prev = st
+	}
+	return out
+}
+
+// scopeOf is the weight (0 to 1) of an entity in the current turn's
+// scope: that of its best paragraph there; -1 when the turn has no scope.
+func (r *Resolver) scopeOf(e *Entity) float64 {
+	if r.scope == nil {
+		return -1
+	}
+	w := 0.0
+	for _, p := range e.Paragraphs {
+		w = math.Max(w, r.scope[p])
+	}
+	return w
 }

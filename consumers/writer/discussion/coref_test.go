@@ -107,3 +107,81 @@ func TestSummarizeCitesTurnsAndNamesEntities(t *testing.T) {
 		t.Errorf("%q", s.Opinions[0].Sentences[0].Text)
 	}
 }
+
+// TestTurnScope: a background with two stories; a turn about the second
+// one means its people, not the more salient lead story's.
+func TestTurnScope(t *testing.T) {
+	d := schemas.Discussion{ID: "s", Background: []schemas.Paragraph{
+		{Index: 1, Text: "Maria Lindqvist won the Harbour Open on Sunday. Lindqvist said she was proud of her serve."},
+		{Index: 2, Text: "Lindqvist thanked her coach and said she would rest before the grass season."},
+		{Index: 3, Text: "The organisers of the Harbour Open said the tournament would move to a new venue next year."},
+		{Index: 4, Text: "In the city marathon, Rosa Kettunen set a new course record. Kettunen said she had trained at altitude for months."},
+	}, Turns: []schemas.Turn{
+		{Participant: "Person1", Utterance: "I think the course record she set in the marathon shows the altitude training paid off."},
+	}}
+	got := opinionTexts(d)
+	want := []string{"the course record Rosa Kettunen set"}
+	if len(got) != len(want) {
+		t.Fatalf("opinions %q, want %d", got, len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(got[i], w) {
+			t.Errorf("opinion %d = %q, want it to contain %q", i, got[i], w)
+		}
+	}
+}
+
+// TestRoleHolder: a role the graph ties to an organisation is written
+// with it, for a role phrase and for "as the <role>".
+func TestRoleHolder(t *testing.T) {
+	g := BuildGraph(schemas.Discussion{ID: "h", Background: []schemas.Paragraph{
+		{Index: 1, Text: "Jan Novak, the president of the Harbour League, said he would not resign."},
+	}})
+	e := g.Lookup("Jan Novak")
+	if e == nil || e.RoleOf["president"] == "" {
+		t.Skipf("the graph does not tie the role to its organisation: %+v", e)
+	}
+	r := NewResolver(g)
+	got := render(r.Resolve(tokenize("As the president, he should resign"), 0, "Person1"))
+	if !strings.Contains(got, "As the president of the Harbour League, Jan Novak should resign") {
+		t.Errorf("got %q", got)
+	}
+	got = render(r.Resolve(tokenize("The president should resign"), 1, "Person2"))
+	if !strings.Contains(got, "the Harbour League president Jan Novak should resign") {
+		t.Errorf("got %q", got)
+	}
+}
+
+// TestTeamOfThePerson: "the team" after a person is that person's team,
+// not the background's most salient one.
+func TestTeamOfThePerson(t *testing.T) {
+	d := schemas.Discussion{ID: "a", Background: []schemas.Paragraph{
+		{Index: 1, Text: "Harbour City beat Valley Town 2-1 on Sunday. Harbour City stay top, and Harbour City fans celebrated."},
+		{Index: 2, Text: "Elsewhere, Lakeside United striker Tom Reid scored twice. Reid said he was delighted."},
+	}, Turns: []schemas.Turn{{Participant: "Person1", Utterance: "I think Reid deserves the credit for the team's win."}}}
+	got := opinionTexts(d)
+	if len(got) != 1 || !strings.Contains(got[0], "Tom Reid deserves the credit for Lakeside United's win") {
+		t.Errorf("opinions %q", got)
+	}
+}
+
+// TestThisArea: "this area" is the story's place, not a street in it;
+// "the area" is left as written.
+func TestThisArea(t *testing.T) {
+	d := schemas.Discussion{ID: "p", Background: []schemas.Paragraph{
+		{Index: 1, Text: "Police in Harbour County said three armed robberies took place on Mill Road this week."},
+	}, Turns: []schemas.Turn{
+		{Participant: "Person1", Utterance: "I think the security situation in this area is getting worse."},
+		{Participant: "Person2", Utterance: "I think the area is safe enough."},
+	}}
+	got := opinionTexts(d)
+	want := []string{"the security situation in Harbour County is getting worse", "the area is safe enough"}
+	if len(got) != len(want) {
+		t.Fatalf("opinions %q", got)
+	}
+	for i, w := range want {
+		if !strings.Contains(got[i], w) {
+			t.Errorf("opinion %d = %q, want it to contain %q", i, got[i], w)
+		}
+	}
+}

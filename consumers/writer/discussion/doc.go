@@ -8,23 +8,32 @@
 //
 // The discussion's small knowledge graph of its background, from the text
 // alone. Entities are capitalised sequences (inner "of", "for", "de" …
-// allowed), without leading function words, titles, days and months; a
-// sentence-initial word that the text also writes in lower case is a
-// common word, not a name; a single demonym before a noun ("the Romanian
-// star") describes rather than names. Shorter names that are the last
-// words of a longer one (a surname) or its first words (a team's city)
-// are aliases of it, the earliest-named owner winning; a bracketed acronym
-// after a name is its alias; a person's surname is an alias even where the
-// background never writes it alone, unless two people share it. Roles are
-// the lower-case nouns before a name ("coach Sandy …"), the apposition
-// after it, and descriptions that open a sentence or follow a clause
-// ("The Spaniard …", "…, the Romanian star faded"), tied to the previous
-// sentence's subject (an organisation head such as "club" to the last
-// organisation named). Gender comes from the pronouns that follow a
-// person's name in the sentence (or open the next one); an organisation
-// the text calls "they" more than "it" is plural (sports teams in British
-// reports). Kind: event, organisation and place words in the name,
-// acronyms, plural names after "the", two or three capitalised words.
+// allowed), without leading function words, titles, days and months. What
+// the text itself shows decides what is a name: a capitalised word opening
+// a sentence, a quote or a colon is a common word when the background or
+// the turns also write it in lower case, or when it has a common-noun
+// ending and is never capitalised mid-sentence; a single demonym before a
+// noun ("the Romanian star") describes rather than names; a role word
+// inside a sequence splits it ("Raiders QB Gardner Minshew": a team and a
+// person). Shorter names that are the last words of a longer one (a
+// surname) or its first words (a team's city) are aliases of it, the
+// earliest-named owner winning; a bracketed acronym after a name is its
+// alias; a person's surname is an alias even where the background never
+// writes it alone, unless two people share it.
+//
+// Roles are nouns with noun evidence in the text (a title, a person-role
+// noun, an agent suffix, a word written after a determiner and never as a
+// verb): before a name ("coach Sandy …"), in the apposition after it, and
+// in descriptions that open a sentence or follow a clause ("The Spaniard
+// …"), tied to the previous sentence's subject. RoleOf records where a role
+// is held ("FIFA president Gianni Infantino", "X, the coach of Y", "Y's
+// captain X"). Gender comes from the pronouns that follow a person's name;
+// an organisation the text calls "they" more than "it" is plural. Kind is
+// decided from all of an entity's mentions at the end: pronouns after it,
+// "the X" heading a phrase, the role nouns attached to it, a name before a
+// role and another name (the holder's organisation), the kind of the names
+// it is joined with by "and" or "vs", "in X" for a place, and organisation,
+// event and place words in the name.
 //
 // # Statements (SplitSentences, AtomicStatements)
 //
@@ -44,28 +53,58 @@
 // canonical form. A third-person pronoun's candidates are the entities of
 // the right kind, gender and number: "he"/"she" persons of that gender
 // (unknown gender allowed, penalised), "they" organisations (plural ones
-// preferred), "it" singular organisations and events (and never before a
+// preferred; one the text calls "it" only when the discussion named it in
+// this turn or the one before, or it stands in the paragraph the turn is
+// most about, since "they" alone is as often people in general), "it"
+// singular organisations and events (and never before a
 // copula: "it would be impossible" is an expletive). A role phrase ("the
 // coach", "this institution") takes the entities carrying that role, or
-// any organisation for an organisation head. Scores: recency in the
+// any organisation for an organisation head; "the team" after a person
+// prefers that person's organisation (a role the graph ties to it, or a
+// paragraph naming both). Scores: recency in the
 // discussion (the most recently named candidate first, by rank), a bonus
 // when the same participant named it last, background salience (mentions,
-// named in the first paragraph). Binding: an object pronoun is not its
-// clause's subject ("she was beaten by her"), "hers" not the "her" it is
-// compared with. Below a confidence floor, or without a margin over the
+// named in the first paragraph). A background often holds several
+// stories (a round-up of matches, a list of companies) and each turn
+// talks about one: the turn's scope is the paragraphs that share the most
+// content words and word pairs (IDF over the paragraphs) with the turn
+// and, at half weight, with the turns around it, or that name the
+// entities those turns name — those scoring at least half the best, each
+// with the paragraph before it. Candidates of the scope are preferred to
+// the rest of the background, and within the scope the paragraph's score
+// adds to salience. Binding: an object pronoun is not its clause's
+// subject ("she was beaten by her"), "hers" not the "her" it is compared
+// with. Below a confidence floor, or without a margin over the
 // runner-up, the reference is left as written and counted (Resolutions):
 // a wrong entity misleads a reader more than a pronoun does.
 //
 // Group references ("the two teams", "both sides", "these two players",
 // "these three companies") denote the list of entities of the head's kind
-// that the supporting paragraphs (Focus: SelectBackground's choice; the
-// whole background when they name none) name together — "X and Y", "X vs
+// that the turn's scope, else the supporting paragraphs (Focus:
+// SelectBackground's choice), else the whole background name together — "X and Y", "X vs
 // Y", "X beat Y", "A, B and C" — when exactly one list has the reference's
-// size; they are written "X and Y". The story's contest (its first pair
-// of teams, else of people a contest word joins) completes "this match"
+// size; companies reported one per paragraph (revenue, net income,
+// market capitalisation) are told apart by the statement's criterion
+// ("these three companies … their profit margins exceed 9%": net income
+// over revenue; "price-to-sales ratios below 0.5": capitalisation over
+// revenue) when exactly that many meet it. A group left unresolved is
+// what a later "they" means, so that stays as written too. A statement
+// about a group is an opinion about each member, so it
+// is written once per member ("Tom Reid was brilliant", "Sam Okafor was
+// brilliant"), a plural verb after the member made singular; a later
+// "they" or "their" denotes the group while no organisation has been
+// named since (in the turn or the next), the first such pronoun of a
+// statement written as the member's name. The story's contest (a pair
+// of teams named together, else of people a contest word joins, else two
+// teams a sentence joins by a contest word: "Detroit to a 3-1 win over
+// the Houston Astros"; in the turn's scope first; among several the one
+// with the side the discussion named last) completes "this match"
 // ("the match between X and Y") and "the opponent" (the side the
 // statement or the discussion did not name last). A role phrase is never
-// an entity its own statement already names.
+// an entity its own statement already names. A role the graph ties to an
+// organisation (RoleOf) is written with it: "the president" → "FIFA
+// president Gianni Infantino", "as the president, he …" → "as the
+// president of FIFA, Gianni Infantino …".
 //
 // # Summary (Summarize)
 //

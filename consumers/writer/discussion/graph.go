@@ -38,7 +38,14 @@ type Entity struct {
 	Aliases []string
 	// Roles are the role nouns and descriptions tied to it in the
 	// background: "goalkeeper", "coach", "the romanian star", "club".
-	Roles  []string
+	Roles []string
+	// RoleOf maps a role to the name of the entity it is held in or for,
+	// where the background says so: "FIFA president Gianni Infantino",
+	// "Gianni Infantino, the president of FIFA" and "FIFA's president
+	// Gianni Infantino" each give Gianni Infantino "president" → "FIFA", so
+	// a writer can say "the president of FIFA, Gianni Infantino". Nil when
+	// no role names its organisation.
+	RoleOf map[string]string
 	Gender Gender
 	Plural bool
 	Kind   Kind
@@ -51,6 +58,22 @@ type Entity struct {
 	Mentions int
 	// the: how often the background writes "the" before the name.
 	the int
+	// ev: the evidence its kind is decided from; roleOf the holders of
+	// its roles until kinds are known.
+	ev     evidence
+	roleOf map[string]*Entity
+}
+
+// evidence is what the text says about an entity's kind: the pronouns
+// that take it up, role nouns of people or of organisations tied to it,
+// and the entities it is listed with.
+type evidence struct {
+	male, female, they, it int
+	person, org            int
+	// holder: written before a role noun and another name ("FIFA
+	// president Gianni Infantino"); place: written after "in".
+	holder, place int
+	partners      []*Entity // entities joined to it by "and", "vs"
 }
 
 // Graph is a discussion's small knowledge graph of its background: the
@@ -137,10 +160,13 @@ var (
 bank company inc corp corporation group university college party network government commission union tribunal times news
 post journal sport sports soccer football team foundation institute authority office board police army navy service
 airlines motors organisation organization fund trust media records studios press cnn bbc fifa uefa nba nfl wnba
+inc corp co ltd llc plc sa se ag nv gmbh holdings holding mining energy technologies industries systems pharmaceuticals
+petroleum airways resources partners brands semiconductor insurance
 ioc itf itia wada usada cas nhl mlb`)
 	eventWords = toSet(`open cup championship championships games olympics final finals series prix derby tournament
 masters world war election summit conference festival awards trophy`)
-	placeWords = toSet(`stadium arena park street river island county state province city square airport`)
+	placeWords = toSet(`stadium arena park street river island county state province city square airport road drive lane avenue
+field palace castle hill bridge harbour station interchange`)
 	// role heads that describe organisations rather than people
 	orgRoles = toSet(`club team side institution organisation organization federation agency court company body government
 league tribunal association committee council outfit franchise hosts visitors champions leaders`)
@@ -161,37 +187,34 @@ type sentence struct {
 }
 
 // BuildGraph builds the knowledge graph of a discussion's background:
-// every capitalised name of the paragraphs, shorter forms merged into the
+// every capitalised name of the paragraphs (a sentence-initial word the
+// text shows to be a common word left out), shorter forms merged into the
 // longest name that ends or begins with them (a surname into the full name,
 // a city into its team), acronyms in brackets after a name, role nouns
-// before a name ("coach Sandy Brondello") and appositions after it,
-// descriptions that open a sentence ("The Spaniard …") tied to the
-// previous sentence's subject, gender from the pronouns that follow a
-// person's name, number from "they" after an organisation.
+// before a name ("coach Sandy Brondello") and appositions after it, with
+// the organisation a role is held in (RoleOf), descriptions that open a
+// sentence ("The Spaniard …") tied to the previous sentence's subject.
+// Gender, number and kind are decided from the evidence of every mention:
+// the pronouns that follow a name, "the" before it, the role nouns tied to
+// it, the names it is listed with, "in" before it.
 func BuildGraph(d schemas.Discussion) *Graph {
-	lowerSeen := map[string]bool{}
+	lx := newLexicon()
 	var sents []*sentence
 	for _, p := range d.Background {
 		for _, s := range SplitSentences(p.Text) {
 			ts := tokenize(s)
-			for k, t := range ts {
-				if k > 0 && isLowerWord(t.Text) {
-					lowerSeen[t.Text] = true
-				}
-			}
+			lx.add(ts)
 			sents = append(sents, &sentence{para: p.Index, tokens: ts})
 		}
 	}
 	for _, t := range d.Turns {
-		for _, t := range tokenize(t.Utterance) {
-			if isLowerWord(t.Text) {
-				lowerSeen[t.Text] = true
-			}
+		for _, s := range SplitSentences(t.Utterance) {
+			lx.add(tokenize(s))
 		}
 	}
 	count := map[string]int{}
 	for _, s := range sents {
-		s.names = findNames(s.tokens, lowerSeen)
+		s.names = findNames(s.tokens, lx)
 		for _, m := range s.names {
 			count[m.Name]++
 		}
@@ -237,7 +260,7 @@ func BuildGraph(d schemas.Discussion) *Graph {
 		g.Entities = append(g.Entities, e)
 		g.alias[normName(n)] = e
 	}
-	g.annotate(sents)
+	g.annotate(sents, lx)
 	// a person's surname names them where the background never writes it
 	// alone, unless it is another entity's name or two people share it
 	surnames := map[string][]*Entity{}
@@ -253,6 +276,9 @@ func BuildGraph(d schemas.Discussion) *Graph {
 			g.alias[last] = es[0]
 			es[0].Aliases = append(es[0].Aliases, strings.Fields(es[0].Name)[len(strings.Fields(es[0].Name))-1])
 		}
+	}
+	for _, e := range g.Entities {
+		e.Aliases = distinctAliases(e)
 	}
 	for k := range g.alias {
 		if n := len(strings.Fields(k)); n > g.maxAlias {
@@ -282,8 +308,7 @@ func partOf(short, long string) bool {
 	return prefix && !isAllCaps(short) && !nameConnectors[lw[len(sw)]]
 }
 
-func (g *Graph) annotate(sents []*sentence) {
-	male, female, they, it := map[*Entity]int{}, map[*Entity]int{}, map[*Entity]int{}, map[*Entity]int{}
+func (g *Graph) annotate(sents []*sentence, lx *lexicon) {
 	paraSeen := map[*Entity]map[int]bool{}
 	addPara := func(e *Entity, p int) {
 		if paraSeen[e] == nil {
@@ -295,18 +320,6 @@ func (g *Graph) annotate(sents []*sentence) {
 			e.Paragraphs = append(e.Paragraphs, p)
 		}
 	}
-	addRole := func(e *Entity, r string) {
-		r = strings.ToLower(strings.TrimSpace(r))
-		if r == "" {
-			return
-		}
-		for _, x := range e.Roles {
-			if x == r {
-				return
-			}
-		}
-		e.Roles = append(e.Roles, r)
-	}
 	people := func(e *Entity) bool { return e != nil && e.Kind == KindPerson }
 	var prevSubject *Entity
 	var lastPerson *Entity
@@ -316,16 +329,20 @@ func (g *Graph) annotate(sents []*sentence) {
 			e := g.alias[normName(m.Name)]
 			s.ents[k] = e
 			e.Mentions++
-			if m.Start > 0 && strings.EqualFold(s.tokens[m.Start-1].Text, "the") {
+			// "the X" counts where X heads its phrase, not in "the X era"
+			modifier := m.End < len(s.tokens) && lx.noun[s.tokens[m.End].Text] && !lx.verb[s.tokens[m.End].Text] &&
+				!verbLike(s.tokens[m.End].Text, lx)
+			if !modifier && (m.Start > 0 && strings.EqualFold(s.tokens[m.Start-1].Text, "the") ||
+				m.Start > 1 && strings.EqualFold(s.tokens[m.Start-2].Text, "the") && isYear(s.tokens[m.Start-1].Text)) {
 				e.the++
 			}
 			addPara(e, s.para)
 		}
 		g.classify(s)
 		ts := s.tokens
-		// acronyms in brackets after a name; role nouns before; appositions after
 		for k, m := range s.names {
 			e := s.ents[k]
+			// an acronym in brackets after a name is its alias
 			if m.End+2 < len(ts) && ts[m.End].Text == "(" && ts[m.End+2].Text == ")" && isAllCaps(ts[m.End+1].Text) {
 				ac := ts[m.End+1].Text
 				if old := g.alias[normName(ac)]; old != nil && old != e {
@@ -334,32 +351,16 @@ func (g *Graph) annotate(sents []*sentence) {
 				g.alias[normName(ac)] = e
 				e.Aliases = append(e.Aliases, ac)
 			}
-			for b := m.Start - 1; b >= 0 && b >= m.Start-3; b-- {
-				w := ts[b].Text
-				lw := strings.ToLower(w)
-				if titleWords[lw] {
-					addRole(e, lw)
-					continue
-				}
-				if !isLowerWord(w) || roleStop[lw] || strings.HasSuffix(lw, "ed") || strings.HasSuffix(lw, "ing") {
-					break
-				}
-				addRole(e, lw)
-				if b > 0 && isCapitalised(ts[b-1].Text) {
-					break
-				}
-			}
-			if m.End+1 < len(ts) && ts[m.End].Text == "," {
-				b := m.End + 1
-				for b < len(ts) && b < m.End+8 && (isLowerWord(ts[b].Text) || ts[b].Text == "No." || isDigitWord(ts[b].Text)) {
-					lw := ts[b].Text
-					if lw == "of" || lw == "who" || lw == "which" || lw == "said" || lw == "has" || lw == "is" || lw == "was" {
-						break
-					}
-					if !roleStop[lw] {
-						addRole(e, lw)
-					}
-					b++
+			g.rolesBefore(s, k, lx)
+			g.apposition(s, k, lx)
+			// names listed together are of one kind
+			if k+1 < len(s.names) && s.ents[k+1] != e {
+				between := s.names[k+1].Start - m.End
+				if between == 1 && listJoiners[strings.ToLower(ts[m.End].Text)] ||
+					between == 2 && ts[m.End].Text == "," && isCapitalised(ts[s.names[k+1].End-1].Text) && k+2 < len(s.names) {
+					f := s.ents[k+1]
+					e.ev.partners = append(e.ev.partners, f)
+					f.ev.partners = append(f.ev.partners, e)
 				}
 			}
 		}
@@ -380,7 +381,9 @@ func (g *Graph) annotate(sents []*sentence) {
 			}
 			var ante *Entity
 			for k := len(s.names) - 1; k >= 0; k-- {
-				if s.names[k].End <= i && (isThey || isIt || s.ents[k].Kind != KindOrganisation && s.ents[k].Kind != KindEvent) {
+				// people are not written "the X": no he/she for such a mention
+				theBefore := s.names[k].Start > 0 && strings.EqualFold(ts[s.names[k].Start-1].Text, "the") && !titled(s.names[k].Name)
+				if s.names[k].End <= i && (isThey || isIt || s.ents[k].Kind != KindOrganisation && s.ents[k].Kind != KindEvent && !theBefore) {
 					ante = s.ents[k]
 					if isF || isM {
 						// the subject wins over a later non-person name
@@ -399,13 +402,13 @@ func (g *Graph) annotate(sents []*sentence) {
 			}
 			switch {
 			case isF:
-				female[ante]++
+				ante.ev.female++
 			case isM:
-				male[ante]++
+				ante.ev.male++
 			case isThey:
-				they[ante]++
+				ante.ev.they++
 			case isIt:
-				it[ante]++
+				ante.ev.it++
 			}
 		}
 		// a description opening the sentence ("The Spaniard …", "The
@@ -417,14 +420,14 @@ func (g *Graph) annotate(sents []*sentence) {
 				continue
 			}
 			j := i + 1
-			for j < len(ts) && j < i+6 && (isLowerWord(ts[j].Text) || isDigitWord(ts[j].Text) || (isCapitalised(ts[j].Text) && isDemonymLike(ts, j))) {
+			for j < len(ts) && j < i+6 && (isLowerWord(ts[j].Text) && !roleStop[ts[j].Text] && !lx.verb[ts[j].Text] || isDigitWord(ts[j].Text) || (isCapitalised(ts[j].Text) && isDemonymLike(ts, j))) {
 				j++
 			}
-			if j == i+1 || j >= len(ts) || !isLowerWord(ts[j-1].Text) {
+			if j == i+1 || j >= len(ts) || !isLowerWord(ts[j-1].Text) || !isLowerWord(ts[j].Text) {
 				continue
 			}
 			head := strings.ToLower(ts[j-1].Text)
-			if roleStop[head] || ts[j].Text == "of" || isCapitalised(ts[j].Text) && !isVerbish(ts, j) {
+			if ts[j].Text == "of" || !verbLike(ts[j].Text, lx) {
 				continue
 			}
 			var words []string
@@ -432,11 +435,14 @@ func (g *Graph) annotate(sents []*sentence) {
 				words = append(words, strings.ToLower(ts[k].Text))
 			}
 			var target *Entity
-			if orgRoles[head] {
+			switch {
+			case orgRoles[head]:
 				target = lastOrg(sents, s)
-			} else if i == 0 && people(prevSubject) {
+			case !personNoun(head, lx):
+				continue
+			case i == 0 && people(prevSubject):
 				target = prevSubject
-			} else if people(lastPerson) {
+			case people(lastPerson):
 				target = lastPerson
 			}
 			if target != nil {
@@ -456,23 +462,332 @@ func (g *Graph) annotate(sents []*sentence) {
 			}
 		}
 	}
+	g.decideKinds()
+	g.settleRoleOf()
+}
+
+// listJoiners join names of one kind: "X and Y", "X vs Y".
+var listJoiners = toSet(`and or vs vs. v v. versus`)
+
+// decideKinds settles gender, number and kind from the evidence of every
+// mention: the pronouns that take a name up (he/she for people, it/they
+// for organisations), the people's and organisations' role nouns tied to
+// it, "the" before it (people are not written "the X"), and last the kind
+// of the names it is listed with.
+func (g *Graph) decideKinds() {
 	for _, e := range g.Entities {
+		ev := e.ev
 		switch {
-		case female[e] > male[e]:
+		case ev.female > ev.male:
 			e.Gender = Female
-		case male[e] > female[e]:
+		case ev.male > ev.female:
 			e.Gender = Male
 		}
-		if e.Gender != GenderUnknown && e.Kind == KindOther {
+		gendered := ev.male + ev.female
+		switch {
+		case titled(e.Name):
+		case e.Kind == KindPerson && gendered == 0 && ev.person == 0 && (ev.org > 0 || e.the > 0 || ev.it+ev.they > 1 || ev.holder > 0):
+			e.Kind = KindOrganisation
+		case e.Kind == KindPerson && gendered == 0 && ev.person == 0 && ev.place > 0:
+			e.Kind = KindPlace
+		case e.Kind == KindOther && ev.org > ev.person && gendered == 0:
+			e.Kind = KindOrganisation
+		case e.Kind == KindOther && (gendered > 0 || ev.person > ev.org) && e.the == 0:
 			e.Kind = KindPerson
+		case e.Kind == KindOther && ev.they > 0 && ev.they > ev.it:
+			e.Kind = KindOrganisation
 		}
-		if e.Kind == KindOrganisation && they[e] > it[e] {
+		if e.Kind != KindPerson {
+			e.Gender = GenderUnknown
+		}
+		if e.Kind == KindOrganisation && ev.they > ev.it {
 			e.Plural = true
 		}
-		if e.Kind == KindOther && they[e] > 0 && they[e] > it[e] {
-			e.Kind, e.Plural = KindOrganisation, true
+	}
+	// a name typed a person on its words alone, with no person's evidence,
+	// listed with organisations more than with people, is an organisation
+	for _, e := range g.Entities {
+		if e.Kind != KindPerson || e.ev.male+e.ev.female+e.ev.person > 0 {
+			continue
+		}
+		orgs, persons := 0, 0
+		for _, f := range e.ev.partners {
+			switch {
+			case f.Kind == KindOrganisation:
+				orgs++
+			case f.Kind == KindPerson && f.ev.male+f.ev.female+f.ev.person > 0:
+				persons++
+			}
+		}
+		if orgs > persons {
+			e.Kind = KindOrganisation
+			e.Plural = e.ev.they > e.ev.it
 		}
 	}
+}
+
+// rolesBefore reads the role nouns before the k-th name of a sentence
+// ("coach Sandy Brondello", "former world No. 1 Wozniacki") and the
+// organisation a role is held in when a name or a possessive precedes it
+// ("FIFA president Gianni Infantino", "Halep's coach Darren Cahill").
+func (g *Graph) rolesBefore(s *sentence, k int, lx *lexicon) {
+	ts, m, e := s.tokens, s.names[k], s.ents[k]
+	if m.Start > 0 && inWords[strings.ToLower(ts[m.Start-1].Text)] && !(m.End < len(ts) && ts[m.End].Text == "'s") {
+		e.ev.place++
+	}
+	// a name before a role noun and another name holds that role: the
+	// words before it describe the other name
+	if n := m.End; n+1 < len(ts) && (isLowerWord(ts[n].Text) && roleNoun(ts[n].Text, lx) || titleWords[strings.ToLower(ts[n].Text)] || personRoles[strings.ToLower(ts[n].Text)]) &&
+		k+1 < len(s.names) && s.names[k+1].Start == n+1 {
+		e.ev.holder++
+		return
+	}
+	var roles []string
+	b := m.Start - 1
+	for ; b >= 0 && b >= m.Start-3; b-- {
+		lw := strings.ToLower(ts[b].Text)
+		if titleWords[lw] || personRoles[lw] && isAllCaps(ts[b].Text) || isLowerWord(ts[b].Text) && !roleStop[lw] && roleNoun(lw, lx) && (len(roles) > 0 || roleHead(lw)) {
+			roles = append(roles, lw)
+			continue
+		}
+		break
+	}
+	if len(roles) == 0 {
+		return
+	}
+	head := roles[0]
+	for _, r := range roles {
+		addRole(e, r)
+	}
+	if orgRoles[head] {
+		e.ev.org++
+	} else if personNoun(head, lx) {
+		e.ev.person++
+	}
+	// the holder: a name ending right before the roles, or its possessive
+	if b >= 0 && ts[b].Text == "'s" {
+		b--
+	}
+	for j := k - 1; j >= 0; j-- {
+		if s.names[j].End-1 == b && s.ents[j] != e && !orgRoles[head] {
+			setRoleOf(e, head, s.ents[j])
+			break
+		}
+	}
+}
+
+// apposition reads a description after the k-th name of a sentence:
+// "Brandt, the defending champion, …", "Gianni Infantino, president of
+// FIFA, …", "Northgate, a mining company, …", "Cahill, Halep's coach, …".
+// The phrase must end where an apposition ends (a comma, the sentence's
+// end, "who", "which") or at "of"/"at"/"for" before the name of the
+// entity the role is held in; its head is a noun by the text's evidence.
+func (g *Graph) apposition(s *sentence, k int, lx *lexicon) {
+	ts, m, e := s.tokens, s.names[k], s.ents[k]
+	if m.End+1 >= len(ts) || ts[m.End].Text != "," {
+		return
+	}
+	b := m.End + 1
+	var holder *Entity
+	if determinersPoss[strings.ToLower(ts[b].Text)] {
+		b++
+	} else if k+1 < len(s.names) && s.names[k+1].Start == b && s.names[k+1].End+1 < len(ts) && ts[s.names[k+1].End].Text == "'s" {
+		holder = s.ents[k+1]
+		b = s.names[k+1].End + 1
+	}
+	start := b
+	for b < len(ts) && b < start+5 && (isLowerWord(ts[b].Text) && !roleStop[ts[b].Text] || isDigitWord(ts[b].Text) || ts[b].Text == "No." || titleWords[strings.ToLower(ts[b].Text)]) {
+		b++
+	}
+	if b == start || b > len(ts) {
+		return
+	}
+	head := strings.ToLower(ts[b-1].Text)
+	if isDigitWord(head) || lx.verb[head] || strings.HasSuffix(head, "ing") || strings.HasSuffix(head, "ed") && !lx.noun[head] {
+		return
+	}
+	switch {
+	case b == len(ts):
+	case ts[b].Text == "," || ts[b].Text == "." || ts[b].Text == ";" || ts[b].Text == ")" || ts[b].Text == "who" || ts[b].Text == "which" || ts[b].Text == "whose":
+	case (ts[b].Text == "of" || ts[b].Text == "at" || ts[b].Text == "for") && holder == nil:
+		for j := k + 1; j < len(s.names); j++ {
+			if s.names[j].Start == b+1 || s.names[j].Start == b+2 && strings.EqualFold(ts[b+1].Text, "the") {
+				holder = s.ents[j]
+				break
+			}
+		}
+		if holder == nil {
+			return
+		}
+	default:
+		return
+	}
+	if !roleNoun(head, lx) && !orgRoles[head] && !orgWords[head] || !roleHead(head) {
+		return
+	}
+	var words []string
+	for j := start; j < b; j++ {
+		words = append(words, strings.ToLower(ts[j].Text))
+	}
+	if holder != nil && holder == e {
+		holder = nil
+	}
+	addRole(e, head)
+	if len(words) > 1 {
+		addRole(e, strings.Join(words, " "))
+	}
+	switch {
+	case orgRoles[head] || orgWords[head]:
+		e.ev.org++
+	case personNoun(head, lx):
+		e.ev.person++
+	}
+	if holder != nil && !orgRoles[head] {
+		setRoleOf(e, head, holder)
+	}
+}
+
+func addRole(e *Entity, r string) {
+	r = strings.ToLower(strings.TrimSpace(r))
+	if r == "" {
+		return
+	}
+	for _, x := range e.Roles {
+		if x == r {
+			return
+		}
+	}
+	e.Roles = append(e.Roles, r)
+}
+
+func setRoleOf(e *Entity, role string, holder *Entity) {
+	if e.roleOf == nil {
+		e.roleOf = map[string]*Entity{}
+	}
+	if _, ok := e.roleOf[role]; !ok && holder != e {
+		e.roleOf[role] = holder
+	}
+}
+
+// settleRoleOf keeps the roles whose holder is an organisation or a place
+// (or a person through a possessive: "Halep's coach"), by canonical name.
+func (g *Graph) settleRoleOf() {
+	for _, e := range g.Entities {
+		for role, h := range e.roleOf {
+			if h.Kind == KindEvent || h.Kind == KindOther && isDemonym(lastWord(h.Name)) || strings.HasSuffix(h.Name, "ing") {
+				continue
+			}
+			if e.RoleOf == nil {
+				e.RoleOf = map[string]string{}
+			}
+			e.RoleOf[role] = h.Name
+		}
+	}
+}
+
+// titled: a title of a place names a person ("Princess of Wales").
+func titled(name string) bool {
+	ws := strings.Fields(strings.ToLower(name))
+	return len(ws) > 2 && titleWords[ws[0]] && ws[1] == "of"
+}
+
+func lastWord(s string) string {
+	ws := strings.Fields(s)
+	if len(ws) == 0 {
+		return ""
+	}
+	return ws[len(ws)-1]
+}
+
+// inWords before a name make it a place (or an organisation, an event):
+// people are not "in" someone.
+var inWords = toSet(`in across throughout near`)
+
+// notRoles are modifiers, ordinals and directions that do not stand as a
+// role's head.
+var notRoles = toSet(`other another same such own first second third fourth fifth sixth seventh eighth ninth tenth last next
+previous current former latter modern ancient entire north south east west northern southern eastern western central
+one two three four five six seven eight nine ten`)
+
+// roleHead: a word that can be the head of a role: not a modifier, an
+// ordinal, a superlative, a "two-time" or a plural (unless an
+// organisation's: "champions", "visitors").
+func roleHead(w string) bool {
+	if orgRoles[w] || personRoles[w] || titleWords[w] && w != "former" {
+		return true
+	}
+	if notRoles[w] || strings.HasSuffix(w, "-time") || strings.HasSuffix(w, "-ever") || len(w) > 5 && strings.HasSuffix(w, "est") {
+		return false
+	}
+	return !(strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"))
+}
+
+// personRoles are nouns for people that no suffix rule finds.
+var personRoles = toSet(`boss chief head star champion captain coach rookie veteran legend icon ace international teammate qb
+rival host guard forward back full-back winger keeper goalkeeper midfielder striker defender pitcher outfielder
+spokesperson spokeswoman spokesman minister president premier chairman chairwoman chair secretary mayor governor senator
+judge officer chief boss founder ceo cfo coo head leader mother father wife husband son daughter brother sister
+prince princess king queen duke duchess lord lady actor actress singer star player athlete runner skater swimmer`)
+
+// agentSuffixes end nouns for people ("manager", "editor", "economist",
+// "politician", "assistant", "president", "chairman").
+var agentSuffixes = []string{"er", "or", "ist", "ian", "ant", "ent", "man", "woman", "eer"}
+
+// personNoun: a noun that names a person by what they are or do.
+func personNoun(w string, lx *lexicon) bool {
+	if personRoles[w] || titleWords[w] || strings.HasSuffix(w, "-year-old") {
+		return true
+	}
+	if lx.verb[w] || roleStop[w] || strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+		return false
+	}
+	for _, suf := range agentSuffixes {
+		if strings.HasSuffix(w, suf) && len(w) > len(suf)+2 {
+			return true
+		}
+	}
+	return false
+}
+
+// roleNoun: a word the text shows to be a noun that can stand as a role
+// before or after a name: a person's noun, an organisation's head, or a
+// word the text writes after a determiner and never as a verb.
+func roleNoun(w string, lx *lexicon) bool {
+	if isDigitWord(w) || strings.HasSuffix(w, "ly") || strings.HasSuffix(w, "ing") {
+		return false
+	}
+	if personNoun(w, lx) || orgRoles[w] {
+		return true
+	}
+	return lx.noun[w] && !lx.verb[w] && !strings.HasSuffix(w, "ed")
+}
+
+// verbLike: the word after a description is its verb.
+func verbLike(w string, lx *lexicon) bool {
+	if lx.verb[w] || descVerbs[w] {
+		return true
+	}
+	return strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "s") && !lx.noun[w]
+}
+
+var descVerbs = toSet(`is was are were has have had said says will would could can should may might must`)
+
+func isYear(w string) bool {
+	return len(w) == 4 && isDigitWord(w) && strings.Trim(w, "0123456789") == ""
+}
+
+// distinctAliases returns an entity's aliases without repeats (case
+// folded) and without its own name.
+func distinctAliases(e *Entity) []string {
+	seen := map[string]bool{normName(e.Name): true}
+	var out []string
+	for _, a := range e.Aliases {
+		if n := normName(a); !seen[n] {
+			seen[n] = true
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func (g *Graph) merge(into, from *Entity) {
@@ -539,6 +854,8 @@ func (g *Graph) classify(s *sentence) {
 		ws := strings.Fields(strings.ToLower(e.Name))
 		last := ws[len(ws)-1]
 		switch {
+		case titled(e.Name):
+			e.Kind = KindPerson
 		case eventWords[last]:
 			e.Kind = KindEvent
 		case isAllCaps(e.Name) && len(ws) == 1:

@@ -1,6 +1,10 @@
 package discussion
 
-import "strings"
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
 
 // A group reference names several background entities at once: "the two
 // teams", "both sides", "these two players", "these three companies". It
@@ -65,6 +69,7 @@ func fitsGroup(e *Entity, k groupKind) bool {
 type nameList struct {
 	es      []*Entity
 	contest bool
+	para    int // the paragraph_index that names it
 }
 
 var contestWords = toSet(`vs vs. v v. versus against beat beats beating defeated defeat defeating edged thrashed over lost lose losing
@@ -80,6 +85,15 @@ var sideWords = toSet(`men women 's ' team side squad club national`)
 // name's own "the". A person whose gender the text does not show may be
 // a team ("Paris Saint-Germain") where a contest joins the names.
 func (r *Resolver) lists(k groupKind) []nameList {
+	if r.scope != nil {
+		in := map[int]bool{}
+		for p := range r.scope {
+			in[p] = true
+		}
+		if l := r.listsIn(k, in); len(l) > 0 {
+			return l
+		}
+	}
 	if r.focus != nil {
 		if l := r.listsIn(k, r.focus); len(l) > 0 {
 			return l
@@ -100,6 +114,7 @@ func (r *Resolver) listsIn(k groupKind, in map[int]bool) []nameList {
 			gapOK, contest, weak := false, false, false
 			flush := func() {
 				if len(cur.es) >= 2 && (!weak || cur.contest) {
+					cur.para = p.Index
 					out = append(out, cur)
 				}
 				cur, weak = nameList{}, false
@@ -167,17 +182,108 @@ func (r *Resolver) group(k groupKind, n int) []*Entity {
 	return found
 }
 
-// pair is the story's contest: the first pair of teams the supporting
-// paragraphs name together, else of people a contest word joins.
+// pair is the story's contest: a pair of teams named together ("X and
+// Y", "X beat Y"), else of people a contest word joins, else two teams a
+// sentence names with a contest word between them ("Detroit to a 3-1 win
+// over the Houston Astros") — looked for in the turn's scope, then the
+// supporting paragraphs, then the whole background; among several, the
+// one with the side the discussion named last, else the one of the
+// paragraph the turn is most about.
 func (r *Resolver) pair() []*Entity {
-	for _, k := range []groupKind{groupTeams, groupPeople} {
-		for _, l := range r.lists(k) {
-			if len(l.es) == 2 && (k == groupTeams || l.contest) {
-				return l.es
+	var areas []map[int]bool
+	if r.scope != nil {
+		in := map[int]bool{}
+		for p := range r.scope {
+			in[p] = true
+		}
+		areas = append(areas, in)
+	}
+	if r.focus != nil {
+		areas = append(areas, r.focus)
+	}
+	areas = append(areas, nil)
+	var byArea [][]nameList
+	for _, in := range areas {
+		var pairs []nameList
+		for _, k := range []groupKind{groupTeams, groupPeople} {
+			for _, l := range r.listsIn(k, in) {
+				if len(l.es) == 2 && (k == groupTeams || l.contest) {
+					pairs = append(pairs, l)
+				}
+			}
+		}
+		if len(pairs) == 0 {
+			pairs = r.contestIn(in)
+		}
+		byArea = append(byArea, pairs)
+	}
+	// the contest of the side the discussion named last (in this turn or
+	// the one before), else the one of the paragraph the turn is most
+	// about, else the first
+	for k := len(r.history) - 1; k >= 0 && r.history[k].turn >= r.turn-1; k-- {
+		for _, pairs := range byArea {
+			for _, l := range pairs {
+				if containsEntity(l.es, r.history[k].e) {
+					return l.es
+				}
 			}
 		}
 	}
+	for _, pairs := range byArea {
+		if len(pairs) == 0 {
+			continue
+		}
+		best := pairs[0]
+		for _, l := range pairs[1:] {
+			if r.scope[l.para] > r.scope[best.para] {
+				best = l
+			}
+		}
+		return best.es
+	}
 	return nil
+}
+
+// contestGap is the most words between two teams that a contest word
+// joins in one sentence ("Detroit to a 3-1 win over the Houston Astros").
+const contestGap = 10
+
+// contestIn finds the pairs of teams of the paragraphs in (every
+// paragraph when nil) that one sentence names with a contest word between
+// them and no other name.
+func (r *Resolver) contestIn(in map[int]bool) []nameList {
+	var out []nameList
+	for _, p := range r.g.paras {
+		if in != nil && !in[p.Index] {
+			continue
+		}
+		for _, s := range SplitSentences(p.Text) {
+			ts := tokenize(s)
+			var prev *Entity
+			prevEnd, contest := 0, false
+			for i := 0; i < len(ts); {
+				e, n := r.g.match(ts, i)
+				if e == nil {
+					if contestWords[strings.ToLower(ts[i].Text)] {
+						contest = true
+					}
+					i++
+					continue
+				}
+				if !fitsGroup(e, groupTeams) {
+					prev = nil
+				} else {
+					if prev != nil && prev != e && contest && i-prevEnd <= contestGap {
+						out = append(out, nameList{es: []*Entity{prev, e}, contest: true, para: p.Index})
+					}
+					prev = e
+				}
+				prevEnd, contest = i+n, false
+				i += n
+			}
+		}
+	}
+	return out
 }
 
 func sameSet(a, b []*Entity) bool {
@@ -257,7 +363,12 @@ func (r *Resolver) resolveGroup(out []token, i, turn int, participant string) ([
 		if g == nil && n == 2 && k == groupTeams {
 			g = r.pair()
 		}
+		if g == nil && k == groupOrgs {
+			g = r.byFigure(render(out), n)
+		}
 		if g == nil {
+			// a later "they" means this group, which is unknown
+			r.lastGroup = nil
 			res.Reasons = "no list of that size"
 			r.Resolutions = append(r.Resolutions, res)
 			return nil, 0
@@ -272,6 +383,8 @@ func (r *Resolver) resolveGroup(out []token, i, turn int, participant string) ([
 		for _, e := range g {
 			r.history = append(r.history, historyItem{e, turn, participant})
 		}
+		r.lastGroup = &groupUse{members: g, hist: len(r.history), turn: turn}
+		r.slots = append(r.slots, groupSlot{pos: i, named: true})
 		return g, span
 	}
 	if i+1 >= len(out) {
@@ -343,4 +456,242 @@ func (r *Resolver) resolveGroup(out []token, i, turn int, participant string) ([
 		return []*Entity{other}, 2
 	}
 	return nil, 0
+}
+
+// A group the discussion named ("these two players") is what a later
+// "they" or "their" denotes while no organisation has been named since,
+// within the turn or the next one. A statement about a group is an
+// opinion about each member, so it is written once per member (the gold
+// opinions of KGDS do the same: "these two players performed well" →
+// one statement per player).
+
+// groupUse is the last group reference resolved.
+type groupUse struct {
+	members []*Entity
+	hist    int // length of the history after it
+	turn    int
+}
+
+// groupSlot is a token of the current statement that denotes the last
+// group: the group phrase itself (named) or a plural pronoun bound to it.
+type groupSlot struct {
+	pos        int
+	named      bool
+	possessive bool
+	object     bool
+}
+
+// bindGroup reports whether a plural pronoun denotes the last group.
+func (r *Resolver) bindGroup(turn int) bool {
+	g := r.lastGroup
+	if g == nil || turn-g.turn > 1 {
+		return false
+	}
+	for _, h := range r.history[g.hist:] {
+		if h.e.Kind == KindOrganisation && !containsEntity(g.members, h.e) {
+			return false
+		}
+	}
+	return true
+}
+
+// singularAux is the singular of a plural verb form after a subject.
+var singularAux = map[string]string{
+	"are": "is", "were": "was", "have": "has", "do": "does", "don't": "doesn't",
+	"aren't": "isn't", "weren't": "wasn't", "haven't": "hasn't", "they're": "is",
+}
+
+// perMember writes a statement whose tokens denote the last group once
+// per member: the first slot gets the member's name, later ones a
+// pronoun of its gender and number; a plural verb after a singular
+// member becomes singular, and "both" or "all" after it is dropped.
+func (r *Resolver) perMember(out []token) [][]token {
+	if len(r.slots) == 0 || r.lastGroup == nil {
+		return [][]token{out}
+	}
+	var res [][]token
+	for _, e := range r.lastGroup.members {
+		c := make([]token, len(out))
+		copy(c, out)
+		singular := !e.Plural
+		for k, sl := range r.slots {
+			var w string
+			switch {
+			case k == 0 && sl.possessive:
+				w = possessive(r.surface(e, false))
+			case k == 0:
+				w = r.surface(e, false)
+			default:
+				w = memberPronoun(e, sl.possessive, sl.object)
+			}
+			c[sl.pos].Text = w
+			c[sl.pos].Name = k == 0
+			if sl.possessive || sl.object || !singular {
+				continue
+			}
+			n := sl.pos + 1
+			for n < len(c) && c[n].Text == "" {
+				n++
+			}
+			if n < len(c) {
+				lw := strings.ToLower(c[n].Text)
+				if lw == "both" || lw == "all" {
+					c[n].Text = ""
+				} else if v, ok := singularAux[lw]; ok {
+					c[n].Text = v
+				} else if !sl.named && presentVerb(lw) {
+					c[n].Text = thirdPerson(c[n].Text)
+				}
+			}
+		}
+		res = append(res, c)
+	}
+	return res
+}
+
+// modals and adverbs after a subject that are not a present-tense verb.
+var notPresent = toSet(`will would can could should may might must shall had did also still just really only never always
+often even already then now truly clearly simply`)
+
+// presentVerb: the word after a subject pronoun is a present-tense verb
+// in the plural ("they deserve"), not a past, a modal or an adverb.
+func presentVerb(w string) bool {
+	return isLowerWord(w) && !notPresent[w] && !roleStop[w] && !strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "s") &&
+		!strings.HasSuffix(w, "ly") && !strings.Contains(w, "'")
+}
+
+// memberPronoun is the pronoun for one member of a group.
+func memberPronoun(e *Entity, possessive, object bool) string {
+	switch {
+	case e.Plural:
+		if possessive {
+			return "their"
+		}
+		if object {
+			return "them"
+		}
+		return "they"
+	case e.Kind == KindPerson && e.Gender == Male:
+		if possessive {
+			return "his"
+		}
+		if object {
+			return "him"
+		}
+		return "he"
+	case e.Kind == KindPerson && e.Gender == Female:
+		if possessive || object {
+			return "her"
+		}
+		return "she"
+	case e.Kind == KindPerson:
+		if possessive {
+			return "their"
+		}
+		if object {
+			return "them"
+		}
+		return "they"
+	}
+	if possessive {
+		return "its"
+	}
+	return "it"
+}
+
+// Companies reported one per paragraph ("X, listed on …, reported a
+// revenue of $… and a net income of $…, with a market capitalization of
+// $…") are told apart by a statement's criterion: "these three companies
+// … their profit margins exceed 9%" denotes the companies whose net income
+// over revenue exceeds 9%, "… price-to-sales ratios below 0.5" those whose
+// market capitalisation over revenue is below 0.5. The group resolves
+// only when exactly as many companies meet the criterion as the
+// reference counts.
+
+var (
+	figureRE = regexp.MustCompile(`(?i)(revenue|net income|market cap(?:italization|italisation)?)\b[^$]{0,40}?\$\s?([\d.,]+)\s*(trillion|billion|million)`)
+	// criterionRE: a ratio, then a comparison and a threshold
+	criterionRE = regexp.MustCompile(`(?i)(profit margins?|price[- ]to[- ]sales(?: ratios?)?)\b[^.;]{0,60}?\b(exceeds?|exceeding|above|over|higher than|more than|greater than|below|under|less than|lower than)\s+(\d+(?:\.\d+)?)\s*(%)?`)
+)
+
+var scale = map[string]float64{"trillion": 1e12, "billion": 1e9, "million": 1e6}
+
+// figures reads a paragraph's revenue, net income and market
+// capitalisation, in dollars; absent figures are missing from the map.
+func figures(text string) map[string]float64 {
+	out := map[string]float64{}
+	for _, m := range figureRE.FindAllStringSubmatch(text, -1) {
+		v, err := strconv.ParseFloat(strings.ReplaceAll(m[2], ",", ""), 64)
+		if err != nil {
+			continue
+		}
+		key := strings.ToLower(m[1])
+		if strings.HasPrefix(key, "market") {
+			key = "cap"
+		}
+		if _, ok := out[key]; !ok {
+			out[key] = v * scale[strings.ToLower(m[3])]
+		}
+	}
+	return out
+}
+
+// byFigure returns the n organisations, one per paragraph (the first a
+// paragraph names), whose figures meet the statement's criterion, or nil
+// when the statement states none or the count differs.
+func (r *Resolver) byFigure(statement string, n int) []*Entity {
+	c := criterionRE.FindStringSubmatch(statement)
+	if c == nil {
+		return nil
+	}
+	limit, err := strconv.ParseFloat(c[3], 64)
+	if err != nil {
+		return nil
+	}
+	margin := strings.HasPrefix(strings.ToLower(c[1]), "profit")
+	above := true
+	switch strings.ToLower(c[2]) {
+	case "below", "under", "less than", "lower than":
+		above = false
+	}
+	var out []*Entity
+	for _, p := range r.g.paras {
+		f := figures(p.Text)
+		rev, ok := f["revenue"]
+		if !ok || rev == 0 {
+			continue
+		}
+		var v float64
+		if margin {
+			inc, ok := f["net income"]
+			if !ok {
+				continue
+			}
+			v = 100 * inc / rev
+		} else {
+			cp, ok := f["cap"]
+			if !ok {
+				continue
+			}
+			v = cp / rev
+		}
+		if above && v <= limit || !above && v >= limit {
+			continue
+		}
+		var e *Entity
+		for _, x := range r.g.EntitiesIn(p.Text) {
+			if fitsGroup(x, groupOrgs) {
+				e = x
+				break
+			}
+		}
+		if e == nil || containsEntity(out, e) {
+			continue
+		}
+		out = append(out, e)
+	}
+	if len(out) != n {
+		return nil
+	}
+	return out
 }

@@ -102,14 +102,15 @@ and but or nor so yet for because although though while whereas if when whenever
 however meanwhile then also still even just only indeed moreover suddenly instead despite yesterday today tomorrow
 in on at to from by with without into over under about against between during of off up down out
 there here where what which who whom whose why how not no yes all both each every some any many most much more
-another other such one two three four five six seven eight nine ten first second third last next new former
+another other such one two three four five six seven eight nine ten first second third last next former
 monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
 september october november december mr mrs ms dr sir prof president coach manager rookie veteran captain
-according speaking asked having being given with under our let is was are were`)
+according speaking asked having being given with under our let is was are were i'm i've i'd i'll perhaps maybe unlike
+like later earlier recently currently`)
 
 // titleWords before a name are roles of the person, not part of the name.
 var titleWords = toSet(`former rookie veteran president coach manager captain prime minister chancellor senator governor
-king queen prince princess general chairman chief director boss judge sir mr mrs ms dr prof`)
+king queen prince princess general chairman chief director boss judge sir mr mrs ms dr prof ceo cfo coo`)
 
 func toSet(s string) map[string]bool {
 	m := map[string]bool{}
@@ -128,23 +129,122 @@ type mention struct {
 	Initial bool
 }
 
+// lexicon is what the discussion's own text says about its words: which
+// it writes in lower case (common words), which it capitalises inside a
+// sentence (names), which follow a determiner or a possessive (nouns) and
+// which follow a subject pronoun, "to" or an auxiliary (verbs).
+type lexicon struct {
+	lower, capMid, noun, verb map[string]bool
+	// seqMid: capitalised sequences the text writes inside a sentence.
+	seqMid map[string]bool
+}
+
+// determinersPoss open a noun phrase: after them a word is used as a noun.
+var determinersPoss = toSet(`the a an his her its their our your my this that these those 's`)
+
+// verbOpeners: after them a lower-case word is a verb.
+var verbOpeners = toSet(`he she they it we i who to will would could can should may might must did does do didn't doesn't
+won't can't has have had`)
+
+func newLexicon() *lexicon {
+	return &lexicon{lower: map[string]bool{}, capMid: map[string]bool{}, noun: map[string]bool{}, verb: map[string]bool{},
+		seqMid: map[string]bool{}}
+}
+
+// add records a sentence's (or a turn's) words.
+func (lx *lexicon) add(ts []token) {
+	for k, t := range ts {
+		initial := k == 0 || sentenceOpener(ts[k-1].Text)
+		switch {
+		case isLowerWord(t.Text):
+			if k > 0 {
+				lx.lower[t.Text] = true
+				prev := strings.ToLower(ts[k-1].Text)
+				// "'s" is a possessive after a name, a verb after "he", "it"
+				possessive := prev == "'s" && k > 1 && isCapitalised(ts[k-2].Text) && !notNames[strings.ToLower(ts[k-2].Text)]
+				if determinersPoss[prev] && (prev != "'s" || possessive) {
+					lx.noun[t.Text] = true
+				}
+				if verbOpeners[prev] {
+					lx.verb[t.Text] = true
+				}
+			}
+		case isCapitalised(t.Text) && !initial:
+			lx.capMid[t.Text] = true
+			if k > 0 && isCapitalised(ts[k-1].Text) {
+				continue
+			}
+			j := k
+			for j < len(ts) && isCapitalised(ts[j].Text) && isWord(ts[j].Text) {
+				j++
+			}
+			if j-k > 1 {
+				lx.seqMid[joinTokens(ts[k:j])] = true
+			}
+		}
+	}
+}
+
+func joinTokens(ts []token) string {
+	ws := make([]string, len(ts))
+	for i, t := range ts {
+		ws[i] = t.Text
+	}
+	return strings.Join(ws, " ")
+}
+
+// sentenceOpener: after these a capital proves nothing.
+func sentenceOpener(t string) bool {
+	switch t {
+	case "\"", "“", ":", "(", "–", "—", "‘":
+		return true
+	}
+	return false
+}
+
+// commonSuffixes end common nouns and adverbs, rarely names.
+var commonSuffixes = []string{"tion", "sion", "ment", "ness", "ity", "ism", "ance", "ence", "ship", "ly", "where", "wise", "ings"}
+
+// common reports whether a capitalised word that opens a sentence is a
+// common word: the text writes it (or its singular or plural) in lower
+// case, or it has a common noun's or adverb's ending and the text never
+// capitalises it inside a sentence.
+func (lx *lexicon) common(w string) bool {
+	lw := strings.ToLower(w)
+	if lx.lower[lw] || lx.lower[lw+"s"] || lx.lower[lw+"es"] ||
+		strings.HasSuffix(lw, "s") && lx.lower[lw[:len(lw)-1]] ||
+		strings.HasSuffix(lw, "es") && lx.lower[lw[:len(lw)-2]] {
+		return true
+	}
+	if lx.capMid[w] || isAllCaps(w) {
+		return false
+	}
+	for _, suf := range commonSuffixes {
+		if strings.HasSuffix(lw, suf) && len(lw) > len(suf)+2 {
+			return true
+		}
+	}
+	return false
+}
+
 // findNames returns the capitalised sequences of a sentence's tokens, with
 // inner connectors, without leading function words, titles, days and
-// months. lowerSeen says which words the text also writes in lower case:
-// a sentence-initial word that occurs in lower case elsewhere is a common
-// word, not a name.
-func findNames(ts []token, lowerSeen map[string]bool) []mention {
+// months. A word that opens the sentence (or a quote, or follows a colon)
+// is dropped when the text shows it is a common word (lexicon.common). A
+// title stays part of the name when the name ends in an organisation word
+// ("General Motors").
+func findNames(ts []token, lx *lexicon) []mention {
 	var out []mention
 	i := 0
 	for i < len(ts) {
-		if !isCapitalised(ts[i].Text) || !isWord(ts[i].Text) {
+		if !isCapitalised(ts[i].Text) || !isWord(ts[i].Text) || compoundAdjective(ts[i].Text) {
 			i++
 			continue
 		}
 		j := i
 		for j < len(ts) {
 			w := ts[j].Text
-			if isCapitalised(w) && isWord(w) {
+			if isCapitalised(w) && isWord(w) && !compoundAdjective(w) {
 				j++
 				continue
 			}
@@ -154,11 +254,16 @@ func findNames(ts []token, lowerSeen map[string]bool) []mention {
 			}
 			break
 		}
+		orgName := orgWords[strings.ToLower(ts[j-1].Text)] && !isAllCaps(ts[j-1].Text)
 		start := i
 		for start < j {
 			lw := strings.ToLower(ts[start].Text)
-			initial := start == 0 || ts[start-1].Text == "\"" || ts[start-1].Text == "“"
-			if (notNames[lw] && !isAllCaps(ts[start].Text)) || titleWords[lw] || (initial && lowerSeen[lw]) {
+			initial := start == 0 || sentenceOpener(ts[start-1].Text)
+			// a sequence the text also writes inside a sentence, or one
+			// that ends in an organisation word, keeps its first word
+			whole := j-start > 1 && (orgName || lx.seqMid[joinTokens(ts[start:j])])
+			if (notNames[lw] && !isAllCaps(ts[start].Text)) || titleWords[lw] && !(orgName && j-start > 1) && !(start+1 < j && ts[start+1].Text == "of") || (initial && !whole && lx.common(ts[start].Text)) ||
+				initial && personRoles[lw] && j-start > 2 {
 				start++
 				continue
 			}
@@ -168,22 +273,49 @@ func findNames(ts []token, lowerSeen map[string]bool) []mention {
 		for end > start && (nameConnectors[ts[end-1].Text] || notNames[strings.ToLower(ts[end-1].Text)] && !isAllCaps(ts[end-1].Text)) {
 			end--
 		}
-		if end > start {
-			var ws []string
-			for k := start; k < end; k++ {
-				ws = append(ws, ts[k].Text)
-			}
-			name := strings.Join(ws, " ")
-			if !(end-start == 1 && isDemonym(name) && end < len(ts) && isLowerWord(ts[end].Text)) {
-				out = append(out, mention{Name: name, Start: start, End: end, Initial: start == 0})
+		// a role inside the sequence ("Raiders QB Gardner Minshew") parts
+		// the holder from the person
+		for k := start + 1; k < end-2; k++ {
+			if lk := strings.ToLower(ts[k].Text); (titleWords[lk] || personRoles[lk]) && !nameConnectors[ts[k+1].Text] {
+				out = appendName(out, ts, start, k)
+				start = k + 1
+				break
 			}
 		}
+		if end > start && personRoles[strings.ToLower(ts[end-1].Text)] && isAllCaps(ts[end-1].Text) {
+			end--
+		}
+		out = appendName(out, ts, start, end)
 		i = j
 		if i == start {
 			i++
 		}
 	}
 	return out
+}
+
+// compoundAdjective: a capitalised compound whose last part is a lower-case
+// participle ("Oscar-winning", "US-based") describes, it does not name.
+func compoundAdjective(w string) bool {
+	k := strings.LastIndexByte(w, '-')
+	if k < 0 || k == len(w)-1 {
+		return false
+	}
+	last := w[k+1:]
+	return isLowerWord(last) && (strings.HasSuffix(last, "ing") || strings.HasSuffix(last, "ed") || last == "born" || last == "based")
+}
+
+// appendName adds the mention ts[start:end], unless it is empty or a
+// single demonym before a noun ("the Romanian star").
+func appendName(out []mention, ts []token, start, end int) []mention {
+	if end <= start {
+		return out
+	}
+	name := joinTokens(ts[start:end])
+	if end-start == 1 && isDemonym(name) && end < len(ts) && isLowerWord(ts[end].Text) {
+		return out
+	}
+	return append(out, mention{Name: name, Start: start, End: end, Initial: start == 0 || sentenceOpener(ts[start-1].Text)})
 }
 
 func isLowerWord(w string) bool {

@@ -53,17 +53,21 @@ type opinion struct {
 // order, references resolved by r (which keeps the discussion's history).
 func Opinions(d schemas.Discussion, g *Graph, r *Resolver) []opinion {
 	var out []opinion
+	if r.scopes == nil {
+		r.ScopeTurns(d.Turns)
+	}
 	for ti, t := range d.Turns {
 		for _, st := range AtomicStatements(t.Utterance) {
-			ts := r.Resolve(tokenize(st), ti, t.Participant)
-			text := opinionText(t.Participant, ts, g)
-			ents := []string{}
-			for _, e := range g.EntitiesIn(text) {
-				ents = append(ents, e.Name)
+			for _, ts := range r.ResolveStatements(tokenize(st), ti, t.Participant) {
+				text := opinionText(t.Participant, ts, g)
+				ents := []string{}
+				for _, e := range g.EntitiesIn(text) {
+					ents = append(ents, e.Name)
+				}
+				out = append(out, opinion{t.Participant, schemas.OpinionSentence{
+					Text: text, Entities: ents, Citations: []schemas.TurnCitation{{Turn: ti}},
+				}})
 			}
-			out = append(out, opinion{t.Participant, schemas.OpinionSentence{
-				Text: text, Entities: ents, Citations: []schemas.TurnCitation{{Turn: ti}},
-			}})
 		}
 	}
 	return out

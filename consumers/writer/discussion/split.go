@@ -114,13 +114,34 @@ var markerRE = func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^(?:` + strings.Join(alts, "|") + `)(?:\s*[,;:!.]+\s*|\s+)`)
 }()
 
+// objectFollows: an agreement marker followed by its object ("I agree
+// with your first point") is the statement itself, not a marker.
+func objectFollows(marker, rest string) bool {
+	m := strings.ToLower(strings.TrimSpace(marker))
+	if !strings.HasPrefix(m, "i ") && !strings.HasPrefix(m, "agreed") {
+		return false
+	}
+	r := strings.ToLower(rest)
+	return strings.HasPrefix(r, "with ") || strings.HasPrefix(r, "that ") && !strings.ContainsAny(marker, ",;:")
+}
+
+// innerHedge is a hedge after a fronted phrase ("Although his prime has
+// passed, I still believe he …") or after "that" ("it's worth noting that
+// I think they …"): dropped, the comma or "that" kept.
+var innerHedge = regexp.MustCompile(`(?i)(?:,|\bthat)\s+i\s+(?:also\s+|still\s+|really\s+|do\s+|personally\s+|actually\s+|just\s+)?(?:think|believe|feel|guess|suppose|reckon)\b(?:\s+that\b)?\s*`)
+
 // stripFraming drops leading discourse markers and hedges, as often as they
-// stack ("No, I think that …").
+// stack ("No, I think that …"), and hedges after a fronted phrase.
 func stripFraming(s string) string {
-	s = strings.TrimSpace(s)
+	s = innerHedge.ReplaceAllStringFunc(strings.TrimSpace(s), func(m string) string {
+		if m[0] == ',' {
+			return ", "
+		}
+		return m[:4] + " "
+	})
 	for {
 		t := s
-		if m := markerRE.FindString(t); m != "" && len(m) < len(t) {
+		if m := markerRE.FindString(t); m != "" && len(m) < len(t) && !objectFollows(m, t[len(m):]) {
 			// a marker that is the clause's own subject or verb is kept:
 			// "So far …" has no comma and is caught only with one.
 			t = t[len(m):]

@@ -31,6 +31,10 @@ func TestAtomicStatements(t *testing.T) {
 		{"I believe the coach's guidance and the defence were more important.", []string{"the coach's guidance and the defence were more important"}},
 		{"Indeed. The club was right; the league was wrong.", []string{"The club was right", "the league was wrong"}},
 		{"She is stronger because she has won twice.", []string{"She is stronger because she has won twice"}},
+		{"Well, I agree with your first point.", []string{"I agree with your first point"}},
+		{"I agree, the fine was fair.", []string{"the fine was fair"}},
+		{"Although his prime has passed, I still believe he can win.", []string{"Although his prime has passed, he can win"}},
+		{"It's worth noting that I think they defend badly.", []string{"It's worth noting that they defend badly"}},
 	} {
 		if got := AtomicStatements(tc.in); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("AtomicStatements(%q) = %q, want %q", tc.in, got, tc.want)
