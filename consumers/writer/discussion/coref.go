@@ -290,6 +290,18 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 					last = j
 				}
 			}
+			if last == 0 {
+				if e, j := r.described(out, i, lw); e != nil {
+					out[i].Text = r.surface(e, false)
+					out[i].Name = true
+					for k := i + 1; k <= j; k++ {
+						out[k].Text = ""
+					}
+					r.history = append(r.history, historyItem{e, turn, participant})
+					i = j
+					continue
+				}
+			}
 			for j := last; j > 0; j = 0 {
 				w := strings.ToLower(out[j].Text)
 				// a role phrase is not an entity its statement already
@@ -323,6 +335,98 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 	}
 	r.completeRoles(out, stmtStart)
 	return out
+}
+
+// eventNouns after a determiner denote the story's event ("this event",
+// "that tournament"): an entity the graph takes for an event.
+var eventNouns = toSet(`event tournament competition championship championships contest cup games`)
+
+// described resolves a definite description that is no role ("this
+// airport", "that event", "the motorway") to the one entity whose name
+// ends in its head noun ("Heathrow Airport"), or, for an event noun, to
+// the one event: looked for in the turn's scope, then the supporting
+// paragraphs, then the whole background; "the" only where the background
+// has exactly one. It returns the entity and the head's token, or nil.
+func (r *Resolver) described(out []token, i int, det string) (*Entity, int) {
+	for j := i + 1; j < len(out) && j <= i+2; j++ {
+		w := strings.ToLower(out[j].Text)
+		if !isLowerWord(out[j].Text) || roleStop[w] {
+			return nil, 0
+		}
+		if j+1 < len(out) && !headEnds(out[j+1].Text) {
+			continue // a modifier: the head comes later
+		}
+		fits := func(e *Entity) bool {
+			// an organisation's name ending in a common noun ("BBC
+			// Sport") does not make it what that noun denotes
+			if e.Kind == KindPerson || e.Kind == KindOrganisation {
+				return false
+			}
+			ws := strings.Fields(strings.ToLower(e.Name))
+			if len(ws) > 1 && (ws[len(ws)-1] == w || ws[len(ws)-1] == w+"s") {
+				return true
+			}
+			return eventNouns[w] && e.Kind == KindEvent
+		}
+		var all, scoped, focused []*Entity
+		for _, e := range r.g.Entities {
+			if !fits(e) {
+				continue
+			}
+			all = append(all, e)
+			if r.scopeOf(e) > 0 {
+				scoped = append(scoped, e)
+			}
+			for _, p := range e.Paragraphs {
+				if r.focus[p] {
+					focused = append(focused, e)
+					break
+				}
+			}
+		}
+		res := Resolution{Turn: r.turn, Phrase: det + " " + w}
+		var e *Entity
+		switch {
+		case det == "the":
+			if len(all) == 1 {
+				e = all[0]
+			}
+		case len(scoped) > 0:
+			if len(scoped) == 1 {
+				e = scoped[0]
+			}
+		case len(focused) > 0:
+			if len(focused) == 1 {
+				e = focused[0]
+			}
+		case len(all) == 1:
+			e = all[0]
+		}
+		if len(all) == 0 {
+			return nil, 0
+		}
+		res.Entity = e
+		if e == nil {
+			res.Reasons = "no single entity of that head"
+		} else {
+			res.Reasons = "the one entity of that head"
+		}
+		r.Resolutions = append(r.Resolutions, res)
+		return e, j
+	}
+	return nil, 0
+}
+
+// headEnds reports whether a word can follow the head noun of a
+// description rather than be a later noun of it: no lower-case word, a
+// function word or auxiliary, or a verb in the past or the third person
+// ("this airport handled …", "that event is …"; not "the airport staff").
+func headEnds(w string) bool {
+	lw := strings.ToLower(w)
+	if !isLowerWord(w) || roleStop[lw] || nonHeadFollowers[lw] || auxiliaries[lw] {
+		return true
+	}
+	return strings.HasSuffix(lw, "ed") || strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss")
 }
 
 // holder is how the organisation in which e holds a role is written

@@ -185,3 +185,42 @@ func TestThisArea(t *testing.T) {
 		}
 	}
 }
+
+// A definite description that is no role ("this airport", "that
+// event") denotes the one entity whose name ends in its head noun, or
+// the one event; with two candidates, or an organisation whose name only
+// ends in the noun, it stays as written.
+func TestDescribed(t *testing.T) {
+	bg := func(texts ...string) schemas.Discussion {
+		d := schemas.Discussion{ID: "d"}
+		for i, x := range texts {
+			d.Background = append(d.Background, schemas.Paragraph{Index: i + 1, Text: x})
+		}
+		return d
+	}
+	for _, tc := range []struct {
+		name string
+		d    schemas.Discussion
+		turn string
+		want string
+	}{
+		{"head noun", bg("Flights resumed at Kestrel Airport on Monday after a power cut hit the region.",
+			"Engineers worked through the night to restore the supply."),
+			"I think this airport handled the outage badly.", "Person1 thinks that Kestrel Airport handled the outage badly."},
+		{"two candidates", bg("Flights resumed at Kestrel Airport and at Lowmoor Airport on Monday.",
+			"Engineers worked through the night."),
+			"I think this airport handled the outage badly.", "Person1 thinks that this airport handled the outage badly."},
+		{"organisation name", bg("Jon Ekholm told Northwind Sport that he would retire after the season.",
+			"He played for twelve years."),
+			"I think this sport needs players like him.", "Person1 thinks that this sport needs players like Jon Ekholm."},
+		{"modifier before the head", bg("Flights resumed at Kestrel Airport on Monday.", "Engineers worked through the night."),
+			"I think that the busy airport staff did well.", "Person1 thinks that the busy airport staff did well."},
+	} {
+		d := tc.d
+		d.Turns = []schemas.Turn{{Participant: "Person1", Utterance: tc.turn}}
+		got := opinionTexts(d)
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -33,7 +33,10 @@
 // "the X" heading a phrase, the role nouns attached to it, a name before a
 // role and another name (the holder's organisation), the kind of the names
 // it is joined with by "and" or "vs", "in X" for a place, and organisation,
-// event and place words in the name.
+// event and place words in the name (BuildGraph's comment lists the
+// evidence in full: possessives before fans or scores, plural verbs,
+// lists joined by "beat" or "against", company suffixes, possessives inside
+// institution names, a lone surname that speaks).
 //
 // # Statements (SplitSentences, AtomicStatements)
 //

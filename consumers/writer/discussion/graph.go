@@ -73,7 +73,10 @@ type evidence struct {
 	// holder: written before a role noun and another name ("FIFA
 	// president Gianni Infantino"); place: written after "in".
 	holder, place int
-	partners      []*Entity // entities joined to it by "and", "vs"
+	// speech: a speech verb follows it ("Quint said"); at: written after
+	// "at" (a place, a club, a company: not a person).
+	speech, at int
+	partners   []*Entity // entities joined to it by "and", "vs"
 }
 
 // Graph is a discussion's small knowledge graph of its background: the
@@ -162,7 +165,7 @@ post journal sport sports soccer football team foundation institute authority of
 airlines motors organisation organization fund trust media records studios press cnn bbc fifa uefa nba nfl wnba
 inc corp co ltd llc plc sa se ag nv gmbh holdings holding mining energy technologies industries systems pharmaceuticals
 petroleum airways resources partners brands semiconductor insurance
-ioc itf itia wada usada cas nhl mlb`)
+ioc itf itia wada usada cas nhl mlb co. ltd. inc. corp. plc. llc.`)
 	eventWords = toSet(`open cup championship championships games olympics final finals series prix derby tournament
 masters world war election summit conference festival awards trophy`)
 	placeWords = toSet(`stadium arena park street river island county state province city square airport road drive lane avenue
@@ -194,9 +197,15 @@ type sentence struct {
 // before a name ("coach Sandy Brondello") and appositions after it, with
 // the organisation a role is held in (RoleOf), descriptions that open a
 // sentence ("The Spaniard …") tied to the previous sentence's subject.
-// Gender, number and kind are decided from the evidence of every mention:
-// the pronouns that follow a name, "the" before it, the role nouns tied to
-// it, the names it is listed with, "in" before it.
+// A name joined to another by one "of" or "for" is two names where the
+// left does not head such names and the right stands alone elsewhere or
+// the left has a full name's shape; a name that opens a longer one but is
+// used alone as a place is its own entity. Gender, number and kind are
+// decided from the evidence of every mention: the pronouns that follow a
+// name, "the" before it, the role nouns tied to it, the names it is listed
+// with ("and", "vs", "beat", "A, B and C"), "in" or "at" before it, a
+// plural verb, an organisation's possessions ("X's fans") or a score after
+// its possessive, a role noun after it ("X QB"), a speech verb after it.
 func BuildGraph(d schemas.Discussion) *Graph {
 	lx := newLexicon()
 	var sents []*sentence
@@ -212,11 +221,22 @@ func BuildGraph(d schemas.Discussion) *Graph {
 			lx.add(tokenize(s))
 		}
 	}
-	count := map[string]int{}
+	alone := map[string]bool{}
 	for _, s := range sents {
 		s.names = findNames(s.tokens, lx)
 		for _, m := range s.names {
+			alone[normName(m.Name)] = true
+		}
+	}
+	count := map[string]int{}
+	placeLike := map[string]bool{}
+	for _, s := range sents {
+		s.names = splitConnected(s.tokens, s.names, alone)
+		for k, m := range s.names {
 			count[m.Name]++
+			if standsAsPlace(s, k) {
+				placeLike[m.Name] = true
+			}
 		}
 	}
 	// Canonical names: longest first; a shorter name that is the last or
@@ -247,7 +267,16 @@ func BuildGraph(d schemas.Discussion) *Graph {
 		}
 		var owner *Entity
 		for _, e := range g.Entities {
-			if partOf(n, e.Name) && (owner == nil || first[e.Name] < first[owner.Name]) {
+			// a name that opens a longer one but stands alone as a place or
+			// an organisation elsewhere is its own entity ("Vestria" and
+			// "Vestria Holm")
+			if placeLike[n] && !suffixOf(n, e.Name) {
+				continue
+			}
+			// a surname is written alone more often than a given name or
+			// a city: the name it ends wins over the one it opens
+			if partOf(n, e.Name) && (owner == nil || suffixOf(n, e.Name) && !suffixOf(n, owner.Name) ||
+				suffixOf(n, e.Name) == suffixOf(n, owner.Name) && first[e.Name] < first[owner.Name]) {
 				owner = e
 			}
 		}
@@ -292,6 +321,88 @@ func BuildGraph(d schemas.Discussion) *Graph {
 	return g
 }
 
+// splitConnected parts a name joined by one "of" or "for" into two
+// ("Reid for Castelora", "Anna Koval of Vestria") when the left side
+// does not end in a word that heads such names ("Bank of Elmore", "Court
+// of Arbitration", "Gulf of Arland", "Prince of Vestria") and either
+// the right side is a name the text writes alone or the left side has a
+// person's full name's shape before "of".
+func splitConnected(ts []token, ms []mention, alone map[string]bool) []mention {
+	var out []mention
+	for _, m := range ms {
+		c := -1
+		for k := m.Start + 1; k < m.End-1; k++ {
+			if lw := ts[k].Text; nameConnectors[lw] {
+				if c >= 0 || lw != "of" && lw != "for" {
+					c = -2
+					break
+				}
+				c = k
+			}
+		}
+		if c < 0 {
+			out = append(out, m)
+			continue
+		}
+		left, right := ts[m.Start:c], ts[c+1:m.End]
+		head := strings.ToLower(left[len(left)-1].Text)
+		words := make([]string, len(left))
+		for i, t := range left {
+			words[i] = t.Text
+		}
+		personShape := ts[c].Text == "of" && len(left) >= 2 && len(left) <= 3 && allNameWords(words)
+		if ofHead(head) || !alone[normName(joinTokens(right))] && !personShape {
+			out = append(out, m)
+			continue
+		}
+		out = append(out, mention{Name: joinTokens(left), Start: m.Start, End: c, Initial: m.Initial},
+			mention{Name: joinTokens(right), Start: c + 1, End: m.End})
+	}
+	return out
+}
+
+// ofHead: a word that heads a name going on with "of" or "for".
+func ofHead(w string) bool {
+	return orgWords[w] || eventWords[w] || placeWords[w] || institutionHeads[w] || titleWords[w] || personRoles[w] ||
+		ofHeads[w] || orgRoles[w]
+}
+
+var ofHeads = toSet(`society republic kingdom states emirates bureau chamber department ministry house duke duchess earl
+lord bishop archbishop pope gulf bay sea ocean strait isle isles lake cape mount port sisters brothers friends church
+order knights museum school party movement alliance coalition assembly parliament congress senate people republic
+secretary minister director commissioner chancellor mayor dean rector`)
+
+// standsAsPlace: the k-th name of a sentence is used as a place or an
+// organisation: after "in", "from" or "across", in a list "A, B and C"
+// with a comma on each side, or before a role and a person's name
+// ("Vestria foreign minister Vestria Holm").
+func standsAsPlace(s *sentence, k int) bool {
+	ts, m := s.tokens, s.names[k]
+	if m.Start > 0 && (inWords[strings.ToLower(ts[m.Start-1].Text)] || strings.EqualFold(ts[m.Start-1].Text, "from")) {
+		return true
+	}
+	if m.Start > 0 && ts[m.Start-1].Text == "," && m.End < len(ts) && (ts[m.End].Text == "," || ts[m.End].Text == "and") &&
+		k > 0 && s.names[k-1].End == m.Start-1 {
+		return true
+	}
+	for j := m.End; j < len(ts) && j < m.End+3; j++ {
+		w := ts[j].Text
+		if !isLowerWord(w) {
+			return false
+		}
+		if (personRoles[w] || titleWords[w]) && j+1 < len(ts) && isCapitalised(ts[j+1].Text) && !notNames[strings.ToLower(ts[j+1].Text)] {
+			return true
+		}
+	}
+	return false
+}
+
+// suffixOf: short is the last words of long.
+func suffixOf(short, long string) bool {
+	sw, lw := strings.Fields(strings.ToLower(short)), strings.Fields(strings.ToLower(long))
+	return len(sw) < len(lw) && strings.Join(lw[len(lw)-len(sw):], " ") == strings.Join(sw, " ")
+}
+
 // partOf reports whether short is the last words of long (a surname, a
 // team's nickname) or, unless short is an acronym, its first words (a
 // team's city).
@@ -303,7 +414,11 @@ func partOf(short, long string) bool {
 	suffix := strings.Join(lw[len(lw)-len(sw):], " ") == strings.Join(sw, " ")
 	prefix := strings.Join(lw[:len(sw)], " ") == strings.Join(sw, " ")
 	if suffix {
-		return !eventWords[sw[len(sw)-1]] && !orgWords[sw[len(sw)-1]]
+		// what follows "of" in a name is another entity ("Bank of Elmore")
+		if nameConnectors[lw[len(lw)-len(sw)-1]] {
+			return false
+		}
+		return !eventWords[sw[len(sw)-1]] && !orgWords[sw[len(sw)-1]] && !institutionHeads[sw[len(sw)-1]]
 	}
 	return prefix && !isAllCaps(short) && !nameConnectors[lw[len(sw)]]
 }
@@ -353,11 +468,14 @@ func (g *Graph) annotate(sents []*sentence, lx *lexicon) {
 			}
 			g.rolesBefore(s, k, lx)
 			g.apposition(s, k, lx)
+			g.usage(s, k, lx)
 			// names listed together are of one kind
 			if k+1 < len(s.names) && s.ents[k+1] != e {
 				between := s.names[k+1].Start - m.End
-				if between == 1 && listJoiners[strings.ToLower(ts[m.End].Text)] ||
-					between == 2 && ts[m.End].Text == "," && isCapitalised(ts[s.names[k+1].End-1].Text) && k+2 < len(s.names) {
+				// "A, B and C": a comma joins only where the list goes on
+				listGoesOn := k+2 < len(s.names) && s.names[k+2].Start-s.names[k+1].End == 1 &&
+					(ts[s.names[k+1].End].Text == "," || ts[s.names[k+1].End].Text == "and" || ts[s.names[k+1].End].Text == "or")
+				if between == 1 && (listJoiners[strings.ToLower(ts[m.End].Text)] || ts[m.End].Text == "," && listGoesOn) {
 					f := s.ents[k+1]
 					e.ev.partners = append(e.ev.partners, f)
 					f.ev.partners = append(f.ev.partners, e)
@@ -383,11 +501,11 @@ func (g *Graph) annotate(sents []*sentence, lx *lexicon) {
 			for k := len(s.names) - 1; k >= 0; k-- {
 				// people are not written "the X": no he/she for such a mention
 				theBefore := s.names[k].Start > 0 && strings.EqualFold(ts[s.names[k].Start-1].Text, "the") && !titled(s.names[k].Name)
-				if s.names[k].End <= i && (isThey || isIt || s.ents[k].Kind != KindOrganisation && s.ents[k].Kind != KindEvent && !theBefore) {
+				if s.names[k].End <= i && (isThey || isIt || !ungendered(s.ents[k]) && !theBefore) {
 					ante = s.ents[k]
 					if isF || isM {
 						// the subject wins over a later non-person name
-						if subject != nil && subject.Kind != KindOrganisation && s.names[0].End <= i {
+						if subject != nil && !ungendered(subject) && s.names[0].End <= i {
 							ante = subject
 						}
 					}
@@ -466,8 +584,107 @@ func (g *Graph) annotate(sents []*sentence, lx *lexicon) {
 	g.settleRoleOf()
 }
 
-// listJoiners join names of one kind: "X and Y", "X vs Y".
-var listJoiners = toSet(`and or vs vs. v v. versus`)
+// ungendered: the kind its words give an entity takes no he or she.
+func ungendered(e *Entity) bool {
+	return e.Kind == KindOrganisation || e.Kind == KindEvent || e.Kind == KindPlace
+}
+
+// listJoiners join names of one kind: "X and Y", "X vs Y", "X beat Y".
+var listJoiners = toSet(`and or vs vs. v v. versus beat beats defeated against`)
+
+// usage reads what the words around the k-th name of a sentence say of
+// its kind: a possessive before what only an organisation has ("X's
+// fans", "X's players") or before a person's name ("X's Rosa Lind"), a
+// plural verb right after it ("X are two points clear"), a person's role
+// noun right after it ("as X QB", "X centre-back Tom Reid"), a speech
+// verb after it ("X said").
+func (g *Graph) usage(s *sentence, k int, lx *lexicon) {
+	ts, m, e := s.tokens, s.names[k], s.ents[k]
+	if m.End >= len(ts) {
+		return
+	}
+	next := strings.ToLower(ts[m.End].Text)
+	// a lone capitalised plural opening a sentence is likely a common noun
+	if m.Initial && !strings.Contains(m.Name, " ") && strings.HasSuffix(m.Name, "s") {
+		return
+	}
+	listed := m.Start > 0 && (listJoiners[strings.ToLower(ts[m.Start-1].Text)] || ts[m.Start-1].Text == ",")
+	switch {
+	case next == "'s" || next == "'":
+		if m.End+1 >= len(ts) {
+			return
+		}
+		after := strings.ToLower(ts[m.End+1].Text)
+		if orgPossessions[after] || isScore(after) ||
+			m.End+2 < len(ts) && isLowerWord(ts[m.End+1].Text) && isScore(ts[m.End+2].Text) {
+			e.ev.org++
+		}
+		if k+1 < len(s.names) && s.names[k+1].Start == m.End+1 && s.ents[k+1] != e && s.ents[k+1].Kind == KindPerson &&
+			len(strings.Fields(s.names[k+1].Name)) >= 2 {
+			e.ev.holder++
+		}
+	case pluralVerbs[next] && !listed && opensClause(ts, m.Start):
+		e.ev.org++
+		e.ev.they++
+	case speechVerbs[next]:
+		e.ev.speech++
+	case isRoleAfterName(ts[m.End].Text, lx) && (m.End+1 == len(ts) || !isWord(ts[m.End+1].Text) ||
+		k+1 < len(s.names) && s.names[k+1].Start == m.End+1 || afterRole[strings.ToLower(ts[m.End+1].Text)]):
+		e.ev.holder++
+	}
+}
+
+// opensClause: the name at ts[i] opens a sentence or a clause, so a verb
+// after it is its own ("Verano are two points clear", not "the goods
+// shipped across the Strait have been").
+func opensClause(ts []token, i int) bool {
+	if i > 0 && strings.EqualFold(ts[i-1].Text, "the") {
+		i--
+	}
+	return i == 0 || ts[i-1].Text == "," || clauseOpeners[strings.ToLower(ts[i-1].Text)]
+}
+
+var clauseOpeners = toSet(`while but as because when after since though although whereas so`)
+
+// afterRole: prepositions that may follow "X manager" when X holds it.
+var afterRole = toSet(`in at since until from on during last this`)
+
+// isScore: a result such as "3-1".
+func isScore(w string) bool {
+	i := strings.IndexByte(w, '-')
+	return i > 0 && i < len(w)-1 && strings.Trim(w[:i], "0123456789") == "" && strings.Trim(w[i+1:], "0123456789") == ""
+}
+
+// isRoleAfterName: a person's role noun that, written right after a name,
+// says the name is where the role is held ("Hawks QB", "Verano
+// centre-back"): not a word the text uses as a verb, nor one that is as
+// often an adverb.
+func isRoleAfterName(w string, lx *lexicon) bool {
+	lw := strings.ToLower(w)
+	if lx.verb[lw] || ambiguousRoles[lw] {
+		return false
+	}
+	if i := strings.LastIndexByte(lw, '-'); i > 0 && personRoles[lw[i+1:]] && !ambiguousRoles[lw[i+1:]] {
+		return true
+	}
+	return personRoles[lw] && (isLowerWord(w) || isAllCaps(w))
+}
+
+var ambiguousRoles = toSet(`back forward head guard host chief star lady`)
+
+// sharedRoles are held by people and by teams alike: no evidence of kind.
+var sharedRoles = toSet(`champion champions winner winners leader leaders holder holders favourite favorite contender
+challenger rival runner-up`)
+
+// orgPossessions are what an organisation has and a person does not.
+var orgPossessions = toSet(`fans supporters players squad roster lineup line-up defence defense offense offence midfield
+backline shareholders employees staff members headquarters stadium`)
+
+// pluralVerbs right after a name say it is a body of people.
+var pluralVerbs = toSet(`are were have aren't weren't haven't`)
+
+// speechVerbs after a name say it speaks.
+var speechVerbs = toSet(`said says told argued wrote stated insisted explained tweeted`)
 
 // decideKinds settles gender, number and kind from the evidence of every
 // mention: the pronouns that take a name up (he/she for people, it/they
@@ -490,11 +707,15 @@ func (g *Graph) decideKinds() {
 			e.Kind = KindOrganisation
 		case e.Kind == KindPerson && gendered == 0 && ev.person == 0 && ev.place > 0:
 			e.Kind = KindPlace
+		case e.Kind == KindPerson && gendered == 0 && ev.person == 0 && ev.at > 0 && ev.speech == 0:
+			e.Kind = KindOrganisation
 		case e.Kind == KindOther && ev.org > ev.person && gendered == 0:
 			e.Kind = KindOrganisation
 		case e.Kind == KindOther && (gendered > 0 || ev.person > ev.org) && e.the == 0:
 			e.Kind = KindPerson
 		case e.Kind == KindOther && ev.they > 0 && ev.they > ev.it:
+			e.Kind = KindOrganisation
+		case e.Kind == KindOther && gendered == 0 && ev.person == 0 && (ev.holder > 0 || ev.org > 0):
 			e.Kind = KindOrganisation
 		}
 		if e.Kind != KindPerson {
@@ -505,23 +726,50 @@ func (g *Graph) decideKinds() {
 		}
 	}
 	// a name typed a person on its words alone, with no person's evidence,
-	// listed with organisations more than with people, is an organisation
-	for _, e := range g.Entities {
-		if e.Kind != KindPerson || e.ev.male+e.ev.female+e.ev.person > 0 {
-			continue
-		}
-		orgs, persons := 0, 0
-		for _, f := range e.ev.partners {
-			switch {
-			case f.Kind == KindOrganisation:
-				orgs++
-			case f.Kind == KindPerson && f.ev.male+f.ev.female+f.ev.person > 0:
-				persons++
+	// listed with organisations more than with people, is an organisation;
+	// repeated until nothing changes, as a list is settled one by one
+	for changed := true; changed; {
+		changed = false
+		for _, e := range g.Entities {
+			if e.Kind != KindPerson || e.ev.male+e.ev.female+e.ev.person+e.ev.speech > 0 {
+				continue
+			}
+			orgs, persons := 0, 0
+			for _, f := range e.ev.partners {
+				switch {
+				case f.Kind == KindOrganisation:
+					orgs++
+				case f.Kind == KindPerson && f.ev.male+f.ev.female+f.ev.person > 0:
+					persons++
+				}
+			}
+			if orgs > persons {
+				e.Kind = KindOrganisation
+				e.Plural = e.ev.they > e.ev.it
+				changed = true
 			}
 		}
-		if orgs > persons {
-			e.Kind = KindOrganisation
-			e.Plural = e.ev.they > e.ev.it
+	}
+	// a single word that speaks ("Quint said"), with no organisation's or
+	// place's evidence and not listed with organisations, is a person
+	for _, e := range g.Entities {
+		ev := e.ev
+		if e.Kind != KindOther || ev.speech == 0 || ev.org+ev.it+ev.they+ev.holder+ev.place+e.the > 0 ||
+			len(strings.Fields(e.Name)) != 1 || isAllCaps(e.Name) || isDemonym(e.Name) {
+			continue
+		}
+		listedWithOrg := false
+		for _, f := range ev.partners {
+			listedWithOrg = listedWithOrg || f.Kind != KindPerson || f.ev.male+f.ev.female+f.ev.person == 0
+		}
+		if !listedWithOrg {
+			e.Kind = KindPerson
+			switch {
+			case ev.female > ev.male:
+				e.Gender = Female
+			case ev.male > ev.female:
+				e.Gender = Male
+			}
 		}
 	}
 }
@@ -534,6 +782,9 @@ func (g *Graph) rolesBefore(s *sentence, k int, lx *lexicon) {
 	ts, m, e := s.tokens, s.names[k], s.ents[k]
 	if m.Start > 0 && inWords[strings.ToLower(ts[m.Start-1].Text)] && !(m.End < len(ts) && ts[m.End].Text == "'s") {
 		e.ev.place++
+	}
+	if m.Start > 0 && strings.EqualFold(ts[m.Start-1].Text, "at") {
+		e.ev.at++
 	}
 	// a name before a role noun and another name holds that role: the
 	// words before it describe the other name
@@ -561,7 +812,7 @@ func (g *Graph) rolesBefore(s *sentence, k int, lx *lexicon) {
 	}
 	if orgRoles[head] {
 		e.ev.org++
-	} else if personNoun(head, lx) {
+	} else if personNoun(head, lx) && !sharedRoles[head] {
 		e.ev.person++
 	}
 	// the holder: a name ending right before the roles, or its possessive
@@ -616,6 +867,11 @@ func (g *Graph) apposition(s *sentence, k int, lx *lexicon) {
 				break
 			}
 		}
+		// "president of European rowing's governing body ERF": the name a
+		// description of it leads to, where the apposition ends with it
+		if holder == nil {
+			holder = describedHolder(s, k, b+1, lx)
+		}
 		if holder == nil {
 			return
 		}
@@ -639,13 +895,43 @@ func (g *Graph) apposition(s *sentence, k int, lx *lexicon) {
 	switch {
 	case orgRoles[head] || orgWords[head]:
 		e.ev.org++
-	case personNoun(head, lx):
+	case personNoun(head, lx) && !sharedRoles[head]:
 		e.ev.person++
 	}
 	if holder != nil && !orgRoles[head] {
 		setRoleOf(e, head, holder)
 	}
 }
+
+// describedHolder finds, from token i, a name reached through a short
+// description of it (lower-case nouns and possessives, no verbs) that ends
+// the apposition: "of European rowing's governing body ERF,".
+func describedHolder(s *sentence, k, i int, lx *lexicon) *Entity {
+	ts := s.tokens
+	for j := k + 1; j < len(s.names); j++ {
+		n := s.names[j]
+		if n.Start < i {
+			continue
+		}
+		if n.Start-i > 6 {
+			return nil
+		}
+		for t := i; t < n.Start; t++ {
+			w := strings.ToLower(ts[t].Text)
+			ok := w == "'s" || w == "the" || w == "'" || isLowerWord(w) && !roleStop[w] && !lx.verb[w] && !strings.HasSuffix(w, "ed")
+			if !ok {
+				return nil
+			}
+		}
+		if n.End < len(ts) && !apposEnd[ts[n.End].Text] {
+			return nil
+		}
+		return s.ents[j]
+	}
+	return nil
+}
+
+var apposEnd = toSet(`, . ; ) who which`)
 
 func addRole(e *Entity, r string) {
 	r = strings.ToLower(strings.TrimSpace(r))
@@ -868,6 +1154,13 @@ func (g *Graph) classify(s *sentence) {
 			e.Kind = KindOrganisation
 		case placeWords[last]:
 			e.Kind = KindPlace
+		case institutionHeads[last]:
+			e.Kind = KindOrganisation
+		case geoFirst[ws[0]] && len(ws) == 2 && !isDemonym(last):
+			e.Kind = KindPlace
+		case geoFirst[ws[0]] && strings.HasSuffix(last, "s") && !strings.HasSuffix(last, "ss"):
+			e.Kind, e.Plural = KindOrganisation, true
+		case geoFirst[ws[0]]:
 		case m.Start > 0 && strings.EqualFold(s.tokens[m.Start-1].Text, "the") && strings.HasSuffix(last, "s") && !strings.HasSuffix(last, "ss"):
 			e.Kind, e.Plural = KindOrganisation, true
 		case m.Start > 0 && (titleWords[strings.ToLower(s.tokens[m.Start-1].Text)]):
@@ -877,6 +1170,11 @@ func (g *Graph) classify(s *sentence) {
 		}
 	}
 }
+
+// geoFirst open the names of places (and of the teams named after them),
+// never a person's name.
+var geoFirst = toSet(`great new north south east west northern southern eastern western upper lower central united
+san santa los las st saint port fort mount lake cape county`)
 
 func allNameWords(ws []string) bool {
 	for _, w := range ws {

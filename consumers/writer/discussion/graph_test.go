@@ -141,3 +141,120 @@ func TestGraphRoleInsideName(t *testing.T) {
 		t.Errorf("Riverside Raiders: %+v, want an organisation", r)
 	}
 }
+
+func TestGraphTeamsFromUsage(t *testing.T) {
+	g := graphOf(nil,
+		"Castel Verano are two points clear after beating the Harbour Fox 4-1.",
+		"Marlow Vale's fans sang all night. Porto Lenzi's comfortable 3-1 victory over Kingsbury FC was deserved.",
+		"The Oldport Owls, Tilden Marsh and Corvo Sands share the lead with a 30-12 record.",
+		"Sam Reid took charge at Monte Verra in May. He watched Dan Kerr throw three touchdowns in his debut as Westbrook Hawks QB.",
+		"Rosa Lind and Tom Baker were praised. She scored twice and he scored once.",
+	)
+	for _, name := range []string{"Castel Verano", "Marlow Vale", "Porto Lenzi", "Tilden Marsh", "Corvo Sands", "Monte Verra", "Westbrook Hawks"} {
+		if e := g.Lookup(name); e == nil || e.Kind != KindOrganisation {
+			t.Errorf("%s: %+v, want an organisation", name, e)
+		}
+	}
+	if e := g.Lookup("Castel Verano"); e == nil || !e.Plural {
+		t.Errorf("Castel Verano: %+v, want plural (\"are\")", e)
+	}
+	for _, name := range []string{"Rosa Lind", "Tom Baker", "Sam Reid", "Dan Kerr"} {
+		if e := g.Lookup(name); e == nil || e.Kind != KindPerson {
+			t.Errorf("%s: %+v, want a person", name, e)
+		}
+	}
+}
+
+func TestGraphPlacesHaveNoGender(t *testing.T) {
+	g := graphOf(nil, "North Elmsby topped the medal table as Claire Moss took her first title. Her coach was pleased.")
+	if e := g.Lookup("North Elmsby"); e == nil || e.Kind != KindPlace || e.Gender != GenderUnknown {
+		t.Errorf("North Elmsby: %+v, want a place without gender", e)
+	}
+	if e := g.Lookup("Claire Moss"); e == nil || e.Kind != KindPerson || e.Gender != Female {
+		t.Errorf("Claire Moss: %+v, want a woman", e)
+	}
+}
+
+func TestGraphConnectedNames(t *testing.T) {
+	g := graphOf(nil,
+		"Tom Reid scored twice. Coaches praised Reid for Castelora after the game. Castelora won the match.",
+		"The veteran Anna Koval of Vestria finished fifth in the sprint.",
+		"The Bank of Elmore raised rates in Elmore.",
+	)
+	for _, tc := range []struct{ lookup, name string }{
+		{"Castelora", "Castelora"},
+		{"Reid", "Tom Reid"},
+		{"Anna Koval", "Anna Koval"},
+		{"Vestria", "Vestria"},
+		{"Bank of Elmore", "Bank of Elmore"},
+		{"Elmore", "Elmore"},
+	} {
+		if e := g.Lookup(tc.lookup); e == nil || e.Name != tc.name {
+			t.Errorf("Lookup(%q) = %+v, want %q", tc.lookup, e, tc.name)
+		}
+	}
+	for _, bad := range []string{"Reid for Castelora", "Anna Koval of Vestria"} {
+		if e := g.Lookup(bad); e != nil {
+			t.Errorf("%q is one name: %+v", bad, e)
+		}
+	}
+}
+
+func TestGraphFirstWordStandsAlone(t *testing.T) {
+	g := graphOf(nil,
+		"Vestria trade minister Vestria Holm rejected the tariff.",
+		"The tariff was opposed by Arland, Vestria and Pellmark. Holm called it unfair.",
+		"Rhys Owen met Owen Price. Owen said the talks went well.",
+	)
+	holm := g.Lookup("Vestria Holm")
+	if holm == nil || holm.Kind != KindPerson {
+		t.Fatalf("Vestria Holm: %+v", holm)
+	}
+	if e := g.Lookup("Vestria"); e == nil || e == holm {
+		t.Errorf("Vestria: %+v, want its own entity", e)
+	}
+	if e := g.Lookup("Holm"); e != holm {
+		t.Errorf("Holm: %+v, want Vestria Holm", e)
+	}
+	// a surname wins over a given name
+	if e := g.Lookup("Owen"); e == nil || e.Name != "Rhys Owen" {
+		t.Errorf("Owen: %+v, want Rhys Owen", e)
+	}
+}
+
+func TestGraphCompanyAndPossessiveNames(t *testing.T) {
+	g := graphOf(nil,
+		"Kessler Motor Co. Ltd. (KMC) reported a profit. Kessler Motor Co. Ltd. said sales rose.",
+		"Two patients were moved to Elmford Children's Hospital overnight.",
+	)
+	if e := g.Lookup("KMC"); e == nil || e.Name != "Kessler Motor Co. Ltd." || e.Kind != KindOrganisation {
+		t.Errorf("KMC: %+v, want Kessler Motor Co. Ltd.", e)
+	}
+	if e := g.Lookup("Elmford Children's Hospital"); e == nil || e.Kind == KindPerson {
+		t.Errorf("Elmford Children's Hospital: %+v", e)
+	}
+	if e := g.Lookup("Elmford Children"); e != nil {
+		t.Errorf("possessive cut the name: %+v", e)
+	}
+}
+
+func TestGraphRoleOfDescribedHolder(t *testing.T) {
+	g := graphOf(nil, "Mara Quint, chair of the region's rowing body ERF, said she would resign.")
+	e := g.Lookup("Mara Quint")
+	if e == nil || e.RoleOf["chair"] != "ERF" {
+		t.Errorf("Mara Quint: %+v, want chair of ERF", e)
+	}
+}
+
+func TestGraphSpeakerIsPerson(t *testing.T) {
+	g := graphOf(nil,
+		"Norvex has closed its northern depot. Norvex said the closure was temporary.",
+		"Quint said the budget would balance next year.",
+	)
+	if e := g.Lookup("Quint"); e == nil || e.Kind != KindPerson {
+		t.Errorf("Quint: %+v, want a person", e)
+	}
+	if e := g.Lookup("Norvex"); e == nil || e.Kind == KindPerson {
+		t.Errorf("Norvex: %+v, want not a person", e)
+	}
+}

@@ -24,6 +24,9 @@ func tokenize(text string) []token {
 	var out []token
 	prev := 0
 	for _, loc := range tokenRE.FindAllStringIndex(text, -1) {
+		if loc[0] < prev {
+			continue
+		}
 		w := text[loc[0]:loc[1]]
 		sp := text[prev:loc[0]]
 		prev = loc[1]
@@ -36,10 +39,18 @@ func tokenize(text string) []token {
 			out = append(out, token{Text: w[:len(w)-1], Space: sp}, token{Text: "'"})
 			continue
 		}
+		// a company's abbreviation keeps its period: "Kessler Motor Co. Ltd."
+		if companyAbbrevs[lw] && loc[1] < len(text) && text[loc[1]] == '.' {
+			w += "."
+			prev++
+		}
 		out = append(out, token{Text: w, Space: sp})
 	}
 	return out
 }
+
+// companyAbbrevs end companies' names and keep their period.
+var companyAbbrevs = toSet(`co ltd inc corp plc llc bhd`)
 
 func render(ts []token) string {
 	var b strings.Builder
@@ -186,11 +197,14 @@ func (lx *lexicon) add(ts []token) {
 }
 
 func joinTokens(ts []token) string {
-	ws := make([]string, len(ts))
+	var b strings.Builder
 	for i, t := range ts {
-		ws[i] = t.Text
+		if i > 0 && t.Text != "'s" {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.Text)
 	}
-	return strings.Join(ws, " ")
+	return b.String()
 }
 
 // sentenceOpener: after these a capital proves nothing.
@@ -252,6 +266,10 @@ func findNames(ts []token, lx *lexicon) []mention {
 				j++
 				continue
 			}
+			if w == "'s" && j > i && possessiveName(ts, j, lx) {
+				j++
+				continue
+			}
 			break
 		}
 		orgName := orgWords[strings.ToLower(ts[j-1].Text)] && !isAllCaps(ts[j-1].Text)
@@ -293,6 +311,29 @@ func findNames(ts []token, lx *lexicon) []mention {
 	}
 	return out
 }
+
+// possessiveName: the "'s" at ts[k] is inside a name ("Elmford Children's
+// Hospital", "St Anne's College"): an institution's head follows it and
+// the possessor is a common word or a title, not a name of its own.
+func possessiveName(ts []token, k int, lx *lexicon) bool {
+	j := k + 1
+	for j < len(ts) && isCapitalised(ts[j].Text) && isWord(ts[j].Text) {
+		j++
+	}
+	if j == k+1 || !institutionHeads[strings.ToLower(ts[j-1].Text)] {
+		return false
+	}
+	pw := strings.ToLower(ts[k-1].Text)
+	saint := k >= 2 && (strings.EqualFold(ts[k-2].Text, "st") || strings.EqualFold(ts[k-2].Text, "saint"))
+	return possessorWords[pw] || lx.lower[pw] || saint
+}
+
+// institutionHeads end names of places and institutions.
+var institutionHeads = toSet(`hospital school college university church cathedral chapel park hall museum library academy
+institute clinic hospice centre center theatre infirmary`)
+
+// possessorWords stand before "'s" inside such names.
+var possessorWords = toSet(`children women men people queen king`)
 
 // compoundAdjective: a capitalised compound whose last part is a lower-case
 // participle ("Oscar-winning", "US-based") describes, it does not name.
