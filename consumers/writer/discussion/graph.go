@@ -1125,10 +1125,6 @@ func isDemonymLike(ts []token, j int) bool {
 	return isDemonym(ts[j].Text) || (j+1 < len(ts) && isLowerWord(ts[j+1].Text))
 }
 
-// isVerbish: the word after a description is a verb (lower case) rather
-// than the name it introduces.
-func isVerbish(ts []token, j int) bool { return isLowerWord(ts[j].Text) }
-
 // classify sets the kind of the entities a sentence names, from their
 // names' words and the words around them.
 func (g *Graph) classify(s *sentence) {
