@@ -117,4 +117,18 @@
 // a statement about the speaker ("I hope …") is written "PersonN hopes
 // …". Entities are the background entities the sentence names after
 // resolution, by canonical name, for a reader to link.
+//
+// # Verification (VerifyOpinion)
+//
+// An opinion sentence, whoever wrote it (this engine or a model), is
+// checked against the one turn it cites, deterministically: the
+// attribution names that turn's participant; the body aligns with the
+// turn word by word (contractions expanded, endings folded), a background
+// name standing only where the turn has a reference expression (a
+// pronoun, a determiner, a group, event or role phrase, or a name of the
+// same entity); no negation added or dropped, no number or score the turn
+// does not state, no content word the turn lacks. The verdict is the
+// verifier's: supported, not_included (added content, no citation) or
+// not_supported with an error type (attribution, entity, polarity, value,
+// other) and a reason naming the turn and the word.
 package discussion
