@@ -44,6 +44,53 @@ func scriptedApp(t *testing.T, dir string, m model.BaseChatModel, stages []strin
 	return a
 }
 
+// ingestPool ingests items into dir with the offline engine, so that only
+// the generation stages meet a scripted model, and returns the injection
+// pool of the subjects' reference sets (the wrong values an erring model
+// draws from).
+func ingestPool(t *testing.T, ctx context.Context, dir, tenant string, items []producers.Item, subjects []string) inject.Pool {
+	t.Helper()
+	a := scriptedApp(t, dir, nil, app.IngestStages())
+	defer a.Close()
+	if _, err := a.Ingest(ctx, tenant, true, true, func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
+		return producers.Summary{Documents: len(items)}, sink.Send(ctx, tenant, items)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.Retriever()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pool inject.Pool
+	for _, s := range subjects {
+		refs, err := r.Retrieve(ctx, tenant, s)
+		if err != nil {
+			t.Fatalf("retrieve %s: %v", s, err)
+		}
+		pool.Add(refs)
+	}
+	return pool
+}
+
+// runGenerating opens dir with m as the LLM engine and runs the generation
+// stages until the test ends (then they are stopped, their error checked,
+// and the app closed).
+func runGenerating(t *testing.T, dir string, m model.BaseChatModel) *app.App {
+	t.Helper()
+	b := scriptedApp(t, dir, m, app.GenerateStages())
+	t.Cleanup(func() { b.Close() })
+	ctx, stop := context.WithCancel(context.Background())
+	stageErr := make(chan error, 1)
+	go func() { stageErr <- b.RunStages(ctx, app.GenerateStages(), nil) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-stageErr; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("stages: %v", err)
+		}
+	})
+	return b
+}
+
 // expectedCounter is the page-stats error type an injected error of type
 // typ is detected as, by the routing table.
 func expectedCounter(typ string) string {
@@ -79,46 +126,13 @@ func TestScriptedModelErrorsAreCaught(t *testing.T) {
 	const tenant = "default"
 	dir := t.TempDir()
 
-	// Ingest offline, so that only the generation stages meet the model.
-	a := scriptedApp(t, dir, nil, app.IngestStages())
 	items, err := demo.Documents()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Ingest(ctx, tenant, true, true, func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
-		return producers.Summary{Documents: len(items)}, sink.Send(ctx, tenant, items)
-	}); err != nil {
-		t.Fatal(err)
-	}
 	subjects := []string{"陆文渊", "顾承泽", "严鹤龄", "Margaret Ellery", "Thomas Harrow"}
-	r, err := a.Retriever()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pool inject.Pool
-	for _, s := range subjects {
-		refs, err := r.Retrieve(ctx, tenant, s)
-		if err != nil {
-			t.Fatalf("retrieve %s: %v", s, err)
-		}
-		pool.Add(refs)
-	}
-	if err := a.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	m := newErringModel(0.4, 1, pool)
-	b := scriptedApp(t, dir, m, app.GenerateStages())
-	defer b.Close()
-	stageCtx, stop := context.WithCancel(ctx)
-	stageErr := make(chan error, 1)
-	go func() { stageErr <- b.RunStages(stageCtx, app.GenerateStages(), nil) }()
-	defer func() {
-		stop()
-		if err := <-stageErr; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("stages: %v", err)
-		}
-	}()
+	m := newErringModel(0.4, 1, ingestPool(t, ctx, dir, tenant, items, subjects))
+	b := runGenerating(t, dir, m)
 
 	const rounds = 10
 	var published []*schemas.Page

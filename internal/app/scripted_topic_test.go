@@ -2,13 +2,11 @@ package app_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
-	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/demo"
 	"github.com/annalist-dev/annalist/internal/eval"
 	"github.com/annalist-dev/annalist/internal/inject"
@@ -66,7 +64,6 @@ func TestScriptedModelTopicErrorsAreCaught(t *testing.T) {
 	const tenant = "default"
 	dir := t.TempDir()
 
-	a := scriptedApp(t, dir, nil, app.IngestStages())
 	items, err := demo.Documents()
 	if err != nil {
 		t.Fatal(err)
@@ -77,39 +74,9 @@ func TestScriptedModelTopicErrorsAreCaught(t *testing.T) {
 		t.Fatal(err)
 	}
 	items = append(items, vol)
-	if _, err := a.Ingest(ctx, tenant, true, true, func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
-		return producers.Summary{Documents: len(items)}, sink.Send(ctx, tenant, items)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := a.Retriever()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pool inject.Pool
-	for _, s := range append([]string{"陆文渊", "顾承泽", "严鹤龄"}, topicVolumePeople...) {
-		refs, err := r.Retrieve(ctx, tenant, s)
-		if err != nil {
-			t.Fatalf("retrieve %s: %v", s, err)
-		}
-		pool.Add(refs)
-	}
-	if err := a.Close(); err != nil {
-		t.Fatal(err)
-	}
-
+	pool := ingestPool(t, ctx, dir, tenant, items, append([]string{"陆文渊", "顾承泽", "严鹤龄"}, topicVolumePeople...))
 	m := newTopicErringModel(0.4, 11, pool)
-	b := scriptedApp(t, dir, m, app.GenerateStages())
-	defer b.Close()
-	stageCtx, stop := context.WithCancel(ctx)
-	stageErr := make(chan error, 1)
-	go func() { stageErr <- b.RunStages(stageCtx, app.GenerateStages(), nil) }()
-	defer func() {
-		stop()
-		if err := <-stageErr; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("stages: %v", err)
-		}
-	}()
+	b := runGenerating(t, dir, m)
 
 	topics := []string{"苏州吴县", "松江华亭", "嘉靖二十三年", "万历五年"}
 	const rounds = 8
