@@ -43,7 +43,9 @@ type LLMConfig struct {
 	MaxSentenceRunes int
 }
 
-func (c LLMConfig) withDefaults() LLMConfig {
+// WithDefaults is c with its zero fields set to the defaults (the other
+// kinds' LLM engines share them).
+func (c LLMConfig) WithDefaults() LLMConfig {
 	if c.MaxReferences <= 0 {
 		c.MaxReferences = 12
 	}
@@ -96,7 +98,7 @@ func WithPlan(plan *Offline) LLMOption { return func(l *LLM) { l.plan = plan } }
 
 // NewLLM returns the LLM drafter.
 func NewLLM(cfg LLMConfig, opts ...LLMOption) *LLM {
-	l := &LLM{cfg: cfg.withDefaults()}
+	l := &LLM{cfg: cfg.WithDefaults()}
 	for _, o := range opts {
 		o(l)
 	}

@@ -38,40 +38,18 @@ var (
 	llmEditPrompt   = ask.MustParseFS(PromptEdit, nil, llmPromptFS, "prompts/"+PromptEdit+".tmpl")
 )
 
-// LLMConfig configures the topic kind's LLM engine. The zero value is
-// usable.
+// LLMConfig configures the topic kind's LLM engine: the writer's bounds
+// on references, answers and sentences (writer.LLMConfig, the same
+// defaults), and the corpus profiles. The zero value is usable.
 type LLMConfig struct {
-	// MaxReferences is how many references a drafting or editing prompt
-	// shows (default 12): the ones the sentence or the findings rest on
-	// first, then the best of the rest.
-	MaxReferences int
-	// MaxReferenceRunes clips each reference's text in a prompt (default
-	// 800 characters).
-	MaxReferenceRunes int
-	// MaxAttempts is how many answers one question may take (default 2: a
-	// rejected answer is asked again once, with the reason).
-	MaxAttempts int
-	// MaxSentenceRunes bounds a sentence the model writes (default 200
-	// characters).
-	MaxSentenceRunes int
+	writer.LLMConfig
 	// Profiles are the corpus profiles, for the language pages are
 	// written in (default profile.Default()).
 	Profiles *profile.Set
 }
 
 func (c LLMConfig) withDefaults() LLMConfig {
-	if c.MaxReferences <= 0 {
-		c.MaxReferences = 12
-	}
-	if c.MaxReferenceRunes <= 0 {
-		c.MaxReferenceRunes = 800
-	}
-	if c.MaxAttempts <= 0 {
-		c.MaxAttempts = 2
-	}
-	if c.MaxSentenceRunes <= 0 {
-		c.MaxSentenceRunes = 200
-	}
+	c.LLMConfig = c.LLMConfig.WithDefaults()
 	if c.Profiles == nil {
 		c.Profiles = profile.Default()
 	}

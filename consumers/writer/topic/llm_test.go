@@ -177,7 +177,7 @@ func TestLLMRetriesARejectedDraft(t *testing.T) {
 
 func TestLLMDraftMalformedAfterRetries(t *testing.T) {
 	m := llmtest.Repeat(answer(luSent, "lz-404"))
-	l := newLLM(m, topic.LLMConfig{MaxAttempts: 3})
+	l := newLLM(m, topic.LLMConfig{LLMConfig: writer.LLMConfig{MaxAttempts: 3}})
 	_, done, err := l.Draft(context.Background(), wuxian(), nil, 0)
 	if done || !errors.Is(err, writer.ErrMalformed) || !errors.Is(err, ask.ErrRejected) || !pipeline.IsPermanent(err) {
 		t.Fatalf("done %v, err %v", done, err)
@@ -287,7 +287,7 @@ func TestLLMReviewAndEditRejected(t *testing.T) {
 
 	t.Run("malformed", func(t *testing.T) {
 		m := llmtest.Repeat(bad)
-		l := newLLM(m, topic.LLMConfig{MaxAttempts: 3})
+		l := newLLM(m, topic.LLMConfig{LLMConfig: writer.LLMConfig{MaxAttempts: 3}})
 		_, err := l.Reviewer().Review(ctx, wuxian(), page(), 1)
 		if !errors.Is(err, writer.ErrMalformed) || !errors.Is(err, ask.ErrRejected) || !pipeline.IsPermanent(err) {
 			t.Errorf("review: %v", err)
