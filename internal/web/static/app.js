@@ -442,39 +442,11 @@ function entityPage(name) {
     renderHood(hood, g);
   };
 
-  genBtn.addEventListener('click', async () => {
+  genBtn.addEventListener('click', () => {
     if (stopStream) stopStream();
-    genBtn.disabled = true;
-    live.hidden = false;
-    const list = h('ol', { class: 'bio streaming', id: 'stream' });
-    const state = h('p', { class: 'muted', id: 'stream-state' }, 'Requesting…');
-    put(live, h('h2', null, 'Writing'), state, list);
-    try {
-      const req = await api('/v1/requests', { method: 'POST', json: { kind: 'biography', subject: name } });
-      state.textContent = 'Request ' + req.request_id + ' queued; sentences appear as they are verified.';
-      const numbers = new Map();
-      stopStream = streamRequest(req.request_id, {
-        sentence: (d) => list.append(sentenceItem(d, d.index, numbers, chunks)),
-        dropped: (d) => list.append(h('li', { class: 'sentence s-dropped' },
-          h('span', { class: 'badge b-dropped' }, 'dropped'), ' ' + d.reason)),
-        done: async (st) => {
-          genBtn.disabled = false;
-          stopStream = null;
-          state.textContent = st.state === 'published'
-            ? 'Published version ' + st.version + '.'
-            : 'Request ' + st.state + (st.error ? ': ' + st.error : '') + '.';
-          state.setAttribute('data-state', st.state);
-          await loadPage();
-        },
-        error: (err) => {
-          genBtn.disabled = false;
-          put(state, errorBox(err));
-        },
-      });
-    } catch (err) {
-      genBtn.disabled = false;
-      put(state, errorBox(err));
-    }
+    generatePage(live, genBtn, 'biography', name,
+      (list, d, numbers) => list.append(sentenceItem(d, d.index, numbers, chunks)),
+      loadPage, (stop) => { stopStream = stop; });
   });
 
   (async () => {
@@ -584,51 +556,61 @@ function topicPage(topic) {
     renderHistory(hist, topic, page.versions || [], 'topic_page');
   };
 
-  genBtn.addEventListener('click', async () => {
+  genBtn.addEventListener('click', () => {
     if (stopStream) stopStream();
-    genBtn.disabled = true;
-    live.hidden = false;
-    const list = h('ol', { class: 'bio streaming', id: 'stream' });
-    const state = h('p', { class: 'muted', id: 'stream-state' }, 'Requesting…');
-    put(live, h('h2', null, 'Writing'), state, list);
-    try {
-      const req = await api('/v1/requests', { method: 'POST', json: { kind: 'topic_page', subject: topic } });
-      state.textContent = 'Request ' + req.request_id + ' queued; sentences appear as they are verified.';
-      const numbers = new Map();
-      let section = null;
-      stopStream = streamRequest(req.request_id, {
-        sentence: (d) => {
-          if (d.section && d.section !== section) {
-            section = d.section;
-            list.append(h('li', { class: 'stream-section' }, h('strong', null, section)));
-          }
-          list.append(sentenceItem(d, d.index, numbers, new Map()));
-        },
-        dropped: (d) => list.append(h('li', { class: 'sentence s-dropped' },
-          h('span', { class: 'badge b-dropped' }, 'dropped'), ' ' + d.reason)),
-        done: async (st) => {
-          genBtn.disabled = false;
-          stopStream = null;
-          state.textContent = st.state === 'published'
-            ? 'Published version ' + st.version + '.'
-            : 'Request ' + st.state + (st.error ? ': ' + st.error : '') + '.';
-          state.setAttribute('data-state', st.state);
-          await loadPage();
-        },
-        error: (err) => {
-          genBtn.disabled = false;
-          put(state, errorBox(err));
-        },
-      });
-    } catch (err) {
-      genBtn.disabled = false;
-      put(state, errorBox(err));
-    }
+    let section = null;
+    generatePage(live, genBtn, 'topic_page', topic, (list, d, numbers) => {
+      if (d.section && d.section !== section) {
+        section = d.section;
+        list.append(h('li', { class: 'stream-section' }, h('strong', null, section)));
+      }
+      list.append(sentenceItem(d, d.index, numbers, new Map()));
+    }, loadPage, (stop) => { stopStream = stop; });
   });
 
   loadHead();
   loadPage();
   return () => { if (stopStream) stopStream(); };
+}
+
+// generatePage asks for a page of kind about subject and shows its
+// sentences in live as the verifier accepts them: item appends one to the
+// list (numbers keeps the citation markers), dropped sentences say why.
+// When the request ends the button is enabled again and reload shows the
+// stored page. setStop receives the stream's stop function, and null once
+// it has ended.
+async function generatePage(live, genBtn, kind, subject, item, reload, setStop) {
+  genBtn.disabled = true;
+  live.hidden = false;
+  const list = h('ol', { class: 'bio streaming', id: 'stream' });
+  const state = h('p', { class: 'muted', id: 'stream-state' }, 'Requesting…');
+  put(live, h('h2', null, 'Writing'), state, list);
+  try {
+    const req = await api('/v1/requests', { method: 'POST', json: { kind, subject } });
+    state.textContent = 'Request ' + req.request_id + ' queued; sentences appear as they are verified.';
+    const numbers = new Map();
+    setStop(streamRequest(req.request_id, {
+      sentence: (d) => item(list, d, numbers),
+      dropped: (d) => list.append(h('li', { class: 'sentence s-dropped' },
+        h('span', { class: 'badge b-dropped' }, 'dropped'), ' ' + d.reason)),
+      done: async (st) => {
+        genBtn.disabled = false;
+        setStop(null);
+        state.textContent = st.state === 'published'
+          ? 'Published version ' + st.version + '.'
+          : 'Request ' + st.state + (st.error ? ': ' + st.error : '') + '.';
+        state.setAttribute('data-state', st.state);
+        await reload();
+      },
+      error: (err) => {
+        genBtn.disabled = false;
+        put(state, errorBox(err));
+      },
+    }));
+  } catch (err) {
+    genBtn.disabled = false;
+    put(state, errorBox(err));
+  }
 }
 
 // streamRequest follows a request's events with EventSource. It cannot
