@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -43,6 +44,55 @@ func chromium(t *testing.T) string {
 	}
 	t.Skip("browser test skipped: no chromium found (install it with `apt-get install -y chromium`)")
 	return ""
+}
+
+// browse opens a headless chromium (exe) for the test and returns run,
+// which runs a step's actions and fails the test with the page's text and
+// a screenshot (failed, under out) when one fails, and the buffer the
+// steps' screenshots are taken into. The browser is closed when the test
+// ends.
+func browse(t *testing.T, exe, out, failed string) (run func(step string, actions ...chromedp.Action), shot *[]byte) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.WindowSize(1280, 900),
+		chromedp.Flag("lang", "en-US"),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	t.Cleanup(cancelBrowser)
+	ctx, cancel := context.WithTimeout(bctx, 3*time.Minute)
+	t.Cleanup(cancel)
+	shot = new([]byte)
+	return func(step string, actions ...chromedp.Action) {
+		t.Helper()
+		if err := chromedp.Run(ctx, actions...); err != nil {
+			// The page as it was, for the failure message and artifacts.
+			var page string
+			dctx, cancel := context.WithTimeout(bctx, 10*time.Second)
+			defer cancel()
+			_ = chromedp.Run(dctx, chromedp.Text(`#main`, &page, chromedp.ByID), screenshot(t, out, failed, shot))
+			t.Fatalf("%s: %v\npage: %s", step, err, page)
+		}
+	}, shot
+}
+
+// hover moves the mouse onto the middle of the first element matching
+// selector, scrolled into view.
+func hover(selector string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		var box struct{ X, Y float64 }
+		js := `(() => { const b = document.querySelector(` + strconv.Quote(selector) + `); b.scrollIntoView({block: 'center'});
+			const r = b.getBoundingClientRect(); return {X: r.left + r.width / 2, Y: r.top + r.height / 2}; })()`
+		if err := chromedp.Evaluate(js, &box).Do(ctx); err != nil {
+			return err
+		}
+		return chromedp.MouseEvent(input.MouseMoved, box.X, box.Y).Do(ctx)
+	})
 }
 
 // artifacts is where screenshots go: $ANNALIST_ARTIFACTS when set, else a
@@ -171,33 +221,7 @@ func TestBrowser(t *testing.T) {
 	out := artifacts(t)
 	t.Logf("screenshots in %s", out)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.WindowSize(1280, 900),
-		chromedp.Flag("lang", "en-US"),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	ctx, cancel := context.WithTimeout(bctx, 3*time.Minute)
-	defer cancel()
-
-	var shot []byte
-	run := func(step string, actions ...chromedp.Action) {
-		t.Helper()
-		if err := chromedp.Run(ctx, actions...); err != nil {
-			// The page as it was, for the failure message and artifacts.
-			var page string
-			dctx, cancel := context.WithTimeout(bctx, 10*time.Second)
-			defer cancel()
-			_ = chromedp.Run(dctx, chromedp.Text(`#main`, &page, chromedp.ByID), screenshot(t, out, "failed.png", &shot))
-			t.Fatalf("%s: %v\npage: %s", step, err, page)
-		}
-	}
+	run, shot := browse(t, exe, out, "failed.png")
 
 	// Search by courtesy name; the person is found and opened.
 	var results string
@@ -207,7 +231,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.SendKeys(`#q`, courtesy, chromedp.ByID),
 		chromedp.WaitVisible(`#results a.result`, chromedp.ByQuery),
 		chromedp.Text(`#results`, &results, chromedp.ByID),
-		screenshot(t, out, "search.png", &shot),
+		screenshot(t, out, "search.png", shot),
 	)
 	if !strings.Contains(results, person) {
 		t.Fatalf("searching %s lists %q, want %s", courtesy, results, person)
@@ -226,18 +250,11 @@ func TestBrowser(t *testing.T) {
 	var popHidden bool
 	run("hover citation",
 		chromedp.AttributeValue(`.bio-section .cite`, "data-chunk", &chunkID, nil, chromedp.ByQuery),
-		chromedp.ActionFunc(func(ctx context.Context) error {
-			var box struct{ X, Y float64 }
-			if err := chromedp.Evaluate(`(() => { const r = document.querySelector('.bio-section .cite').getBoundingClientRect();
-				return {X: r.left + r.width / 2, Y: r.top + r.height / 2}; })()`, &box).Do(ctx); err != nil {
-				return err
-			}
-			return chromedp.MouseEvent(input.MouseMoved, box.X, box.Y).Do(ctx)
-		}),
+		hover(`.bio-section .cite`),
 		chromedp.WaitVisible(`#citepop`, chromedp.ByID),
 		chromedp.Text(`#citepop .poptext`, &popText, chromedp.ByQuery),
 		chromedp.Evaluate(`Array.from(document.querySelectorAll('#citepop mark')).map((m) => m.textContent)`, &marked),
-		screenshot(t, out, "citation.png", &shot),
+		screenshot(t, out, "citation.png", shot),
 	)
 	chunks, err := a.Chunks.Get(context.Background(), tenant, []string{chunkID})
 	if err != nil || len(chunks) != 1 {
@@ -285,7 +302,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.AttributeValue(`#stream-state`, "data-state", &state, nil, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelectorAll('#stream li.sentence').length`, &streamed),
 		chromedp.WaitVisible(`.bio-section .cite`, chromedp.ByQuery),
-		screenshot(t, out, "generate.png", &shot),
+		screenshot(t, out, "generate.png", shot),
 	)
 	// The new version is in the history; compare it with the first.
 	var diff string
@@ -318,7 +335,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.Navigate(base+"/#/reviews"),
 		chromedp.WaitVisible(sel, chromedp.ByQuery),
 		chromedp.Click(sel+` input[value="侯官"]`, chromedp.ByQuery),
-		screenshot(t, out, "reviews.png", &shot),
+		screenshot(t, out, "reviews.png", shot),
 		chromedp.Click(sel+` button[type=submit]`, chromedp.ByQuery),
 		chromedp.WaitNotPresent(sel, chromedp.ByQuery),
 	)
@@ -338,7 +355,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.SendKeys(`#doc-text`, "Ann Lee was born in York in 1802. She died in Leeds in 1870.", chromedp.ByID),
 		chromedp.Click(`form.ingest button[type=submit]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#ingest-status td.ok[data-stage="indexed"]`, chromedp.ByQuery),
-		screenshot(t, out, "ingest.png", &shot),
+		screenshot(t, out, "ingest.png", shot),
 	)
 
 	// Pipeline dashboard: the stages' numbers in a table.
@@ -347,7 +364,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.Navigate(base+"/#/pipeline"),
 		chromedp.WaitVisible(`#pipeline tbody tr`, chromedp.ByQuery),
 		chromedp.Text(`#pipeline`, &table, chromedp.ByID),
-		screenshot(t, out, "pipeline.png", &shot),
+		screenshot(t, out, "pipeline.png", shot),
 	)
 	for _, stage := range app.AllStages() {
 		if !strings.Contains(table, stage) {
@@ -408,32 +425,7 @@ func TestBrowserTopicPage(t *testing.T) {
 	out := artifacts(t)
 	t.Logf("screenshots in %s", out)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.WindowSize(1280, 900),
-		chromedp.Flag("lang", "en-US"),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	ctx, cancel := context.WithTimeout(bctx, 3*time.Minute)
-	defer cancel()
-
-	var shot []byte
-	run := func(step string, actions ...chromedp.Action) {
-		t.Helper()
-		if err := chromedp.Run(ctx, actions...); err != nil {
-			var page string
-			dctx, cancel := context.WithTimeout(bctx, 10*time.Second)
-			defer cancel()
-			_ = chromedp.Run(dctx, chromedp.Text(`#main`, &page, chromedp.ByID), screenshot(t, out, "topic-failed.png", &shot))
-			t.Fatalf("%s: %v\npage: %s", step, err, page)
-		}
-	}
+	run, shot := browse(t, exe, out, "topic-failed.png")
 
 	// Search a part of a native place: it is listed under Topics, apart
 	// from the people, and leads to its topic page.
@@ -447,7 +439,7 @@ func TestBrowserTopicPage(t *testing.T) {
 		chromedp.Text(`#topic-results`, &topics, chromedp.ByID),
 		chromedp.AttributeValue(`#topic-results a.result`, "href", &href, nil, chromedp.ByQuery),
 		chromedp.AttributeValue(`#topic-results a.result`, "data-type", &typ, nil, chromedp.ByQuery),
-		screenshot(t, out, "topic-search.png", &shot),
+		screenshot(t, out, "topic-search.png", shot),
 	)
 	if !strings.Contains(topics, place) || typ != schemas.EntityPlace || !strings.HasPrefix(href, "#/topic/") {
 		t.Fatalf("searching %s lists topics %q, first %s (%s); want a place leading to #/topic/…", place, topics, href, typ)
@@ -489,7 +481,7 @@ func TestBrowserTopicPage(t *testing.T) {
 		chromedp.WaitVisible(`.topic .tsec .cite`, chromedp.ByQuery),
 		chromedp.Evaluate(`Array.from(document.querySelectorAll('#toc a')).map((a) => a.textContent)`, &toc),
 		chromedp.Evaluate(`document.querySelectorAll('.topic .tsec').length`, &sections),
-		screenshot(t, out, "topic.png", &shot),
+		screenshot(t, out, "topic.png", shot),
 	)
 	page, err := a.Pages.CurrentOf(context.Background(), tenant, schemas.KindTopicPage, topic)
 	if err != nil {
@@ -519,17 +511,10 @@ func TestBrowserTopicPage(t *testing.T) {
 	var chunkID, popText string
 	run("hover topic citation",
 		chromedp.AttributeValue(`.topic .tsec .cite`, "data-chunk", &chunkID, nil, chromedp.ByQuery),
-		chromedp.ActionFunc(func(ctx context.Context) error {
-			var box struct{ X, Y float64 }
-			if err := chromedp.Evaluate(`(() => { const b = document.querySelector('.topic .tsec .cite'); b.scrollIntoView({block: 'center'});
-				const r = b.getBoundingClientRect(); return {X: r.left + r.width / 2, Y: r.top + r.height / 2}; })()`, &box).Do(ctx); err != nil {
-				return err
-			}
-			return chromedp.MouseEvent(input.MouseMoved, box.X, box.Y).Do(ctx)
-		}),
+		hover(`.topic .tsec .cite`),
 		chromedp.WaitVisible(`#citepop`, chromedp.ByID),
 		chromedp.Text(`#citepop .poptext`, &popText, chromedp.ByQuery),
-		screenshot(t, out, "topic-citation.png", &shot),
+		screenshot(t, out, "topic-citation.png", shot),
 	)
 	chunks, err := a.Chunks.Get(context.Background(), tenant, []string{chunkID})
 	if err != nil || len(chunks) != 1 {
@@ -560,7 +545,7 @@ func TestBrowserTopicPage(t *testing.T) {
 		chromedp.WaitVisible(`.bio-section .cite`, chromedp.ByQuery),
 		chromedp.Evaluate(`decodeURIComponent(location.hash)`, &opened),
 		chromedp.Text(`.bio-section`, &bio, chromedp.ByQuery),
-		screenshot(t, out, "topic-person.png", &shot),
+		screenshot(t, out, "topic-person.png", shot),
 	)
 	if !strings.HasPrefix(opened, "#/entity/") {
 		t.Errorf("person link opened %q, want #/entity/…", opened)
