@@ -214,10 +214,10 @@ func nameLike(s string) bool {
 // qualifies them instead of naming a place ("三千余人", "不知何许人").
 const placeBanned = "千百十数等诸众辈之其不何知无有者也为以所此彼皆非则乃尽诚甚最又而且授拜迁去止过绝异惊动服感杀伤害爱恶教用待取得"
 
-// openingBanned are the characters of placeBanned that never begin a
-// place an entry's opening gives after the courtesy name ("…，字X，P人"):
-// words that count, ask or refer, not the 诸 of 诸暨 or the 无 of 无锡.
-const openingBanned = "千百十数等众辈之其不何知有者也为以所此彼皆非则乃尽诚甚最又而且授拜迁去止过绝异惊动服感杀伤害爱恶教用待取得"
+// openingBanned are the characters of placeBanned that stay banned in
+// the place an entry's opening gives after the courtesy name ("…，字X，P人"):
+// words that count, ask or refer, but not the 诸 of 诸暨 or the 无 of 无锡.
+var openingBanned = strings.NewReplacer("诸", "", "无", "").Replace(placeBanned)
 
 // openingPlaceName reports whether s can be the place of the "P人" clause
 // that follows the courtesy name in an entry's opening: a place by its
