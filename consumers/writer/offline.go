@@ -159,7 +159,7 @@ func adjust(it PlanItem, accepted []schemas.PageSentence) PlanItem {
 // Plan returns the plan of a page about the reference set's subject,
 // computed once per reference set.
 func (o *Offline) Plan(refs *schemas.ReferenceSet) []PlanItem {
-	key := fingerprint(refs)
+	key := Fingerprint(refs)
 	o.mu.Lock()
 	items, ok := o.plans[key]
 	o.mu.Unlock()
@@ -176,9 +176,11 @@ func (o *Offline) Plan(refs *schemas.ReferenceSet) []PlanItem {
 	return items
 }
 
-// fingerprint identifies a reference set's content: the same subject,
-// chunks, facts and decisions give the same plan.
-func fingerprint(rs *schemas.ReferenceSet) uint64 {
+// Fingerprint identifies a reference set's content: the same subject,
+// chunks, facts, decisions and (a topic page's) outline give the same
+// plan, so a drafter may compute its plan once per set and reuse it for
+// every sentence of the request.
+func Fingerprint(rs *schemas.ReferenceSet) uint64 {
 	h := fnv.New64a()
 	w := func(ss ...string) {
 		for _, s := range ss {
@@ -199,6 +201,16 @@ func fingerprint(rs *schemas.ReferenceSet) uint64 {
 	}
 	w("fresh")
 	w(rs.Fresh...)
+	if c := rs.Curation; c != nil {
+		w("outline", c.Type)
+		for _, sec := range c.Outline {
+			w(sec.Title)
+			for _, it := range sec.Items {
+				w(it.Entity, it.Name, it.Chunk, strconv.Itoa(it.Span.Start), strconv.Itoa(it.Span.End),
+					it.Relation, it.Value, strconv.Itoa(it.Period))
+			}
+		}
+	}
 	return h.Sum64()
 }
 

@@ -3,6 +3,7 @@ package topic
 import (
 	"context"
 	"slices"
+	"sync"
 
 	"github.com/annalist-dev/annalist/consumers/writer"
 	"github.com/annalist-dev/annalist/internal/kind"
@@ -41,7 +42,16 @@ type OfflineConfig struct {
 
 // Offline is the topic kind's offline drafter: one sentence per outline
 // item, copied from the item's chunk. It is safe for concurrent use.
-type Offline struct{ max int }
+type Offline struct {
+	max int
+	mu  sync.Mutex
+	// items caches Items by reference set (writer.Fingerprint): the loop
+	// asks for one sentence at a time, and the plan is the same for each.
+	items map[uint64][]Item
+}
+
+// maxCached bounds the plan cache; past it the cache starts over.
+const maxCached = 512
 
 var _ kind.Drafter = (*Offline)(nil)
 
@@ -50,7 +60,7 @@ func NewOffline(cfg OfflineConfig) *Offline {
 	if cfg.MaxCopy <= 0 {
 		cfg.MaxCopy = MaxSentenceRunes
 	}
-	return &Offline{max: cfg.MaxCopy}
+	return &Offline{max: cfg.MaxCopy, items: map[uint64][]Item{}}
 }
 
 // Items flattens the outline of refs into the page's plan, in page order:
@@ -64,6 +74,25 @@ func (o *Offline) Items(refs *schemas.ReferenceSet) []Item {
 	if refs == nil || refs.Curation == nil {
 		return nil
 	}
+	key := writer.Fingerprint(refs)
+	o.mu.Lock()
+	items, ok := o.items[key]
+	o.mu.Unlock()
+	if ok {
+		return items
+	}
+	items = o.plan(refs)
+	o.mu.Lock()
+	if len(o.items) >= maxCached {
+		clear(o.items)
+	}
+	o.items[key] = items
+	o.mu.Unlock()
+	return items
+}
+
+// plan computes Items.
+func (o *Offline) plan(refs *schemas.ReferenceSet) []Item {
 	var out []Item
 	planned := map[string]bool{}
 	for _, sec := range refs.Curation.Outline {
