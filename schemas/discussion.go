@@ -3,6 +3,7 @@ package schemas
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -155,4 +156,95 @@ type DiscussionSummary struct {
 	ID         string                `json:"id"`
 	Background BackgroundSummary     `json:"background"`
 	Opinions   []ParticipantOpinions `json:"opinions"`
+}
+
+// TypeDiscussion is the message type of a discussion on the discussions
+// topic; TypeFeedItem of a published summary on the feed topic.
+const (
+	TypeDiscussion = "discussion"
+	TypeFeedItem   = "feed_item"
+)
+
+func (Discussion) MessageType() string    { return TypeDiscussion }
+func (Discussion) SchemaVersion() int     { return 1 }
+func (d Discussion) PartitionKey() string { return d.ID }
+
+// Reference sources of a discussion summary's reference set.
+const (
+	// SourceParagraph: a background paragraph of the discussion.
+	SourceParagraph = "paragraph"
+	// SourceTurn: a turn of the discussion.
+	SourceTurn = "turn"
+)
+
+// ParagraphRef is the reference id (Reference.ChunkID, a draft's citation)
+// of paragraph index of discussion id; TurnRef that of its turn (0-based).
+// ParseDiscussionRef reads either back.
+func ParagraphRef(id string, index int) string { return fmt.Sprintf("disc:%s:p%d", id, index) }
+
+// TurnRef is the reference id of turn (0-based) of discussion id.
+func TurnRef(id string, turn int) string { return fmt.Sprintf("disc:%s:t%d", id, turn) }
+
+// ParseDiscussionRef reads a reference id written by ParagraphRef or
+// TurnRef: the discussion id, whether it names a turn, and the paragraph
+// index or turn. ok is false for any other id.
+func ParseDiscussionRef(ref string) (id string, turn bool, n int, ok bool) {
+	rest, found := strings.CutPrefix(ref, "disc:")
+	i := strings.LastIndexByte(rest, ':')
+	if !found || i <= 0 || i+2 > len(rest) {
+		return "", false, 0, false
+	}
+	id, tail := rest[:i], rest[i+1:]
+	if tail[0] != 'p' && tail[0] != 't' {
+		return "", false, 0, false
+	}
+	v, err := strconv.Atoi(tail[1:])
+	if err != nil || v < 0 || strings.TrimLeft(tail[1:], "0123456789") != "" {
+		return "", false, 0, false
+	}
+	return id, tail[0] == 't', v, true
+}
+
+// FeedItem is one published discussion summary on the feed topic
+// (compacted by discussion id: the newest version of a discussion's
+// summary replaces the older): the summary, the page version it was read
+// from and when.
+type FeedItem struct {
+	ID        string            `json:"id"`
+	Version   int               `json:"version"`
+	RequestID string            `json:"request_id,omitempty"`
+	Published string            `json:"published"`
+	Title     string            `json:"title,omitempty"`
+	Summary   DiscussionSummary `json:"summary"`
+}
+
+func (FeedItem) MessageType() string    { return TypeFeedItem }
+func (FeedItem) SchemaVersion() int     { return 1 }
+func (f FeedItem) PartitionKey() string { return f.ID }
+
+// Validate checks a feed item: an id, a positive version, the summary's
+// id the item's, every sentence cited.
+func (f FeedItem) Validate() error {
+	if err := required(TypeFeedItem, [2]string{"id", f.ID}, [2]string{"published", f.Published}); err != nil {
+		return err
+	}
+	if f.Version <= 0 {
+		return invalid(TypeFeedItem, "version must be positive")
+	}
+	if f.Summary.ID != f.ID {
+		return invalid(TypeFeedItem, "summary id %q is not the item's %q", f.Summary.ID, f.ID)
+	}
+	for i, s := range f.Summary.Background.Sentences {
+		if len(s.Citations) == 0 {
+			return invalid(TypeFeedItem, "background sentence %d has no citation", i)
+		}
+	}
+	for _, o := range f.Summary.Opinions {
+		for i, s := range o.Sentences {
+			if len(s.Citations) == 0 {
+				return invalid(TypeFeedItem, "opinion sentence %d of %s has no citation", i, o.Participant)
+			}
+		}
+	}
+	return nil
 }

@@ -333,5 +333,7 @@ func newDefaultRegistry() *Registry {
 	Register[Review](r)
 	Register[Page](r)
 	Register[Retraction](r)
+	Register[Discussion](r)
+	Register[FeedItem](r)
 	return r
 }

@@ -29,6 +29,11 @@ func samples() []schemas.Message {
 		schemas.Page{Subject: "叶向高", Kind: schemas.KindBiography, Version: 1,
 			Sentences: []schemas.PageSentence{{Text: "x", Status: "supported", Citations: []schemas.Citation{{ChunkID: "d1-0000"}}}}},
 		schemas.Retraction{DocID: "d1", Source: "a.txt", Reason: schemas.RetractSuperseded, SupersededBy: "d2"},
+		schemas.Discussion{ID: "42", Background: []schemas.Paragraph{{Index: 1, Text: "Halep won."}},
+			Turns: []schemas.Turn{{Participant: "Person1", Utterance: "She deserved it."}}},
+		schemas.FeedItem{ID: "42", Version: 1, Published: "2026-11-24T10:00:00Z", Summary: schemas.DiscussionSummary{ID: "42",
+			Opinions: []schemas.ParticipantOpinions{{Participant: "Person1", Sentences: []schemas.OpinionSentence{{
+				Text: "Person1 thinks that Halep deserved it.", Entities: []string{"Halep"}, Citations: []schemas.TurnCitation{{Turn: 0}}}}}}}},
 	}
 }
 

@@ -24,7 +24,8 @@ const (
 // Types lists every message type this package can decode.
 func Types() []string {
 	return []string{TypeDocument, TypeChunk, TypeTriplet, TypeKGUpdate, TypeRequest,
-		TypeDraft, TypeVerdict, TypeRepair, TypeCorrection, TypeReview, TypePage, TypeRetraction}
+		TypeDraft, TypeVerdict, TypeRepair, TypeCorrection, TypeReview, TypePage, TypeRetraction,
+		TypeDiscussion, TypeFeedItem}
 }
 
 func invalid(typ, format string, args ...any) error {
@@ -430,6 +431,11 @@ type Draft struct {
 	// editor (a topic page's review) gives a sentence it adds or moves
 	// the place it takes.
 	Position float64 `json:"position,omitempty"`
+	// Entities are the entities the sentence names, by canonical name,
+	// when the drafter knows them (a discussion summary's opinion names
+	// the background's entities a reference was resolved to); carried to
+	// the page for a reader to link.
+	Entities []string `json:"entities,omitempty"`
 }
 
 func (Draft) MessageType() string    { return TypeDraft }
@@ -627,6 +633,9 @@ type PageSentence struct {
 	Citations []Citation `json:"citations"`
 	Facts     []Fact     `json:"facts,omitempty"`
 	Note      string     `json:"note,omitempty"`
+	// Entities are the names the sentence mentions, canonical, for a
+	// reader to link (Draft.Entities).
+	Entities []string `json:"entities,omitempty"`
 	// OfflineFallback is set on a sentence the offline engine wrote
 	// because the model's answers for it could not be used, and says why
 	// (Draft.Fallback); the page's stats count them as offline_fallbacks.

@@ -92,6 +92,11 @@ type ReferenceSet struct {
 	// Curation, on a topic page's set, is the curated knowledge and the
 	// outline the page is written by; nil for a biography.
 	Curation *Curation `json:"curation,omitempty"`
+	// Discussion, on a discussion summary's set, is the discussion itself:
+	// its paragraphs and turns are the set's references (ParagraphRef,
+	// TurnRef), and the verifier checks a turn-cited sentence against the
+	// turn with the discussion's own graph.
+	Discussion *Discussion `json:"discussion,omitempty"`
 }
 
 // Reference returns the reference with the chunk id, if the set has it.

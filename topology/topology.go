@@ -39,6 +39,8 @@ const (
 	Corrections      = "corrections"
 	Reviews          = "reviews"
 	Pages            = "pages"
+	Discussions      = "discussions"
+	Feed             = "feed"
 )
 
 // DLTSuffix is appended to a topic's name to name its dead-letter topic.
@@ -97,6 +99,8 @@ func Topics() []Topic {
 		{Corrections, 8, "request_id", schemas.TypeCorrection, false, "solver answers"},
 		{Reviews, 1, "subject", schemas.TypeReview, false, "items for an expert"},
 		{Pages, 4, "subject", schemas.TypePage, true, "published page versions (compacted)"},
+		{Discussions, 4, "discussion id", schemas.TypeDiscussion, false, "discussions to summarise: background paragraphs and turns (KGDS)"},
+		{Feed, 4, "discussion id", schemas.TypeFeedItem, true, "published discussion summaries (compacted by discussion id)"},
 	}
 }
 
@@ -129,6 +133,8 @@ const (
 	StageSolverKnowledge   = "solver-knowledge"
 	StageSolverRegenerate  = "solver-regenerate"
 	StageAssembler         = "assembler"
+	StageDiscussions       = "discussions"
+	StageFeed              = "feed"
 )
 
 // Solver names the solver a solver stage runs ("era" for solver-era).

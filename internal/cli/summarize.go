@@ -12,7 +12,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/annalist-dev/annalist/consumers/writer/discussion"
+	"github.com/annalist-dev/annalist/internal/discussion"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -3,7 +3,7 @@ package eval_test
 import (
 	"testing"
 
-	"github.com/annalist-dev/annalist/consumers/writer/discussion"
+	"github.com/annalist-dev/annalist/internal/discussion"
 	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
 	"github.com/annalist-dev/annalist/internal/eval"
 )

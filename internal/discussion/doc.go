@@ -1,8 +1,11 @@
-// Package discussion is the discussion_summary kind (issue 12, seed 003,
-// KGDS): for a discussion about a news story, the background paragraphs a
-// reader needs and each participant's opinions as clear atomic statements
-// in which implicit references are replaced by the entities they denote.
-// This file set is the offline engine: pure Go, rule-based, English.
+// Package discussion is the offline core of the discussion_summary kind
+// (issue 12, seed 003, KGDS): for a discussion about a news story, the
+// background paragraphs a reader needs and each participant's opinions as
+// clear atomic statements in which implicit references are replaced by the
+// entities they denote. Pure Go, rule-based, English. It sits below the
+// stages because two of them use it: the kind's drafter
+// (consumers/writer/discussion) writes with Summarize, and the verifier
+// checks every turn-cited sentence, whoever wrote it, with VerifyOpinion.
 //
 // # Graph (BuildGraph)
 //
