@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/discussion"
 	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+	"github.com/annalist-dev/annalist/internal/discussion"
 	"github.com/annalist-dev/annalist/internal/eval"
 	"github.com/annalist-dev/annalist/schemas"
 )
