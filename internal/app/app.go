@@ -42,6 +42,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/llm"
 	"github.com/annalist-dev/annalist/infra/memory"
 	"github.com/annalist-dev/annalist/infra/milvus"
+	"github.com/annalist-dev/annalist/infra/discussions"
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/vector"
@@ -161,6 +162,8 @@ type App struct {
 	Requests *memory.Requests
 	// Pages holds published pages, request status and reviews.
 	Pages *pages.Store
+	// Discussions holds the discussions received and the summaries feed.
+	Discussions *discussions.Store
 
 	// Joined is true when the services belong to another process that
 	// owns the data directory.
@@ -276,6 +279,7 @@ func (a *App) open(ctx context.Context, need Needs) error {
 		a.Regexes = memory.NewRegexes(c, 0)
 		a.Requests = memory.NewRequests(c, cfg.Generate.MemoryTTL)
 		a.Pages = pages.New(c)
+		a.Discussions = discussions.New(c)
 	}
 	switch {
 	case cfg.ChatModel != nil:
