@@ -272,7 +272,7 @@ func (l *Loop) accept(ctx context.Context, tenant string, v schemas.Verdict) ([]
 	}
 	rec := &genmem.Final{Index: v.Index, Attempts: v.Attempt + 1, Position: st.Place.Position,
 		Sentence: schemas.PageSentence{Text: d.Text, Status: status, Citations: citations(cites), Facts: d.Facts,
-			Note: d.Note, Section: st.Place.Section}}
+			Note: d.Note, Section: st.Place.Section, Entities: d.Entities}}
 	if d.Origin == OriginWriter || d.Origin == OriginEditor {
 		rec.Sentence.OfflineFallback = d.Fallback
 	}

@@ -285,3 +285,22 @@ func TestLoopDispatchesOnKind(t *testing.T) {
 		t.Errorf("plans: biography %d, answer %d; want 2 each", bioRefs.calls, ansRefs.calls)
 	}
 }
+
+// The entities a verified draft names (a discussion summary's opinion)
+// are carried to its final sentence, for the assembler to publish.
+func TestLoopCarriesEntities(t *testing.T) {
+	ctx := context.Background()
+	l := newLoop(t, 1, writer.LoopConfig{})
+	d0 := l.one(schemas.Request{RequestID: "r-ent", Kind: schemas.KindBiography, Subject: "丙丁"})
+	d0.Entities = []string{"Maya Torres", "Harbor City FC"}
+	if end := l.one(supported(d0)); !end.Final {
+		t.Fatalf("after the only sentence: %+v", end)
+	}
+	fs, err := l.mem.Sentences(ctx, "t", "r-ent")
+	if err != nil || len(fs) != 1 {
+		t.Fatalf("final sentences = %+v, %v", fs, err)
+	}
+	if got := fs[0].Sentence.Entities; fmt.Sprint(got) != "[Maya Torres Harbor City FC]" {
+		t.Errorf("entities of the final sentence = %q", got)
+	}
+}

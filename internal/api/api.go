@@ -3,7 +3,9 @@
 // KG neighbourhood; chunks; generation requests with a Server-Sent Events
 // stream of their sentences; pages of every kind (biographies; topic pages,
 // with their sections and the persons their sentences name), their
-// versions and diffs; the review queue; the pipeline's numbers), plus
+// versions and diffs; the review queue; discussions in and the feed of
+// their summaries, as JSON Feed 1.1 and Server-Sent Events; the
+// pipeline's numbers), plus
 // /healthz, /readyz, /metrics, /openapi.json and the web UI. The OpenAPI 3 document (openapi.json, embedded) describes
 // every route.
 //
@@ -110,6 +112,11 @@ type Deps struct {
 	// Vectors serves POST /v1/vectors/search and GET /v1/vectors/count to
 	// the commands that join this process; nil: not routed.
 	Vectors vectors.Store
+	// Discussions serves GET /v1/discussions, /v1/discussions/{id},
+	// /v1/feed and /v1/feed/events; nil: not routed. POST
+	// /v1/discussions is routed when Sink also implements
+	// producers.DiscussionSink (as the App does).
+	Discussions DiscussionStore
 }
 
 // Memory reads the final sentences of a request from the generation loop's
@@ -194,6 +201,7 @@ func routes(d Deps) []route {
 	rs = append(rs, generationRoutes(d)...)
 	rs = append(rs, deadLetterRoutes(d)...)
 	rs = append(rs, vectorRoutes(d)...)
+	rs = append(rs, discussionRoutes(d)...)
 	if d.Pipeline != nil {
 		rs = append(rs, route{"GET /v1/pipeline", accessRead, func(w http.ResponseWriter, r *http.Request) {
 			v, err := d.Pipeline(r.Context())

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/annalist-dev/annalist/infra/discussions"
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/infra/pages"
@@ -45,7 +46,7 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 	}
 	// Typed nils are enough: routes only looks at which interfaces the
 	// dependencies implement.
-	d := Deps{Sink: nopSink{}, Graph: (*kg.Store)(nil), Chunks: (*redis.Chunks)(nil), Pages: &pages.Store{},
+	d := Deps{Sink: nopDiscussionSink{}, Discussions: (*discussions.Store)(nil), Graph: (*kg.Store)(nil), Chunks: (*redis.Chunks)(nil), Pages: &pages.Store{},
 		Requester: nopRequester{}, Metrics: http.NotFoundHandler(),
 		Pipeline:    func(context.Context) (any, error) { return nil, nil },
 		DeadLetters: kafka.DeadLetters{}, Vectors: (*vector.Store)(nil)}
@@ -76,6 +77,13 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 }
 
 type nopSink struct{}
+
+// nopDiscussionSink publishes documents and discussions, as the App does.
+type nopDiscussionSink struct{ nopSink }
+
+func (nopDiscussionSink) SendDiscussions(context.Context, string, []producers.DiscussionItem) error {
+	return nil
+}
 
 func (nopSink) Send(context.Context, string, []producers.Item) error { return nil }
 

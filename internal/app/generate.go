@@ -17,6 +17,7 @@ import (
 	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/consumers/writer"
 	"github.com/annalist-dev/annalist/consumers/writer/biography"
+	"github.com/annalist-dev/annalist/consumers/writer/discussion"
 	"github.com/annalist-dev/annalist/consumers/writer/topic"
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/pages"
@@ -146,7 +147,8 @@ const topicVectorK = 30
 // Kinds is the process's kind registry, built once and shared by the
 // writer and every entry point (Request, the API): the biography kind,
 // planned by Retriever and drafted by the offline extractive drafter and,
-// when an LLM is configured, the LLM drafter. A kind is added by
+// when an LLM is configured, the LLM drafter; the topic page; and the
+// discussion summary, planned from the stored discussions. A kind is added by
 // registering it here (or, in a test, on the returned registry before
 // the stages run). It needs the KG and chunk store (redis).
 func (a *App) Kinds() (*kind.Registry, error) {
@@ -182,6 +184,18 @@ func (a *App) Kinds() (*kind.Registry, error) {
 	}
 	if err := reg.Register(topic.Spec(topic.NewCurator(a.KG, a.Chunks, topts...), toff, tllm)); err != nil {
 		return nil, err
+	}
+	// The discussion summary: planned from the discussions the
+	// discussions stage stored.
+	if a.Discussions != nil {
+		doff := discussion.NewOffline()
+		var dllm *discussion.LLM
+		if a.Chat != nil {
+			dllm = discussion.NewLLM(discussion.LLMConfig{}, a.Chat, doff)
+		}
+		if err := reg.Register(discussion.Spec(discussion.NewPlanner(a.Discussions), doff, dllm)); err != nil {
+			return nil, err
+		}
 	}
 	a.gen.kinds = reg
 	return reg, nil
@@ -223,16 +237,20 @@ func (a *App) Writer() (*writer.Loop, error) {
 }
 
 // Checker is the verifier: the LLM judge when configured, else the
-// offline checker. It is built once and shared (safe for concurrent use).
+// offline checker, either wrapped for discussion summaries
+// (verifier.WithDiscussions: an opinion is checked against its turn, a
+// background sentence against its paragraphs). It is built once and
+// shared (safe for concurrent use).
 func (a *App) Checker() verifier.Checker {
 	a.gen.mu.Lock()
 	defer a.gen.mu.Unlock()
 	if a.gen.checker == nil {
 		off := verifier.NewOffline(verifier.Config{Era: a.eraTableLocked()})
-		a.gen.checker = off
+		var c verifier.Checker = off
 		if a.Chat != nil && a.Config.Generate.Verifier != "offline" {
-			a.gen.checker = verifier.NewJudge(verifier.JudgeConfig{}, verifier.WithModel(a.Chat), verifier.WithFallback(off))
+			c = verifier.NewJudge(verifier.JudgeConfig{}, verifier.WithModel(a.Chat), verifier.WithFallback(off))
 		}
+		a.gen.checker = verifier.WithDiscussions(c)
 	}
 	return a.gen.checker
 }

@@ -126,6 +126,31 @@ func TestMetricsAfterASmallRun(t *testing.T) {
 		}
 	})
 
+	// Last, with every stage running and the offline engine (the erring
+	// model answers biography prompts only): one discussion through the
+	// discussions stage, ingestion, generation and the feed. Last, because
+	// the discussions stage checks its requests against the kinds, which
+	// the app builds once, with the engine it has then. The model is put
+	// back for its numbers.
+	chat := a.Chat
+	a.Chat = nil
+	run(app.AllStages(), func() {
+		ds := []schemas.Discussion{{ID: "metrics",
+			Background: []schemas.Paragraph{{Index: 1, Text: "Margaret Ellery opened the archive in 1921."}},
+			Turns:      []schemas.Turn{{Participant: "Person1", Utterance: "She did it well."}}}}
+		if _, err := producers.PublishDiscussions(ctx, a, tenant, ds); err != nil {
+			t.Fatal(err)
+		}
+		out, err := a.WaitSummaries(ctx, tenant, ds, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[0].Item == nil {
+			t.Fatalf("the discussion's summary failed: %s", out[0].Error)
+		}
+	})
+	a.Chat = chat
+
 	began := time.Now()
 	text := scrapeMetrics(t, a)
 	t.Logf("scrape: %d bytes in %v", len(text), time.Since(began))
@@ -143,7 +168,7 @@ func TestMetricsAfterASmallRun(t *testing.T) {
 		}
 	}
 	// Stages that write: their outputs.
-	for _, s := range []string{"chunker", "extractor", "writer", "verifier", "router", "assembler"} {
+	for _, s := range []string{"discussions", "chunker", "extractor", "writer", "verifier", "router", "assembler", "feed"} {
 		if v := metricValue(t, text, `annalist_stage_messages_out_total{stage="`+s+`"}`); v <= 0 {
 			t.Errorf("outputs of %s = %v; want > 0", s, v)
 		}

@@ -32,6 +32,7 @@ func pid() int { return os.Getpid() }
 // entry and a row of the routing table (topology.Routes).
 func DefaultStages() Registry {
 	return Registry{
+		discussionsStage,
 		{Stage: topology.Stage{Name: topology.StageChunker, Reads: []string{topology.Documents}, Writes: []string{topology.Chunks},
 			Doc: "pattern-enhanced chunking by corpus profile"},
 			Part: PartIngest, Progress: true, Build: buildChunker},
@@ -73,6 +74,7 @@ func DefaultStages() Registry {
 		{Stage: topology.Stage{Name: topology.StageAssembler, Reads: []string{topology.Drafts}, Writes: []string{topology.Pages},
 			Doc: "publishes page versions with citations and the chunk -> page index"},
 			Part: PartGenerate, Build: buildAssembler},
+		feedStage,
 	}
 }
 

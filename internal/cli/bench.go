@@ -48,11 +48,11 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	fs := newFlagSet("bench", io.Stderr)
 	var s service
 	s.register(fs)
-	data := fs.String("data", "", "ingest: folder of documents (default: the mingshi-liezhuan evaluation data)")
-	keep := fs.Bool("keep", false, "ingest: keep the benchmark's data directory instead of deleting it")
+	data := fs.String("data", "", "ingest: folder of documents (default: the mingshi-liezhuan evaluation data); discussions: KGDS file (default: kgds/dev.json)")
+	keep := fs.Bool("keep", false, "ingest, discussions: keep the benchmark's data directory instead of deleting it")
 	var rc vector.RecallConfig
 	fs.StringVar(&rc.Dataset, "dataset", vector.DatasetRandom, "vector: random or clustered vectors")
-	fs.IntVar(&rc.N, "n", 20000, "vector: vectors indexed (default 20000); generate: biographies requested (default 100)")
+	fs.IntVar(&rc.N, "n", 20000, "vector: vectors indexed (default 20000); generate: biographies requested (default 100); discussions: the first N of --data (default all)")
 	conc := fs.Int("concurrency", 8, "generate: requests in flight at a time")
 	seed := fs.Uint64("seed", 1, "generate, regenerate: seed of the subject sample")
 	nPages := fs.Int("pages", 20, "regenerate: pages published before the updates")
@@ -67,8 +67,20 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	if len(pos) == 1 && pos[0] == "vector" {
 		return benchVector(ctx, io, s.common, rc)
 	}
+	if len(pos) == 1 && pos[0] == "discussions" {
+		n := 0
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "n" {
+				n = rc.N
+			}
+		})
+		if n < 0 {
+			return fmt.Errorf("%w: --n must not be negative", errUsage)
+		}
+		return benchDiscussions(ctx, io, s, *data, n, *keep)
+	}
 	if len(pos) != 1 || pos[0] != "ingest" && pos[0] != "generate" && pos[0] != "regenerate" {
-		return fmt.Errorf("%w: want a benchmark: ingest, generate, regenerate or vector", errUsage)
+		return fmt.Errorf("%w: want a benchmark: ingest, generate, regenerate, discussions or vector", errUsage)
 	}
 	dir, err := evalData(*data)
 	if err != nil {

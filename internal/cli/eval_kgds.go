@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/discussion"
 	"github.com/annalist-dev/annalist/internal/dataset"
+	"github.com/annalist-dev/annalist/internal/discussion"
 	"github.com/annalist-dev/annalist/internal/eval"
 	"github.com/annalist-dev/annalist/schemas"
 )

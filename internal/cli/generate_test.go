@@ -30,7 +30,7 @@ func TestGenerateRefusesAnUnregisteredKind(t *testing.T) {
 
 	for _, args := range [][]string{{"answer", "翰林院"}} {
 		_, stderr, code := run(t, append(append([]string{"generate"}, args...), common...)...)
-		const want = "kind answer is not registered (registered: biography, topic_page)"
+		const want = "kind answer is not registered (registered: biography, discussion_summary, topic_page)"
 		if code != 1 || !strings.Contains(stderr, want) {
 			t.Fatalf("generate %s: exit %d, stderr %q; want exit 1 saying %q", strings.Join(args, " "), code, stderr, want)
 		}

@@ -15,7 +15,8 @@ import (
 )
 
 // cmdIngest publishes files, directories or JSONL on stdin ("-") as
-// documents. Embedded (no --brokers): the ingestion stages run in this
+// documents; `ingest discussions FILE` publishes discussions instead
+// (ingestDiscussions: a directory named discussions is ./discussions). Embedded (no --brokers): the ingestion stages run in this
 // process, or in the process that owns --data-dir (serve, demo), which
 // this one then joins: it only publishes and waits until the owner's
 // stages have finished its documents. Distributed: it publishes and, with
@@ -32,8 +33,11 @@ func cmdIngest(ctx context.Context, io IO, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(pos) > 0 && pos[0] == "discussions" {
+		return ingestDiscussions(ctx, io, s, *wait, pos[1:])
+	}
 	if len(pos) == 0 {
-		return fmt.Errorf("%w: want PATH... (files, directories, or - for JSONL on stdin)", errUsage)
+		return fmt.Errorf("%w: want PATH... (files, directories, or - for JSONL on stdin), or `discussions FILE`", errUsage)
 	}
 	// Refused before any service starts, with the names to choose from.
 	if err := producers.CheckProfile(opts.Profile); err != nil {

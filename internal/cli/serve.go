@@ -154,9 +154,15 @@ func newServer(ctx context.Context, h http.Handler) *http.Server {
 // apiDeps are the API's dependencies on the app's services. Tokens come
 // from ANNALIST_API_TOKEN (writes) and ANNALIST_READ_TOKEN (reads).
 func apiDeps(a *app.App) api.Deps {
-	return api.Deps{Sink: a, Graph: a.KG, Chunks: a.Chunks, Pages: a.Pages, Requester: a,
+	d := api.Deps{Sink: a, Graph: a.KG, Chunks: a.Chunks, Pages: a.Pages, Requester: a,
 		Memory: a.Requests, Ready: a.Ready, Admit: a.WriteReady, Metrics: a.Metrics().Handler(), Pipeline: a.Pipeline,
 		DeadLetters: kafka.DeadLetters{Config: a.Config.Kafka, Marks: kafka.NewRedisReplayMarks(a.Redis)},
 		UI:          web.Handler(), Vectors: a.Vectors,
 		Auth: api.AuthConfig{APIToken: os.Getenv("ANNALIST_API_TOKEN"), ReadToken: os.Getenv("ANNALIST_READ_TOKEN")}}
+	// Set only when open: a nil *discussions.Store in the interface would
+	// route the endpoints to a store that is not there.
+	if a.Discussions != nil {
+		d.Discussions = a.Discussions
+	}
+	return d
 }

@@ -3,8 +3,8 @@ package eval_test
 import (
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/discussion"
 	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+	"github.com/annalist-dev/annalist/internal/discussion"
 	"github.com/annalist-dev/annalist/internal/eval"
 )
 
