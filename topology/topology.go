@@ -14,6 +14,7 @@ package topology
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -155,6 +156,18 @@ func LookupTopic(name string) (Topic, bool) {
 	return Topic{}, false
 }
 
+// EdgeTopics are the topics the edge publishes to (files, HTTP and the
+// CLI through the producers): documents, retractions, generation requests
+// and discussions. A stage may write them too (the scheduler asks for
+// pages, the discussions stage publishes paragraphs as documents); the
+// drawings show the producers feeding them either way, and any topic no
+// stage writes.
+func EdgeTopics() []string { return []string{Documents, Retractions, Requests, Discussions} }
+
+func fedByProducers(topic string, written map[string]bool) bool {
+	return !written[topic] || slices.Contains(EdgeTopics(), topic)
+}
+
 // Validate checks the graph of the topics and stages: no topic or stage
 // name repeats, every topic has partitions, every stage has a name and
 // reads something, and every topic a stage names is declared. A topic no
@@ -219,11 +232,15 @@ func Render(stages []Stage) string {
 		}
 	}
 	var edges []string
+	written := map[string]bool{}
+	for w := range producers {
+		written[w] = true
+	}
 	for _, s := range stages {
 		for _, r := range s.Reads {
 			from := producers[r]
-			if len(from) == 0 {
-				from = []string{"producers"}
+			if fedByProducers(r, written) {
+				from = append([]string{"producers"}, from...)
 			}
 			for _, f := range from {
 				edges = append(edges, fmt.Sprintf("  %s --[%s]--> %s", f, r, s.Name))
@@ -238,8 +255,8 @@ func Render(stages []Stage) string {
 
 // Mermaid draws the graph as a Mermaid flowchart: topics as rounded
 // nodes, stages as boxes, an arrow from each topic to the stages that read
-// it and from each stage to the topics it writes; topics no stage writes
-// are fed by the producers. ARCHITECTURE.md holds this drawing of the
+// it and from each stage to the topics it writes; the producers feed the
+// edge's topics (EdgeTopics) and any topic no stage writes. ARCHITECTURE.md holds this drawing of the
 // default stages, and a test keeps it equal to what this function draws.
 func Mermaid(stages []Stage) string {
 	id := func(kind, name string) string {
@@ -268,7 +285,7 @@ func Mermaid(stages []Stage) string {
 		fmt.Fprintf(&b, "  %s[%s]\n", id("s", s.Name), s.Name)
 	}
 	for _, t := range Topics() {
-		if used[t.Name] && !written[t.Name] {
+		if used[t.Name] && fedByProducers(t.Name, written) {
 			fmt.Fprintf(&b, "  producers --> %s\n", id("t", t.Name))
 		}
 	}

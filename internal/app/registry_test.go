@@ -25,11 +25,11 @@ func TestDefaultStagesAreValid(t *testing.T) {
 			t.Errorf("render lacks group %s", s.Group())
 		}
 	}
-	// Documents come from the producers and from the discussions stage
-	// (a discussion's paragraphs); Render draws a topic's producers only
-	// when no stage writes it, so the entry into the graph is the
-	// discussions topic's edge.
+	// Documents come from the producers and from the discussions stage (a
+	// discussion's paragraphs), requests from the edge and the scheduler:
+	// both sources are drawn.
 	for _, edge := range []string{"producers --[discussions]--> discussions", "discussions --[documents]--> chunker",
+		"producers --[documents]--> chunker", "producers --[requests]--> writer", "scheduler --[requests]--> writer",
 		"producers --[retractions]--> retractor"} {
 		if !strings.Contains(out, edge) {
 			t.Errorf("render lacks the edge %s:\n%s", edge, out)
