@@ -271,15 +271,15 @@ func selectByShape(d schemas.Discussion, scores []float64) []int {
 	return out
 }
 
-// bgTerms counts the content words of a text, stemmed.
+// bgTerms counts the content words of a text, stemmed, as the turn's
+// scope counts them (scopeTerms, without the word pairs): a compound
+// also without its hyphen and by its words, an ordinal as its cardinal.
 func bgTerms(text string) map[string]int {
 	out := map[string]int{}
-	for _, w := range bgWords(text) {
-		lw := strings.ToLower(w)
-		if bgStopWords[lw] || len([]rune(lw)) < 3 && !bgIsNumber(lw) {
-			continue
+	for w, c := range scopeTerms(text) {
+		if !strings.Contains(w, " ") {
+			out[w] += c
 		}
-		out[bgStem(lw)]++
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package discussion
 
 import (
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 // discussion itself has named nobody who fits.
 const (
 	weightRecency   = 1.0
+	weightDeed      = 1.0 // the turn's words follow its mentions
 	weightSalience  = 0.6
 	bonusSameSpeech = 0.25 // the same participant named it last
 	bonusRole       = 0.5  // a role phrase matches one of its roles
@@ -71,7 +73,11 @@ type Resolver struct {
 	focus    map[int]bool // supporting paragraphs, when known
 	scopes   []map[int]float64
 	scope    map[int]float64 // the current turn's paragraphs, weighted
-	turn     int             // the turn being resolved
+	// deeds: per turn, how much of the turn's wording the background
+	// writes after each entity's mentions (0 to 1)
+	deeds []map[*Entity]float64
+	ex    []int // each turn's exchange (exchanges)
+	turn  int   // the turn being resolved
 	// lastGroup is the last group reference resolved; slots the tokens of
 	// the current statement that denote it.
 	lastGroup *groupUse
@@ -147,6 +153,10 @@ func classifyPronoun(lw string) (pronounClass, bool) {
 // placeHeads after "this" or "that" denote the story's place ("this
 // area", "this country"); after "the" they are as often generic.
 var placeHeads = toSet(`area region country city town county nation state island village`)
+
+// countryHeads denote a country, never a locality written with the place
+// it lies in ("Gourock, Inverclyde").
+var countryHeads = toSet(`country nation`)
 
 // facilityWords end the names of places that are no area a story is
 // about ("Stansted Airport", "Nottingham Road").
@@ -239,6 +249,17 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 			if class == pronNeuter && i+1 < len(out) && out[i+1].Text == "'s" {
 				continue
 			}
+			// a reflexive right after a noun stresses that noun ("the
+			// charges themselves"): no entity
+			if reflexives[lw] && i > 0 && isLowerWord(out[i-1].Text) && !verbBefore(out[i-1].Text) {
+				continue
+			}
+			if lw == "they" && pluralSubjectBefore(out[:i]) {
+				// "although the armed robberies are concerning, they …":
+				// the things just named, no entity
+				r.Resolutions = append(r.Resolutions, Resolution{Turn: turn, Phrase: lw, Reasons: "a plural subject before it"})
+				continue
+			}
 			if class == pronPlural && r.bindGroup(turn) {
 				object := lw == "them" || lw == "themselves"
 				r.slots = append(r.slots, groupSlot{pos: i, possessive: poss || lw == "theirs", object: object})
@@ -283,7 +304,9 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 			last := 0
 			for j := i + 1; j < len(out) && j <= i+3; j++ {
 				w := strings.ToLower(out[j].Text)
-				if !isLowerWord(out[j].Text) || roleStop[w] {
+				// "that neither team scored": "that" opens a clause,
+				// the quantifier its own phrase
+				if !isLowerWord(out[j].Text) || roleStop[w] || quantifiers[w] {
 					break
 				}
 				if r.isRoleHead(w) && !(placeHeads[w] && lw == "the") {
@@ -556,18 +579,25 @@ func (r *Resolver) pick(class pronounClass, head string, turn int, participant s
 		if !ok || class == pronPlural && !e.Plural && !recent[e] && r.scopeOf(e) < 1 {
 			continue
 		}
-		if orgRoles[head] && affiliated(person, e) {
-			s += bonusAffiliated
+		if orgRoles[head] {
+			s += bonusAffiliated * affiliated(person, e)
+		}
+		if turn >= 0 && turn < len(r.deeds) {
+			s += weightDeed * r.deeds[turn][e]
 		}
 		sal := r.salience[e]
 		if w := r.scopeOf(e); w > 0 {
-			sal = scopeGlobal*sal + w
+			sal = scopeGlobal * (sal + w)
 			inScope = append(inScope, cand{e, s + weightSalience*sal})
 		}
 		cands = append(cands, cand{e, s + weightSalience*sal})
 	}
 	if len(inScope) > 0 {
 		cands = inScope
+	} else if placeHeads[head] && r.scope != nil {
+		// "this country" is the story's: a place of another story is
+		// no better than the phrase as written
+		cands = nil
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return lastSeen[cands[i].e] > lastSeen[cands[j].e] })
 	rank := 0
@@ -599,23 +629,24 @@ func (r *Resolver) pick(class pronounClass, head string, turn int, participant s
 	return cands[0].e, res
 }
 
-// affiliated reports whether an organisation is a person's: the graph
-// ties one of the person's roles to it, or a paragraph names both.
-func affiliated(person, org *Entity) bool {
+// affiliated is how surely an organisation is a person's: 1 when the
+// graph ties one of the person's roles to it ("Arizona Cardinals QB Kyler
+// Murray"), one half when a paragraph names both, else 0.
+func affiliated(person, org *Entity) float64 {
 	if person == nil {
-		return false
+		return 0
 	}
 	for _, h := range person.RoleOf {
 		if strings.EqualFold(h, org.Name) {
-			return true
+			return 1
 		}
 	}
 	for _, p := range person.Paragraphs {
 		if containsInt(org.Paragraphs, p) {
-			return true
+			return 0.5
 		}
 	}
-	return false
+	return 0
 }
 
 // compatible says whether an entity can be what a pronoun class or a role
@@ -625,10 +656,10 @@ func compatible(e *Entity, class pronounClass, head string) (float64, bool) {
 		if hasRole(e, head) {
 			return bonusRole, true
 		}
-		if orgRoles[head] && e.Kind == KindOrganisation {
+		if orgRoles[head] && e.Kind == KindOrganisation && (!typedOrgHeads[head] || nameHas(e, head)) {
 			return 0, true
 		}
-		if placeHeads[head] && e.Kind == KindPlace && !isFacility(e) {
+		if placeHeads[head] && e.Kind == KindPlace && !isFacility(e) && !(countryHeads[head] && e.ev.locality > 0) {
 			return 0, true
 		}
 		return 0, false
@@ -678,17 +709,20 @@ func possessive(name string) string {
 // matches, a list of companies) is discussed one story at a time, and a
 // turn's references denote the entities of the story it is about. The
 // story is found from the text: the paragraphs that share the most
-// content words (IDF over the background's paragraphs) with the turn and,
-// at half weight, with the turns around it, plus the paragraphs of the
-// entities those turns name. Paragraphs scoring at least scopeShare of the
+// content words and word pairs (IDF over the background's paragraphs)
+// with the turn and, at half weight, with the other turns of its exchange
+// (exchanges), plus the paragraphs of the entities those turns name; a
+// turn that says "he" or "she" of nobody it names weighs down paragraphs
+// without such a person. Paragraphs scoring at least scopeShare of the
 // best one form the turn's scope, with the paragraph before each (where a
 // story's names are often introduced). A turn that shares nothing with the
 // background has no scope, and the whole background is searched.
 const (
 	scopeShare     = 0.5
-	scopeNeighbour = 0.5 // weight of the turns before and after
+	scopeNeighbour = 0.5 // weight of the other turns of the exchange
 	scopeNamed     = 1.0 // weight of a paragraph naming an entity the turns name
-	scopeGlobal    = 2.0 // weight of background salience within the scope
+	scopeGlobal    = 2.0 // weight of salience plus the scope weight, within the scope
+	scopeNoGender  = 0.5 // a paragraph without a person of the turn's pronoun's gender
 )
 
 // ScopeTurns computes the scope of every turn of a discussion; Resolve
@@ -697,6 +731,7 @@ func (r *Resolver) ScopeTurns(turns []schemas.Turn) {
 	paras := r.g.paras
 	n := len(paras)
 	r.scopes = make([]map[int]float64, len(turns))
+	r.ex = exchanges(turns)
 	if n == 0 {
 		return
 	}
@@ -723,11 +758,13 @@ func (r *Resolver) ScopeTurns(turns []schemas.Turn) {
 		turnTerms[t] = scopeTerms(tu.Utterance)
 		turnEnts[t] = r.g.EntitiesIn(tu.Utterance)
 	}
+	r.deeds = r.deedScores(turnTerms, idf, df, n)
+	ex := r.ex
 	for t := range turns {
 		q := map[string]float64{}
 		named := map[int]float64{}
-		for u := t - 1; u <= t+1; u++ {
-			if u < 0 || u >= len(turns) {
+		for u := range turns {
+			if ex[u] != ex[t] {
 				continue
 			}
 			wt := 1.0
@@ -765,6 +802,27 @@ func (r *Resolver) ScopeTurns(turns []schemas.Turn) {
 		for i, p := range paras {
 			score[i] += scopeNamed * named[p.Index]
 		}
+		// a turn that says "she" (or "he") and names no one of that
+		// gender is about a story with such a person: a paragraph whose
+		// story (it and the one before) has none weighs less
+		if want := r.turnGender(turns[t].Utterance, turnEnts[t]); want != GenderUnknown {
+			has := make([]bool, n)
+			for _, e := range r.g.Entities {
+				if e.Kind != KindPerson || e.Gender != want {
+					continue
+				}
+				for i, p := range paras {
+					if containsInt(e.Paragraphs, p.Index) {
+						has[i] = true
+					}
+				}
+			}
+			for i := range paras {
+				if !has[i] && !(i > 0 && has[i-1]) {
+					score[i] *= scopeNoGender
+				}
+			}
+		}
 		best = 0
 		for _, s := range score {
 			best = math.Max(best, s)
@@ -795,18 +853,50 @@ func scopeTerms(text string) map[string]int {
 	prev := ""
 	for _, w := range bgWords(text) {
 		lw := strings.ToLower(w)
-		if bgStopWords[lw] || len([]rune(lw)) < 3 && !bgIsNumber(lw) {
-			prev = ""
-			continue
+		parts := []string{lw}
+		if strings.Contains(lw, "-") && !bgIsNumber(strings.ReplaceAll(lw, "-", "")) {
+			// a compound is written with or without its hyphen
+			// ("shoot-out", "shootout") and its words stand alone
+			// ("three-touchdown", "three touchdowns")
+			out[bgStem(strings.ReplaceAll(lw, "-", ""))]++
+			parts = strings.Split(lw, "-")
 		}
-		st := bgStem(lw)
-		out[st]++
-		if prev != "" {
-			out[prev+" "+st]++
+		for _, part := range parts {
+			part = cardinal(part)
+			if bgStopWords[part] || len([]rune(part)) < 3 && !bgIsNumber(part) {
+				prev = ""
+				continue
+			}
+			st := bgStem(part)
+			out[st]++
+			if prev != "" {
+				out[prev+" "+st]++
+			}
+			prev = st
 		}
-		prev = st
 	}
 	return out
+}
+
+// ordinals are written as their cardinals for matching: "the fourth
+// consecutive time" and "four consecutive times", "the 25th minute" and
+// "after 25 minutes" say the same. ("first" and "second" also mean order
+// in time and are left alone.)
+var ordinals = map[string]string{
+	"third": "three", "fourth": "four", "fifth": "five", "sixth": "six", "seventh": "seven",
+	"eighth": "eight", "ninth": "nine", "tenth": "ten", "eleventh": "eleven", "twelfth": "twelve",
+}
+
+func cardinal(w string) string {
+	if c, ok := ordinals[w]; ok {
+		return c
+	}
+	for _, suf := range []string{"st", "nd", "rd", "th"} {
+		if d := strings.TrimSuffix(w, suf); d != w && bgIsNumber(d) {
+			return d
+		}
+	}
+	return w
 }
 
 // scopeOf is the weight (0 to 1) of an entity in the current turn's
@@ -821,3 +911,226 @@ func (r *Resolver) scopeOf(e *Entity) float64 {
 	}
 	return w
 }
+
+// replyOpeners open a turn that answers the one before: agreement,
+// disagreement, a concession ("No, …", "Indeed, …", "Well, but …").
+var replyOpeners = regexp.MustCompile(`(?i)^\W*(?:no|yes|yeah|indeed|well|but|however|true|right|exactly|sure|ok|okay|hmm|haha|oh|i (?:dis)?agree|i don't agree|that's (?:true|right)|you're right|on the (?:contrary|other hand)|not really|although|though|even so|still)\b`)
+
+// exchanges groups a discussion's turns into exchanges: a turn that opens
+// with a reply (replyOpeners) or with a third-person pronoun (it names
+// nothing new: "They deserve praise") continues the exchange of the turn
+// before, any other turn opens a new one. An exchange is about one
+// story.
+func exchanges(turns []schemas.Turn) []int {
+	ex := make([]int, len(turns))
+	for t := range turns {
+		switch {
+		case t == 0:
+		case replyOpeners.MatchString(turns[t].Utterance) || opensWithPronoun(turns[t].Utterance):
+			ex[t] = ex[t-1]
+		default:
+			ex[t] = ex[t-1] + 1
+		}
+	}
+	return ex
+}
+
+// turnGender is the gender of the third-person pronouns a turn uses
+// ("she", "her" → Female) when it uses one gender only and names nobody
+// of it; GenderUnknown otherwise.
+func (r *Resolver) turnGender(utterance string, named []*Entity) Gender {
+	male, female := false, false
+	for _, t := range tokenize(utterance) {
+		switch c, _ := classifyPronoun(strings.ToLower(t.Text)); c {
+		case pronMale:
+			male = true
+		case pronFemale:
+			female = true
+		}
+	}
+	want := GenderUnknown
+	switch {
+	case male && !female:
+		want = Male
+	case female && !male:
+		want = Female
+	default:
+		return GenderUnknown
+	}
+	for _, e := range named {
+		if e.Kind == KindPerson && e.Gender == want {
+			return GenderUnknown
+		}
+	}
+	return want
+}
+
+var reflexives = toSet(`himself herself itself themselves`)
+
+// verbBefore: a word a reflexive object follows ("blamed themselves",
+// "proved itself"): a past form or one of the verbs that take one.
+func verbBefore(w string) bool {
+	lw := strings.ToLower(w)
+	return strings.HasSuffix(lw, "ed") || reflexiveVerbs[lw] || auxiliaries[lw] || nonHeadFollowers[lw]
+}
+
+var reflexiveVerbs = toSet(`find found prove proves express expresses protect protects help helps put puts set sets make makes made
+keep keeps kept see sees saw let lets get gets got give gives gave blame blames hurt hurts push pushes defend defends`)
+
+// deedScores: for each turn, the entities after whose mentions the
+// background writes the turn's own words — a turn says "his goal in the
+// 25th minute" of the player the background says "replied after 25
+// minutes" — as the share of the turn's IDF mass found there (0 to 1).
+// Only words rarer than half the paragraphs count: common words say
+// nothing about who did what.
+func (r *Resolver) deedScores(turnTerms []map[string]int, idf func(string) float64, df map[string]int, n int) []map[*Entity]float64 {
+	ctx := map[*Entity]map[string]bool{}
+	for _, p := range r.g.paras {
+		for _, sent := range SplitSentences(p.Text) {
+			ts := tokenize(sent)
+			for i := 0; i < len(ts); {
+				e, k := r.g.match(ts, i)
+				if e == nil {
+					i++
+					continue
+				}
+				// what the sentence says after the mention up to the next
+				// name, unless a preposition or a conjunction follows the
+				// name or a preposition precedes it (it is no subject
+				// then: "defeat by RB Leipzig a fortnight ago …"): what
+				// the entity did
+				// ("Ronan Hale replied after 25 minutes", "Jodie Grinham
+				// - the latter competing while seven months pregnant";
+				// not "… of the Los Angeles Rams as his …")
+				var ws []string
+				if i+k < len(ts) && notVerbs[strings.ToLower(ts[i+k].Text)] || i > 0 && objectPreps[strings.ToLower(ts[i-1].Text)] {
+					i += k
+					continue
+				}
+				for j := i + k; j < len(ts); j++ {
+					if x, _ := r.g.match(ts, j); x != nil {
+						break
+					}
+					ws = append(ws, ts[j].Text)
+				}
+				if ctx[e] == nil {
+					ctx[e] = map[string]bool{}
+				}
+				for w := range scopeTerms(strings.Join(ws, " ")) {
+					ctx[e][w] = true
+				}
+				i += k
+			}
+		}
+	}
+	out := make([]map[*Entity]float64, len(turnTerms))
+	for t, tt := range turnTerms {
+		// the rarer words and word pairs, in a fixed order so sums do
+		// not vary; the mass counts every word of the turn (one the
+		// background lacks as the rarest), so that one shared word is a
+		// small share (a shared pair adds to it: at most 1 in all)
+		var rare, all []string
+		for w := range tt {
+			if !strings.Contains(w, " ") {
+				all = append(all, w)
+			}
+			if df[w] > 0 && 2*df[w] <= n {
+				rare = append(rare, w)
+			}
+		}
+		sort.Strings(rare)
+		sort.Strings(all)
+		mass := 0.0
+		for _, w := range all {
+			x := math.Log(float64(n + 1))
+			if df[w] > 0 {
+				x = idf(w)
+			}
+			mass += x * x
+		}
+		if len(rare) == 0 || mass == 0 {
+			continue
+		}
+		sc := map[*Entity]float64{}
+		for e, c := range ctx {
+			x := 0.0
+			for _, w := range rare {
+				if c[w] {
+					x += idf(w) * idf(w)
+				}
+			}
+			if x > 0 {
+				sc[e] = math.Min(1, x/mass)
+			}
+		}
+		out[t] = sc
+	}
+	return out
+}
+
+// quantifiers open a noun phrase of their own: after "that" they show it
+// is a conjunction ("that neither team scored"), not a determiner.
+var quantifiers = toSet(`neither either no every each any all both some several many few`)
+
+// notVerbs are the function words that follow a name that is no
+// subject: prepositions, conjunctions, relatives.
+var notVerbs = toSet(`as and or but nor of in on at to for with from by than that which who whom whose while when where after before
+since because if though although until into over under about against between during per via`)
+
+// pluralSubjectBefore reports whether the statement's words before a
+// "they" hold a plural common noun as a clause's subject ("the armed
+// robberies are …", "these measures will …") and no name after it.
+func pluralSubjectBefore(ts []token) bool {
+	found := false
+	for j := 1; j+1 < len(ts); j++ {
+		if ts[j].Name {
+			found = false
+			continue
+		}
+		w := strings.ToLower(ts[j].Text)
+		if !isLowerWord(ts[j].Text) || !strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ss") || len(w) < 4 || !auxiliaries[strings.ToLower(ts[j+1].Text)] {
+			continue
+		}
+		for k := j - 1; k >= 0 && k >= j-3; k-- {
+			d := strings.ToLower(ts[k].Text)
+			if d == "the" || d == "these" || d == "those" {
+				found = true
+				break
+			}
+			if !isLowerWord(ts[k].Text) {
+				break
+			}
+		}
+	}
+	return found
+}
+
+// typedOrgHeads name a kind of organisation: "the court" is an
+// organisation whose name says court ("Maidstone Crown Court"), not any
+// organisation of the story ("the government" is no "Supreme Court").
+var typedOrgHeads = toSet(`court government league tribunal committee council federation agency association`)
+
+// nameHas reports whether one of an entity's names holds a word.
+func nameHas(e *Entity, w string) bool {
+	for _, n := range append([]string{e.Name}, e.Aliases...) {
+		for _, f := range strings.Fields(strings.ToLower(n)) {
+			if f == w || f == w+"s" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// opensWithPronoun: the text's first word is a third-person pronoun.
+func opensWithPronoun(text string) bool {
+	ts := tokenize(text)
+	if len(ts) == 0 {
+		return false
+	}
+	c, _ := classifyPronoun(strings.ToLower(ts[0].Text))
+	return c != notPronoun
+}
+
+// objectPreps before a name make it a preposition's object.
+var objectPreps = toSet(`by to at against over with from of for in on into than`)

@@ -3,6 +3,7 @@ package discussion
 import (
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -76,7 +77,14 @@ type evidence struct {
 	// speech: a speech verb follows it ("Quint said"); at: written after
 	// "at" (a place, a club, a company: not a person).
 	speech, at int
-	partners   []*Entity // entities joined to it by "and", "vs"
+	// competitor: a side of a contest (joined to another name by a
+	// score or a contest word)
+	competitor int
+	// locality: written before a comma and the place it lies in
+	locality int
+	// scoreline: one side of a result line ("Aberdeen 2-1 Airdrieonians")
+	scoreline int
+	partners  []*Entity // entities joined to it by "and", "vs"
 }
 
 // Graph is a discussion's small knowledge graph of its background: the
@@ -142,7 +150,7 @@ func (g *Graph) match(ts []token, i int) (*Entity, int) {
 		for k := i; k < i+n; k++ {
 			ws = append(ws, ts[k].Text)
 		}
-		if !isCapitalised(ws[n-1]) {
+		if !isCapitalised(ws[n-1]) && !(n > 1 && nameNumber(ts, i+n-1)) {
 			continue
 		}
 		if e := g.alias[normName(strings.Join(ws, " "))]; e != nil {
@@ -193,7 +201,8 @@ type sentence struct {
 // every capitalised name of the paragraphs (a sentence-initial word the
 // text shows to be a common word left out), shorter forms merged into the
 // longest name that ends or begins with them (a surname into the full name,
-// a city into its team), acronyms in brackets after a name, role nouns
+// a city into its team), acronyms in brackets after a name or spelling
+// one name's initials ("PSG"), role nouns
 // before a name ("coach Sandy Brondello") and appositions after it, with
 // the organisation a role is held in (RoleOf), descriptions that open a
 // sentence ("The Spaniard …") tied to the previous sentence's subject.
@@ -203,9 +212,13 @@ type sentence struct {
 // used alone as a place is its own entity. Gender, number and kind are
 // decided from the evidence of every mention: the pronouns that follow a
 // name, "the" before it, the role nouns tied to it, the names it is listed
-// with ("and", "vs", "beat", "A, B and C"), "in" or "at" before it, a
-// plural verb, an organisation's possessions ("X's fans") or a score after
-// its possessive, a role noun after it ("X QB"), a speech verb after it.
+// with ("and", "vs", "beat", "A, B and C", "X 2-1 Y"), the contests it
+// is a side of ("a 4-1 victory at X"; not as a scorer), a result line it
+// stands in ("X 1-2 Y:"), "in", "at" or a compass adjective before it, a
+// comma and a place after it (a locality), a plural verb, an
+// organisation's possessions ("X's fans") or a score after its
+// possessive, a role noun after it ("X QB"), a speech verb after it, a
+// gendered title ("Mr X") and a men's or women's event it won.
 func BuildGraph(d schemas.Discussion) *Graph {
 	lx := newLexicon()
 	var sents []*sentence
@@ -290,12 +303,13 @@ func BuildGraph(d schemas.Discussion) *Graph {
 		g.alias[normName(n)] = e
 	}
 	g.annotate(sents, lx)
+	g.initialisms()
 	// a person's surname names them where the background never writes it
 	// alone, unless it is another entity's name or two people share it
 	surnames := map[string][]*Entity{}
 	for _, e := range g.Entities {
 		ws := strings.Fields(e.Name)
-		if e.Kind == KindPerson && len(ws) >= 2 {
+		if e.Kind == KindPerson && len(ws) >= 2 && surnameLike(ws[len(ws)-1]) {
 			last := normName(ws[len(ws)-1])
 			surnames[last] = append(surnames[last], e)
 		}
@@ -466,6 +480,11 @@ func (g *Graph) annotate(sents []*sentence, lx *lexicon) {
 				g.alias[normName(ac)] = e
 				e.Aliases = append(e.Aliases, ac)
 			}
+			// "Gourock, Inverclyde": a locality within the place after
+			// the comma
+			if m.End+1 < len(ts) && ts[m.End].Text == "," && k+1 < len(s.names) && s.names[k+1].Start == m.End+1 {
+				e.ev.locality++
+			}
 			g.rolesBefore(s, k, lx)
 			g.apposition(s, k, lx)
 			g.usage(s, k, lx)
@@ -480,6 +499,24 @@ func (g *Graph) annotate(sents []*sentence, lx *lexicon) {
 					e.ev.partners = append(e.ev.partners, f)
 					f.ev.partners = append(f.ev.partners, e)
 				}
+				// sides of a contest are of one kind and compete
+				// ("Bayern thrashed Holstein Kiel 6-1", "a 4-1 victory
+				// at Hoffenheim", "Aberdeen 2-1 Airdrieonians")
+				if between <= contestSpan && contestBetween(ts[m.End:s.names[k+1].Start]) {
+					f := s.ents[k+1]
+					if between <= 3 {
+						e.ev.partners = append(e.ev.partners, f)
+						f.ev.partners = append(f.ev.partners, e)
+					}
+					e.ev.competitor++
+					f.ev.competitor++
+					if between == 1 {
+						// "Hamilton Academical 1-2 Ross County": a
+						// result line names two teams
+						e.ev.scoreline++
+						f.ev.scoreline++
+					}
+				}
 			}
 		}
 		// pronoun votes: a gendered pronoun after a name in the sentence goes
@@ -488,6 +525,12 @@ func (g *Graph) annotate(sents []*sentence, lx *lexicon) {
 		var subject *Entity
 		if len(s.names) > 0 && s.names[0].Start <= 3 {
 			subject = s.ents[0]
+			// a holder before a role and its person ("Chicago
+			// outfielder Zach DeLoach") is not the subject: the person
+			// is
+			if len(s.names) > 1 && s.names[1].Start == s.names[0].End+1 && s.ents[0].ev.holder > 0 {
+				subject = s.ents[1]
+			}
 		}
 		for i, t := range ts {
 			lw := strings.ToLower(t.Text)
@@ -505,7 +548,10 @@ func (g *Graph) annotate(sents []*sentence, lx *lexicon) {
 					ante = s.ents[k]
 					if isF || isM {
 						// the subject wins over a later non-person name
-						if subject != nil && !ungendered(subject) && s.names[0].End <= i {
+						// (not a subject the text treats as an organisation:
+						// "Juventus have confirmed that … Rabiot will leave
+						// … his contract")
+						if subject != nil && !ungendered(subject) && s.names[0].End <= i && subject.ev.org+subject.ev.they == 0 {
 							ante = subject
 						}
 					}
@@ -527,6 +573,31 @@ func (g *Graph) annotate(sents []*sentence, lx *lexicon) {
 				ante.ev.they++
 			case isIt:
 				ante.ev.it++
+			}
+		}
+		// the winner of a men's or a women's event is a man or a woman
+		// ("Marcel Hug won the men's wheelchair race")
+		for i := 1; i+1 < len(ts); i++ {
+			lw := strings.ToLower(ts[i].Text)
+			if ts[i+1].Text != "'s" && ts[i+1].Text != "’s" || lw != "men" && lw != "women" {
+				continue
+			}
+			for k := len(s.names) - 1; k >= 0; k-- {
+				if s.names[k].End > i {
+					continue
+				}
+				v := s.names[k].End
+				if v+1 < i && strings.HasSuffix(strings.ToLower(ts[v].Text), "ly") {
+					v++ // "comfortably winning"
+				}
+				if i-v <= 3 && !ungendered(s.ents[k]) && winVerbs[strings.ToLower(ts[v].Text)] {
+					if lw == "men" {
+						s.ents[k].ev.male++
+					} else {
+						s.ents[k].ev.female++
+					}
+				}
+				break
 			}
 		}
 		// a description opening the sentence ("The Spaniard …", "The
@@ -570,8 +641,20 @@ func (g *Graph) annotate(sents []*sentence, lx *lexicon) {
 				addPara(target, s.para)
 			}
 		}
-		if subject != nil {
+		switch {
+		case subject != nil:
 			prevSubject = subject
+		case len(s.ents) > 0:
+			// a sentence that opens with a phrase ("In an interview
+			// Monday, French President Emmanuel Macron said …"): its
+			// first person is the subject a next "He" continues
+			prevSubject = s.ents[0]
+			for _, x := range s.ents {
+				if x.Kind == KindPerson {
+					prevSubject = x
+					break
+				}
+			}
 		}
 		for k := len(s.ents) - 1; k >= 0; k-- {
 			if s.ents[k].Kind == KindPerson {
@@ -700,10 +783,26 @@ func (g *Graph) decideKinds() {
 		case ev.male > ev.female:
 			e.Gender = Male
 		}
+		if e.Gender == GenderUnknown {
+			// a gendered title says it ("Mr Jussab", "Ms Anderson")
+			for _, r := range e.Roles {
+				switch {
+				case maleTitles[r]:
+					e.Gender = Male
+					ev.male++
+				case femaleTitles[r]:
+					e.Gender = Female
+					ev.female++
+				}
+			}
+		}
 		gendered := ev.male + ev.female
 		switch {
 		case titled(e.Name):
 		case e.Kind == KindPerson && gendered == 0 && ev.person == 0 && (ev.org > 0 || e.the > 0 || ev.it+ev.they > 1 || ev.holder > 0):
+			e.Kind = KindOrganisation
+		case (e.Kind == KindPerson || e.Kind == KindPlace) && gendered == 0 && ev.person+ev.speech+ev.place == 0 && ev.scoreline > 0:
+			// "Ross County" in a result line is a team
 			e.Kind = KindOrganisation
 		case e.Kind == KindPerson && gendered == 0 && ev.person == 0 && ev.place > 0:
 			e.Kind = KindPlace
@@ -711,6 +810,11 @@ func (g *Graph) decideKinds() {
 			e.Kind = KindOrganisation
 		case e.Kind == KindOther && ev.org > ev.person && gendered == 0:
 			e.Kind = KindOrganisation
+		case e.Kind == KindOther && gendered == 0 && ev.person == 0 && ev.speech == 0 && ev.competitor > 0:
+			e.Kind = KindOrganisation
+		case e.Kind == KindOther && ev.person+ev.org+ev.speech+ev.holder+ev.they+ev.it == 0 && ev.place > gendered:
+			// a place may catch a pronoun vote meant for a person
+			e.Kind = KindPlace
 		case e.Kind == KindOther && (gendered > 0 || ev.person > ev.org) && e.the == 0:
 			e.Kind = KindPerson
 		case e.Kind == KindOther && ev.they > 0 && ev.they > ev.it:
@@ -783,20 +887,38 @@ func (g *Graph) rolesBefore(s *sentence, k int, lx *lexicon) {
 	if m.Start > 0 && inWords[strings.ToLower(ts[m.Start-1].Text)] && !(m.End < len(ts) && ts[m.End].Text == "'s") {
 		e.ev.place++
 	}
+	// "northeastern British Columbia", "southern Minnesota": a part of a
+	// place
+	if m.Start > 0 && compassWords[strings.ToLower(ts[m.Start-1].Text)] {
+		e.ev.place++
+	}
 	if m.Start > 0 && strings.EqualFold(ts[m.Start-1].Text, "at") {
 		e.ev.at++
 	}
 	// a name before a role noun and another name holds that role: the
 	// words before it describe the other name
+	next := m.End + 1 // where the role's holder name starts
+	if m.End+1 < len(ts) && ts[m.End+1].Text == "." && titleAbbreviations[strings.ToLower(ts[m.End].Text)] != "" {
+		next++ // "Minnesota Gov. Tim Walz"
+	}
 	if n := m.End; n+1 < len(ts) && (isLowerWord(ts[n].Text) && roleNoun(ts[n].Text, lx) || titleWords[strings.ToLower(ts[n].Text)] || personRoles[strings.ToLower(ts[n].Text)]) &&
-		k+1 < len(s.names) && s.names[k+1].Start == n+1 {
+		k+1 < len(s.names) && s.names[k+1].Start == next {
 		e.ev.holder++
 		return
 	}
 	var roles []string
 	b := m.Start - 1
-	for ; b >= 0 && b >= m.Start-3; b-- {
+	lowest := m.Start - 3
+	for ; b >= 0 && b >= lowest; b-- {
 		lw := strings.ToLower(ts[b].Text)
+		// "Minnesota Gov. Tim Walz": the abbreviation's point
+		if lw == "." && b > 0 && titleAbbreviations[strings.ToLower(ts[b-1].Text)] != "" {
+			lowest--
+			continue
+		}
+		if full := titleAbbreviations[lw]; full != "" && b+1 < len(ts) && ts[b+1].Text == "." {
+			lw = full
+		}
 		if titleWords[lw] || personRoles[lw] && isAllCaps(ts[b].Text) || isLowerWord(ts[b].Text) && !roleStop[lw] && roleNoun(lw, lx) && (len(roles) > 0 || roleHead(lw)) {
 			roles = append(roles, lw)
 			continue
@@ -1013,7 +1135,8 @@ var personRoles = toSet(`boss chief head star champion captain coach rookie vete
 rival host guard forward back full-back winger keeper goalkeeper midfielder striker defender pitcher outfielder
 spokesperson spokeswoman spokesman minister president premier chairman chairwoman chair secretary mayor governor senator
 judge officer chief boss founder ceo cfo coo head leader mother father wife husband son daughter brother sister
-prince princess king queen duke duchess lord lady actor actress singer star player athlete runner skater swimmer`)
+prince princess king queen duke duchess lord lady actor actress singer star player athlete runner skater swimmer
+freshman sophomore junior senior`)
 
 // agentSuffixes end nouns for people ("manager", "editor", "economist",
 // "politician", "assistant", "president", "chairman").
@@ -1188,4 +1311,135 @@ func anyIn(ws []string, set map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// contestSpan is the most words between two sides of a contest in one
+// sentence ("Juventus were held to a surprise 1-1 home draw by
+// Cagliari").
+const contestSpan = 8
+
+// contestVerbs join two sides by themselves ("X beat Y"); contestNouns
+// only with a preposition after them ("a win at Y", "defeat by Y").
+var contestVerbs = toSet(`beat beats beating thrashed thrash edged defeated defeat defeats vs vs. v v. versus outscored routed hammered`)
+var contestNouns = toSet(`win wins won victory victories defeat defeats loss losses lost lose losing draw draws drew drawing drawn
+held beaten lead clash meeting derby sweep`)
+var contestPreps = toSet(`at over by to with against`)
+
+var scoreWords = toSet(`scored score scores scoring goal goals assist assists point points`)
+
+// contestBetween reports whether the words between two names make them
+// the sides of a contest: a score standing alone between them ("Aberdeen
+// 2-1 Airdrieonians"), a contest verb, or a contest noun followed by its
+// preposition.
+func contestBetween(ts []token) bool {
+	if len(ts) == 1 && isScore(ts[0].Text) {
+		return true
+	}
+	for _, t := range ts {
+		// a scorer is no side ("Wagner scored in a 1-1 draw to Park
+		// Center")
+		if scoreWords[strings.ToLower(t.Text)] {
+			return false
+		}
+	}
+	for i, t := range ts {
+		lw := strings.ToLower(t.Text)
+		if contestVerbs[lw] {
+			return true
+		}
+		if contestNouns[lw] {
+			for _, u := range ts[i+1:] {
+				if contestPreps[strings.ToLower(u.Text)] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// surnameLike: a name's last word can stand alone for it — not a single
+// letter or a number ("Serie A", "League 2"), nor a generational suffix
+// ("Vinicius Jr").
+func surnameLike(w string) bool {
+	lw := strings.ToLower(strings.TrimSuffix(w, "."))
+	return len([]rune(lw)) > 1 && !bgIsNumber(lw) && !generational[lw]
+}
+
+var generational = toSet(`jr sr ii iii iv`)
+
+// winVerbs join a winner to the event won.
+var winVerbs = toSet(`won wins win winning claimed claims took takes clinched`)
+
+// maleTitles and femaleTitles are role words that say a person's gender.
+var (
+	maleTitles   = toSet(`mr sir lord king prince duke`)
+	femaleTitles = toSet(`mrs ms miss lady dame queen princess duchess`)
+)
+
+var compassWords = toSet(`northern southern eastern western central northeastern northwestern southeastern southwestern
+north-eastern north-western south-eastern south-western north-east north-west south-east south-west`)
+
+// titleAbbreviations are written with a point before a name ("Gov. Tim
+// Walz"); the role is the word in full.
+var titleAbbreviations = map[string]string{"gov": "governor", "sen": "senator", "rep": "representative", "gen": "general", "supt": "superintendent"}
+
+// initialisms merges an acronym the text writes without brackets into the
+// one name whose words' initials spell it ("PSG" for "Paris St-Germain",
+// a hyphen parting words too): an organisation or a place, whatever the
+// name's words suggested, unless a pronoun gave it a gender.
+func (g *Graph) initialisms() {
+	for _, a := range append([]*Entity(nil), g.Entities...) {
+		if !isAllCaps(a.Name) || strings.ContainsAny(a.Name, " .&") || len(a.Name) < 2 || len(a.Name) > 5 {
+			continue
+		}
+		var full *Entity
+		n := 0
+		for _, e := range g.Entities {
+			if e != a && initials(e.Name) == a.Name {
+				full = e
+				n++
+			}
+		}
+		if n != 1 {
+			continue
+		}
+		for _, p := range a.Paragraphs {
+			if !containsInt(full.Paragraphs, p) {
+				full.Paragraphs = append(full.Paragraphs, p)
+			}
+		}
+		sort.Ints(full.Paragraphs)
+		if full.Kind == KindPerson && full.Gender == GenderUnknown {
+			full.Kind = a.Kind
+			if full.Kind == KindPerson || full.Kind == KindOther {
+				full.Kind = KindOrganisation
+			}
+		}
+		g.merge(full, a)
+	}
+}
+
+// initials spells a name's words' first letters (words of two or more
+// capitalised parts, split at spaces and hyphens), "" for a single word.
+func initials(name string) string {
+	ws := strings.FieldsFunc(name, func(r rune) bool { return r == ' ' || r == '-' })
+	if len(ws) < 2 {
+		return ""
+	}
+	var b strings.Builder
+	for _, w := range ws {
+		r := []rune(w)
+		if !unicode.IsUpper(r[0]) {
+			if nameConnectors[w] {
+				continue
+			}
+			return ""
+		}
+		if isAllCaps(w) {
+			return "" // "US Soccer" is no expansion of "US"
+		}
+		b.WriteRune(r[0])
+	}
+	return b.String()
 }

@@ -75,33 +75,19 @@ type nameList struct {
 var contestWords = toSet(`vs vs. v v. versus against beat beats beating defeated defeat defeating edged thrashed over lost lose losing
 between face faces facing`)
 
+// partWords may stand before a place's name inside a list ("East
+// Sussex, West Sussex and parts of southern Surrey").
+var partWords = toSet(`parts part of southern northern eastern western central`)
+
 // sideWords may follow a team's name inside a list ("the US men's team and
 // Mexico").
 var sideWords = toSet(`men women 's ' team side squad club national`)
 
-// lists finds, in the supporting paragraphs (every paragraph when they
-// name no list), the lists of entities of a kind named together, in text
-// order: consecutive names joined only by connectors, scores or the
-// name's own "the". A person whose gender the text does not show may be
-// a team ("Paris Saint-Germain") where a contest joins the names.
-func (r *Resolver) lists(k groupKind) []nameList {
-	if r.scope != nil {
-		in := map[int]bool{}
-		for p := range r.scope {
-			in[p] = true
-		}
-		if l := r.listsIn(k, in); len(l) > 0 {
-			return l
-		}
-	}
-	if r.focus != nil {
-		if l := r.listsIn(k, r.focus); len(l) > 0 {
-			return l
-		}
-	}
-	return r.listsIn(k, nil)
-}
-
+// listsIn finds, in the paragraphs in (every paragraph when nil), the
+// lists of entities of a kind named together, in text order: consecutive
+// names joined only by connectors, scores or the name's own "the". A
+// person whose gender the text does not show may be a team ("Paris
+// Saint-Germain") where a contest joins the names.
 func (r *Resolver) listsIn(k groupKind, in map[int]bool) []nameList {
 	var out []nameList
 	for _, p := range r.g.paras {
@@ -126,7 +112,7 @@ func (r *Resolver) listsIn(k groupKind, in map[int]bool) []nameList {
 					if contestWords[w] {
 						contest = true
 					}
-					if !(listConnectors[w] || contestWords[w] || w == "the" || isDigitWord(w) || k == groupTeams && sideWords[w]) {
+					if !(listConnectors[w] || contestWords[w] || w == "the" || isDigitWord(w) || k == groupTeams && sideWords[w] || k == groupPlaces && partWords[w]) {
 						flush()
 						contest = false
 					}
@@ -166,20 +152,41 @@ func containsEntity(es []*Entity, e *Entity) bool {
 	return false
 }
 
-// group returns the one list of n entities of a kind the supporting
-// paragraphs name, or nil when there is none or more than one distinct.
+// group returns the one list of n entities of a kind the story names, or
+// nil when there is none or more than one distinct.
+//
+// The lists are looked for in the turn's scope, then the supporting
+// paragraphs, then the whole background: the first of these that names a
+// list of that size decides.
 func (r *Resolver) group(k groupKind, n int) []*Entity {
-	var found []*Entity
-	for _, l := range r.lists(k) {
-		if len(l.es) != n {
-			continue
+	var areas []map[int]bool
+	if r.scope != nil {
+		in := map[int]bool{}
+		for p := range r.scope {
+			in[p] = true
 		}
-		if found != nil && !sameSet(found, l.es) {
-			return nil
-		}
-		found = l.es
+		areas = append(areas, in)
 	}
-	return found
+	if r.focus != nil {
+		areas = append(areas, r.focus)
+	}
+	areas = append(areas, nil)
+	for _, in := range areas {
+		var found []*Entity
+		for _, l := range r.listsIn(k, in) {
+			if len(l.es) != n {
+				continue
+			}
+			if found != nil && !sameSet(found, l.es) {
+				return nil
+			}
+			found = l.es
+		}
+		if found != nil {
+			return found
+		}
+	}
+	return nil
 }
 
 // pair is the story's contest: a pair of teams named together ("X and
@@ -212,8 +219,16 @@ func (r *Resolver) pair() []*Entity {
 				}
 			}
 		}
-		if len(pairs) == 0 {
-			pairs = r.contestIn(in)
+		// pairs a contest word joins in a sentence come after the
+		// lists, for the side the discussion named to find its contest
+		for _, l := range r.contestIn(in) {
+			dup := false
+			for _, q := range pairs {
+				dup = dup || sameSet(q.es, l.es)
+			}
+			if !dup {
+				pairs = append(pairs, l)
+			}
 		}
 		byArea = append(byArea, pairs)
 	}
@@ -253,32 +268,56 @@ const contestGap = 10
 // them and no other name.
 func (r *Resolver) contestIn(in map[int]bool) []nameList {
 	var out []nameList
+	side := func(x *Entity) groupKind {
+		switch {
+		case fitsGroup(x, groupTeams):
+			return groupTeams
+		case fitsGroup(x, groupPeople):
+			return groupPeople
+		}
+		return groupNone
+	}
 	for _, p := range r.g.paras {
 		if in != nil && !in[p.Index] {
 			continue
 		}
 		for _, s := range SplitSentences(p.Text) {
 			ts := tokenize(s)
-			var prev *Entity
-			prevEnd, contest := 0, false
+			// the last side of each kind, where it ended, and whether a
+			// contest word or a score stands since: a name of the
+			// other kind between two sides does not part them
+			// ("Arizona Cardinals QB Kyler Murray was perfect in their
+			// 41-10 demolition of the Los Angeles Rams")
+			prev := map[groupKind]*Entity{}
+			prevEnd := map[groupKind]int{}
+			contest := map[groupKind]bool{}
 			for i := 0; i < len(ts); {
 				e, n := r.g.match(ts, i)
 				if e == nil {
-					if contestWords[strings.ToLower(ts[i].Text)] {
-						contest = true
+					// a score is a contest's
+					if contestWords[strings.ToLower(ts[i].Text)] || isScore(ts[i].Text) {
+						for k := range prev {
+							contest[k] = true
+						}
 					}
 					i++
 					continue
 				}
-				if !fitsGroup(e, groupTeams) {
-					prev = nil
+				k := side(e)
+				if k == groupNone {
+					prev = map[groupKind]*Entity{}
 				} else {
-					if prev != nil && prev != e && contest && i-prevEnd <= contestGap {
-						out = append(out, nameList{es: []*Entity{prev, e}, contest: true, para: p.Index})
+					if q := prev[k]; q != nil && q != e && contest[k] && i-prevEnd[k] <= contestGap {
+						out = append(out, nameList{es: []*Entity{q, e}, contest: true, para: p.Index})
 					}
-					prev = e
+					prev[k], prevEnd[k], contest[k] = e, i+n, false
+					// the other kind's name is not counted in its gap
+					for o := range prevEnd {
+						if o != k {
+							prevEnd[o] += n
+						}
+					}
 				}
-				prevEnd, contest = i+n, false
 				i += n
 			}
 		}
@@ -452,7 +491,9 @@ func (r *Resolver) resolveGroup(out []token, i, turn int, participant string) ([
 		out[i].Text = r.surface(other, false)
 		out[i].Name = true
 		out[i+1].Text = ""
-		r.history = append(r.history, historyItem{other, turn, participant})
+		// the opponent is named after its side, which stays the more
+		// recent: a later "he" still means the side, the subject
+		r.history = append(r.history, historyItem{other, turn, participant}, historyItem{side, turn, participant})
 		return []*Entity{other}, 2
 	}
 	return nil, 0
@@ -487,6 +528,10 @@ func (r *Resolver) bindGroup(turn int) bool {
 	if g == nil || turn-g.turn > 1 {
 		return false
 	}
+	// a new exchange is about a story of its own
+	if turn < len(r.ex) && g.turn < len(r.ex) && r.ex[turn] != r.ex[g.turn] {
+		return false
+	}
 	for _, h := range r.history[g.hist:] {
 		if h.e.Kind == KindOrganisation && !containsEntity(g.members, h.e) {
 			return false
@@ -516,16 +561,21 @@ func (r *Resolver) perMember(out []token) [][]token {
 		singular := !e.Plural
 		for k, sl := range r.slots {
 			var w string
+			// the first slot is the member's name, a later one its
+			// pronoun, except that a gendered pronoun ("he" for
+			// "they") would be a word the turn does not have: the
+			// name again
+			named := k == 0 || e.Kind == KindPerson && e.Gender != GenderUnknown && !e.Plural
 			switch {
-			case k == 0 && sl.possessive:
+			case named && sl.possessive:
 				w = possessive(r.surface(e, false))
-			case k == 0:
+			case named:
 				w = r.surface(e, false)
 			default:
 				w = memberPronoun(e, sl.possessive, sl.object)
 			}
 			c[sl.pos].Text = w
-			c[sl.pos].Name = k == 0
+			c[sl.pos].Name = named
 			if sl.possessive || sl.object || !singular {
 				continue
 			}
@@ -539,7 +589,7 @@ func (r *Resolver) perMember(out []token) [][]token {
 					c[n].Text = ""
 				} else if v, ok := singularAux[lw]; ok {
 					c[n].Text = v
-				} else if !sl.named && presentVerb(lw) {
+				} else if presentVerb(lw) {
 					c[n].Text = thirdPerson(c[n].Text)
 				}
 			}
@@ -560,45 +610,6 @@ func presentVerb(w string) bool {
 		!strings.HasSuffix(w, "ly") && !strings.Contains(w, "'")
 }
 
-// memberPronoun is the pronoun for one member of a group.
-func memberPronoun(e *Entity, possessive, object bool) string {
-	switch {
-	case e.Plural:
-		if possessive {
-			return "their"
-		}
-		if object {
-			return "them"
-		}
-		return "they"
-	case e.Kind == KindPerson && e.Gender == Male:
-		if possessive {
-			return "his"
-		}
-		if object {
-			return "him"
-		}
-		return "he"
-	case e.Kind == KindPerson && e.Gender == Female:
-		if possessive || object {
-			return "her"
-		}
-		return "she"
-	case e.Kind == KindPerson:
-		if possessive {
-			return "their"
-		}
-		if object {
-			return "them"
-		}
-		return "they"
-	}
-	if possessive {
-		return "its"
-	}
-	return "it"
-}
-
 // Companies reported one per paragraph ("X, listed on …, reported a
 // revenue of $… and a net income of $…, with a market capitalization of
 // $…") are told apart by a statement's criterion: "these three companies
@@ -609,7 +620,7 @@ func memberPronoun(e *Entity, possessive, object bool) string {
 // reference counts.
 
 var (
-	figureRE = regexp.MustCompile(`(?i)(revenue|net income|market cap(?:italization|italisation)?)\b[^$]{0,40}?\$\s?([\d.,]+)\s*(trillion|billion|million)`)
+	figureRE = regexp.MustCompile(`(?i)(revenue|net income|market cap(?:italization|italisation)?)\b[^$]{0,40}?(-)?\$\s?([\d.,]+)\s*(trillion|billion|million)`)
 	// criterionRE: a ratio, then a comparison and a threshold
 	criterionRE = regexp.MustCompile(`(?i)(profit margins?|price[- ]to[- ]sales(?: ratios?)?)\b[^.;]{0,60}?\b(exceeds?|exceeding|above|over|higher than|more than|greater than|below|under|less than|lower than)\s+(\d+(?:\.\d+)?)\s*(%)?`)
 )
@@ -621,16 +632,19 @@ var scale = map[string]float64{"trillion": 1e12, "billion": 1e9, "million": 1e6}
 func figures(text string) map[string]float64 {
 	out := map[string]float64{}
 	for _, m := range figureRE.FindAllStringSubmatch(text, -1) {
-		v, err := strconv.ParseFloat(strings.ReplaceAll(m[2], ",", ""), 64)
+		v, err := strconv.ParseFloat(strings.ReplaceAll(m[3], ",", ""), 64)
 		if err != nil {
 			continue
+		}
+		if m[2] == "-" {
+			v = -v // "a net income of -$6.0 billion": a loss
 		}
 		key := strings.ToLower(m[1])
 		if strings.HasPrefix(key, "market") {
 			key = "cap"
 		}
 		if _, ok := out[key]; !ok {
-			out[key] = v * scale[strings.ToLower(m[3])]
+			out[key] = v * scale[strings.ToLower(m[4])]
 		}
 	}
 	return out
@@ -694,4 +708,24 @@ func (r *Resolver) byFigure(statement string, n int) []*Entity {
 		return nil
 	}
 	return out
+}
+
+// memberPronoun is the pronoun for one member of a group that is not a
+// person of known gender: "their" for a plural organisation or a person,
+// "its" for a singular organisation.
+func memberPronoun(e *Entity, possessive, object bool) string {
+	switch {
+	case e.Plural || e.Kind == KindPerson:
+		if possessive {
+			return "their"
+		}
+		if object {
+			return "them"
+		}
+		return "they"
+	}
+	if possessive {
+		return "its"
+	}
+	return "it"
 }

@@ -121,6 +121,7 @@ like later earlier recently currently`)
 
 // titleWords before a name are roles of the person, not part of the name.
 var titleWords = toSet(`former rookie veteran president coach manager captain prime minister chancellor senator governor
+mayor councillor councilor commissioner sheriff ambassador gov sen rep
 king queen prince princess general chairman chief director boss judge sir mr mrs ms dr prof ceo cfo coo`)
 
 func toSet(s string) map[string]bool {
@@ -238,6 +239,11 @@ func (lx *lexicon) common(w string) bool {
 			return true
 		}
 	}
+	// a negated participle is an adjective ("Unbeaten Juventus",
+	// "Undefeated", "Unseeded")
+	if strings.HasPrefix(lw, "un") && len(lw) > 6 && (strings.HasSuffix(lw, "ed") || strings.HasSuffix(lw, "en")) {
+		return true
+	}
 	return false
 }
 
@@ -251,7 +257,7 @@ func findNames(ts []token, lx *lexicon) []mention {
 	var out []mention
 	i := 0
 	for i < len(ts) {
-		if !isCapitalised(ts[i].Text) || !isWord(ts[i].Text) || compoundAdjective(ts[i].Text) {
+		if !isCapitalised(ts[i].Text) || !isWord(ts[i].Text) || compoundAdjective(ts[i].Text) || monthAbbreviation(ts, i) {
 			i++
 			continue
 		}
@@ -280,7 +286,8 @@ func findNames(ts []token, lx *lexicon) []mention {
 			// a sequence the text also writes inside a sentence, or one
 			// that ends in an organisation word, keeps its first word
 			whole := j-start > 1 && (orgName || lx.seqMid[joinTokens(ts[start:j])])
-			if (notNames[lw] && !isAllCaps(ts[start].Text)) || titleWords[lw] && !(orgName && j-start > 1) && !(start+1 < j && ts[start+1].Text == "of") || (initial && !whole && lx.common(ts[start].Text)) ||
+			if (notNames[lw] && !isAllCaps(ts[start].Text)) || titleWords[lw] && !(orgName && j-start > 1) && !(start+1 < j && ts[start+1].Text == "of") || (initial && !whole && lx.common(ts[start].Text) && !(geoFirst[lw] && j-start > 1)) ||
+				initial && j-start == 1 && modifiesRole(ts, start, lx) ||
 				initial && personRoles[lw] && j-start > 2 {
 				start++
 				continue
@@ -288,8 +295,16 @@ func findNames(ts []token, lx *lexicon) []mention {
 			break
 		}
 		end := j
-		for end > start && (nameConnectors[ts[end-1].Text] || notNames[strings.ToLower(ts[end-1].Text)] && !isAllCaps(ts[end-1].Text)) {
+		for end > start && (nameConnectors[ts[end-1].Text] || notNames[strings.ToLower(ts[end-1].Text)] && !isAllCaps(ts[end-1].Text) && !nameLetter(ts, end-1, start) ||
+			titleAbbreviations[strings.ToLower(ts[end-1].Text)] != "" && end < len(ts) && ts[end].Text == ".") {
+			// "Minnesota Gov. Tim Walz": the title is Walz's
 			end--
+		}
+		// a league's or a series' number ends its name ("League 2",
+		// "Ligue 1")
+		if end == j && end > start && j < len(ts) && nameNumber(ts, j) && !notNames[strings.ToLower(ts[end-1].Text)] {
+			end++
+			j++
 		}
 		// a role inside the sequence ("Raiders QB Gardner Minshew") parts
 		// the holder from the person
@@ -370,6 +385,60 @@ func isDemonym(w string) bool {
 	lw := strings.ToLower(w)
 	for _, suf := range []string{"ian", "ean", "ese", "ish", "ican"} {
 		if strings.HasSuffix(lw, suf) && len(lw) > len(suf)+2 {
+			return true
+		}
+	}
+	return false
+}
+
+// nameLetter: a lone capital letter after a name inside a sentence is
+// part of it ("Serie A", "Group B"): the article is written "a" there.
+func nameLetter(ts []token, k, start int) bool {
+	w := ts[k].Text
+	return len(w) == 1 && w != "I" && isCapitalised(w) && k > start && k > 0 && !sentenceOpener(ts[k-1].Text)
+}
+
+// nameNumber: ts[k] is a one- or two-digit number written after a name
+// and before a lower-case word or punctuation ("League 2 visitors",
+// "Ligue 1 season"), not a score or a date.
+func nameNumber(ts []token, k int) bool {
+	w := ts[k].Text
+	if len(w) > 2 || !bgIsNumber(w) {
+		return false
+	}
+	return k+1 >= len(ts) || !isCapitalised(ts[k+1].Text) && !isDigitWord(ts[k+1].Text)
+}
+
+// monthAbbreviations written before a day are dates ("Sept. 24", "Oct 3").
+var monthAbbreviations = toSet(`jan feb mar apr jun jul aug sep sept oct nov dec`)
+
+func monthAbbreviation(ts []token, i int) bool {
+	if !monthAbbreviations[strings.ToLower(ts[i].Text)] {
+		return false
+	}
+	j := i + 1
+	if j < len(ts) && ts[j].Text == "." {
+		j++
+	}
+	return j < len(ts) && bgIsNumber(ts[j].Text)
+}
+
+// adjectiveEndings end the adjectives that open a description of a
+// person ("Dissident rapper Toomaj Salehi", "Reigning champion Real
+// Madrid").
+var adjectiveEndings = []string{"ing", "ent", "ant", "ive", "ous", "ary", "ed"}
+
+// modifiesRole: the word opening a sentence is an adjective of the role
+// noun after it, which a name follows: it has an adjective's ending and
+// the text never writes it capitalised inside a sentence.
+func modifiesRole(ts []token, k int, lx *lexicon) bool {
+	w := ts[k].Text
+	lw := strings.ToLower(w)
+	if k+2 >= len(ts) || lx.capMid[w] || !isLowerWord(ts[k+1].Text) || !personNoun(strings.ToLower(ts[k+1].Text), lx) || !isCapitalised(ts[k+2].Text) {
+		return false
+	}
+	for _, suf := range adjectiveEndings {
+		if strings.HasSuffix(lw, suf) && len(lw) > len(suf)+3 {
 			return true
 		}
 	}

@@ -57,9 +57,10 @@ func Opinions(d schemas.Discussion, g *Graph, r *Resolver) []opinion {
 		r.ScopeTurns(d.Turns)
 	}
 	for ti, t := range d.Turns {
+		mid := capitalisedMid(t.Utterance)
 		for _, st := range AtomicStatements(t.Utterance) {
 			for _, ts := range r.ResolveStatements(tokenize(st), ti, t.Participant) {
-				text := opinionText(t.Participant, ts, g)
+				text := opinionText(t.Participant, ts, g, mid)
 				ents := []string{}
 				for _, e := range g.EntitiesIn(text) {
 					ents = append(ents, e.Name)
@@ -85,7 +86,7 @@ var firstPersonVerbs = map[string]string{
 // thinks that <statement>"; a statement about the speaker ("I'm
 // dissatisfied …", "I hope …") is written with the participant as its
 // subject ("PersonN is dissatisfied …"); "my", "me" become the participant.
-func opinionText(participant string, ts []token, g *Graph) string {
+func opinionText(participant string, ts []token, g *Graph, mid map[string]bool) string {
 	for i := range ts {
 		switch strings.ToLower(ts[i].Text) {
 		case "my", "mine":
@@ -120,7 +121,7 @@ func opinionText(participant string, ts []token, g *Graph) string {
 		case lw == "i've":
 			ts[first].Text = "has"
 			return finish(participant + " " + render(ts[first:]))
-		case !ts[first].Name && !startsName(g, ts, first) && !isAllCaps(ts[first].Text) && !strings.HasPrefix(ts[first].Text, "Person"):
+		case !ts[first].Name && !startsName(g, ts, first) && !isAllCaps(ts[first].Text) && !strings.HasPrefix(ts[first].Text, "Person") && !mid[ts[first].Text]:
 			ts[first].Text = lowerFirst(ts[first].Text)
 		}
 	}
@@ -184,4 +185,20 @@ func startsName(g *Graph, ts []token, i int) bool {
 	}
 	w := strings.TrimSuffix(strings.TrimSuffix(ts[i].Text, "'s"), "'")
 	return g.Lookup(w) != nil
+}
+
+// capitalisedMid are the words a text writes capitalised inside a
+// sentence: names, which keep their capital when an opinion opens with
+// them ("I feel Bolt should …" → "… thinks that Bolt should …").
+func capitalisedMid(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range SplitSentences(text) {
+		ts := tokenize(s)
+		for i := 1; i < len(ts); i++ {
+			if isCapitalised(ts[i].Text) && ts[i].Text != "I" && !sentenceOpener(ts[i-1].Text) {
+				out[ts[i].Text] = true
+			}
+		}
+	}
+	return out
 }

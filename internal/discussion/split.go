@@ -98,6 +98,7 @@ var discourseMarkers = []string{
 	"i see", "agreed", "absolutely", "definitely", "nevertheless",
 	"nonetheless", "still", "admittedly", "frankly", "personally",
 	"in my opinion", "in my view", "to me", "thus", "hence",
+	"from my perspective", "from my point of view", "in my eyes", "as far as i'm concerned",
 	"i agree with you", "i disagree with you", "you're right",
 	"you are right", "that's right", "not really", "hmm", "haha", "oh",
 }

@@ -1,11 +1,11 @@
 package discussion
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
 	"github.com/annalist-dev/annalist/internal/eval"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -93,13 +93,7 @@ func TestVerifyCatchesWrongOpinions(t *testing.T) {
 // and, for information, the gold opinions (CAO) against the turn of their
 // participant most like them.
 func TestVerifyKGDSDev(t *testing.T) {
-	path := os.Getenv("KGDS_DEV")
-	if path == "" {
-		path = filepath.Join("..", "..", "..", "..", "shared", "data", "kgds", "dev.json")
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("KGDS dev data not available: %v", err)
-	}
+	path := filepath.Join(datasettest.Require(t, "kgds"), "dev.json")
 	samples, err := eval.ReadKGDS(path)
 	if err != nil {
 		t.Fatal(err)

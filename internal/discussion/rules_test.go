@@ -1,0 +1,452 @@
+package discussion
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// discussionOf builds a discussion from paragraphs and turns (Person1 and
+// Person2 alternating).
+func discussionOf(paras []string, turns ...string) schemas.Discussion {
+	d := schemas.Discussion{ID: "r"}
+	for i, p := range paras {
+		d.Background = append(d.Background, schemas.Paragraph{Index: i + 1, Text: p})
+	}
+	for i, u := range turns {
+		d.Turns = append(d.Turns, schemas.Turn{Participant: []string{"Person1", "Person2"}[i%2], Utterance: u})
+	}
+	return d
+}
+
+func wantOpinion(t *testing.T, got []string, want string) {
+	t.Helper()
+	for _, g := range got {
+		if strings.Contains(g, want) {
+			return
+		}
+	}
+	t.Errorf("opinions %q: none contains %q", got, want)
+}
+
+// TestExchanges: a turn that opens with a reply continues the exchange of
+// the turn before; any other turn opens a new one.
+func TestExchanges(t *testing.T) {
+	d := discussionOf(nil,
+		"I think the striker was brilliant.",
+		"No, I think the keeper was better.",
+		"I believe the coach made a mistake.",
+		"Indeed, the substitution came too late.",
+		"Well, but the fans were loud.",
+		"The referee was fair.",
+		"He kept the game calm.")
+	got := exchanges(d.Turns)
+	want := []int{0, 0, 1, 1, 1, 2, 2}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("exchanges = %v, want %v", got, want)
+		}
+	}
+}
+
+// TestScopeTermsCompoundsAndOrdinals: a compound meets its unhyphenated
+// and its split forms, an ordinal its cardinal.
+func TestScopeTermsCompoundsAndOrdinals(t *testing.T) {
+	a := scopeTerms("They won the penalty shoot-out after a record-breaking night, the fourth consecutive title, in the 25th minute.")
+	b := scopeTerms("The shootout, record breaking, four consecutive titles, after 25 minutes.")
+	for _, w := range []string{"shootout", "record break", "four consecutiv", "25 minut"} {
+		if a[w] == 0 || b[w] == 0 {
+			t.Errorf("term %q: %d in the first text, %d in the second", w, a[w], b[w])
+		}
+	}
+	if scopeTerms("a 2-1 win")["2"] != 0 {
+		t.Error("a score is split into its numbers")
+	}
+}
+
+// TestScopeFollowsTheExchange: the reply's story is the story of the
+// turn it answers, not of the turn after it.
+func TestScopeFollowsTheExchange(t *testing.T) {
+	d := discussionOf([]string{
+		"Rosa Kettunen set a new course record in the city marathon. Kettunen said she had trained at altitude.",
+		"In the cycling race, Lena Moser won the sprint stage. Moser said she felt strong on the final climb.",
+	},
+		"I think the course record proves it worked.",
+		"Indeed, she deserves it.",
+		"I believe the sprint stage on the final climb of the cycling race, won by Moser, was the best.")
+	got := opinionTexts(d)
+	wantOpinion(t, got, "Rosa Kettunen deserves it")
+}
+
+// TestScopeOutweighsSalience: an entity of the paragraph the turn is
+// about is preferred to a more salient one of another story.
+func TestScopeOutweighsSalience(t *testing.T) {
+	d := discussionOf([]string{
+		"Maria Lindqvist won the Harbour Open. Lindqvist said she was proud. Lindqvist thanked her fans, and Lindqvist will rest.",
+		"Sara Moll won her fourth consecutive wheelchair title. Moll said she was delighted, and Moll will defend it.",
+	},
+		"I think winning the wheelchair title for the fourth consecutive time shows how dominant she is.")
+	wantOpinion(t, opinionTexts(d), "dominant Sara Moll is")
+}
+
+// TestTurnGenderWeighsTheStory: a turn that says "he" and names nobody is
+// about a story with a man in it.
+func TestTurnGenderWeighsTheStory(t *testing.T) {
+	g := graphOf(nil,
+		"Anna Brandt won the final. Brandt said she was proud.",
+		"Peter Holm lost the final. Holm said he was tired.")
+	r := NewResolver(g)
+	if got := r.turnGender("I think he played the final tired.", nil); got != Male {
+		t.Errorf("turnGender = %v, want male", got)
+	}
+	if got := r.turnGender("I think he and she played well.", nil); got != GenderUnknown {
+		t.Errorf("turnGender with both = %v, want unknown", got)
+	}
+	if got := r.turnGender("Holm said he was tired.", []*Entity{g.Lookup("Holm")}); got != GenderUnknown {
+		t.Errorf("turnGender naming a man = %v, want unknown", got)
+	}
+}
+
+// TestNameLettersAndNumbers: a capital letter or a small number after a
+// name inside a sentence is part of it; a date is not a name.
+func TestNameLettersAndNumbers(t *testing.T) {
+	g := graphOf(nil,
+		"Napoli went top of Serie A with a win. The Lowland League champions met the League 2 visitors on Sept. 24 in Ayr.",
+		"A late goal won it.")
+	for _, n := range []string{"Serie A", "League 2"} {
+		if e := g.Lookup(n); e == nil || e.Name != n {
+			t.Errorf("Lookup(%q) = %+v", n, e)
+		}
+	}
+	for _, n := range []string{"Serie", "A", "Sept"} {
+		if e := g.Lookup(n); e != nil {
+			t.Errorf("Lookup(%q) = %q, want no entity", n, e.Name)
+		}
+	}
+}
+
+// TestSurnameLike: a single letter or a generational suffix is no
+// surname.
+func TestSurnameLike(t *testing.T) {
+	for w, want := range map[string]bool{"Hug": true, "A": false, "Jr": false, "Jr.": false, "2": false, "III": false} {
+		if surnameLike(w) != want {
+			t.Errorf("surnameLike(%q) = %v, want %v", w, !want, want)
+		}
+	}
+}
+
+// TestCompetitorsAreOrganisations: names a score or a contest word joins
+// are sides of a contest: without a person's evidence, organisations.
+func TestCompetitorsAreOrganisations(t *testing.T) {
+	g := graphOf(nil,
+		"Leverkusen bounced back with a commanding 4-1 victory at Hoffenheim.",
+		"Aberdeen 2-1 Airdrieonians: the visitors led early.",
+		"Douglas Wagner scored in a 1-1 draw to Park Center.")
+	for _, n := range []string{"Hoffenheim", "Aberdeen", "Airdrieonians"} {
+		if e := g.Lookup(n); e == nil || e.Kind != KindOrganisation {
+			t.Errorf("Lookup(%q) = %+v, want an organisation", n, e)
+		}
+	}
+	if e := g.Lookup("Douglas Wagner"); e == nil || e.Kind != KindPerson {
+		t.Errorf("a scorer: %+v, want a person", e)
+	}
+}
+
+// TestGenderFromTitlesAndEvents: "Mr", "Ms" and the winner of a men's or
+// women's event say a person's gender.
+func TestGenderFromTitlesAndEvents(t *testing.T) {
+	g := graphOf(nil,
+		"Momade Jussab was arrested at the airport. Mr Jussab is due in court.",
+		"Swiss great Marcel Hug won the men's wheelchair race, with Catherine Debrunner comfortably winning the women's race.")
+	for n, want := range map[string]Gender{"Momade Jussab": Male, "Marcel Hug": Male, "Catherine Debrunner": Female} {
+		if e := g.Lookup(n); e == nil || e.Gender != want {
+			t.Errorf("Lookup(%q) = %+v, want gender %v", n, e, want)
+		}
+	}
+}
+
+// TestHolderIsNoSubject: in "Chicago outfielder Zach DeLoach hit his …"
+// the pronoun is the person's, not the holder's.
+func TestHolderIsNoSubject(t *testing.T) {
+	g := graphOf(nil,
+		"Chicago outfielder Zach DeLoach then hit his first career home run.",
+		"The Tigers beat Chicago later.")
+	if e := g.Lookup("Zach DeLoach"); e == nil || e.Gender != Male {
+		t.Errorf("Zach DeLoach: %+v, want male", e)
+	}
+	if e := g.Lookup("Chicago"); e == nil || e.Kind == KindPerson {
+		t.Errorf("Chicago: %+v, want no person", e)
+	}
+}
+
+// TestNegatedParticiple: "Unbeaten Juventus" opens a sentence with an
+// adjective, not a name; role words of school years are roles.
+func TestNegatedParticiple(t *testing.T) {
+	g := graphOf(nil,
+		"Unbeaten Juventus were held to a draw at Empoli.",
+		"Senior Abby Paloranta scored a hat trick.")
+	if e := g.Lookup("Juventus"); e == nil || e.Name != "Juventus" {
+		t.Errorf("Juventus: %+v", e)
+	}
+	if e := g.Lookup("Abby Paloranta"); e == nil || e.Name != "Abby Paloranta" {
+		t.Errorf("Abby Paloranta: %+v", e)
+	}
+}
+
+// TestOpponentOfPeople: "the opponent" of a person is the one a contest
+// word joins to them, and naming the opponent leaves the side the more
+// recent for a later "he".
+func TestOpponentOfPeople(t *testing.T) {
+	d := discussionOf([]string{
+		"Mike Tyson, 57, will return to the ring to face Jake Paul in July. Tyson said he was ready.",
+		"Tyson has trained for months, and Tyson said he feels strong.",
+	},
+		"I think he can easily defeat the opponent, and he will win.")
+	got := opinionTexts(d)
+	wantOpinion(t, got, "Mike Tyson can easily defeat Jake Paul")
+	wantOpinion(t, got, "Mike Tyson will win")
+}
+
+// TestGroupMemberPronoun: a later "they" about a group of people of known
+// gender is written with the member's name, never a pronoun the turn
+// does not have.
+func TestGroupMemberPronoun(t *testing.T) {
+	d := discussionOf([]string{
+		"Tom Reid and Sam Okafor scored late goals. Reid said he was delighted. Okafor said he was tired.",
+	},
+		"I think these two players deserve praise for their work.")
+	got := opinionTexts(d)
+	wantOpinion(t, got, "Tom Reid deserves praise for Tom Reid's work")
+	for _, o := range got {
+		if strings.Contains(o, " his ") {
+			t.Errorf("opinion %q writes a pronoun the turn does not have", o)
+		}
+	}
+}
+
+// TestReflexiveIntensifier: a reflexive right after a noun stresses the
+// noun and denotes no entity.
+func TestReflexiveIntensifier(t *testing.T) {
+	d := discussionOf([]string{
+		"The Harbour Rovers were fined after their fans invaded the pitch. The club said they would appeal.",
+	},
+		"I think the charges themselves are serious enough.")
+	for _, o := range opinionTexts(d) {
+		if strings.Contains(o, "Rovers") {
+			t.Errorf("opinion %q resolves an intensifier", o)
+		}
+	}
+}
+
+// TestPlacesFromUsage: a name written after "in" or a compass adjective,
+// with no other evidence, is a place; "X, Y" makes X a locality, which
+// "this country" never denotes; a place of another story is not "this
+// area".
+func TestPlacesFromUsage(t *testing.T) {
+	g := graphOf(nil,
+		"A woman has died following a crash in Cornwall.",
+		"Residents in northeastern British Columbia were evacuated.",
+		"The man was arrested by officers in Gourock, Inverclyde.")
+	for _, n := range []string{"Cornwall", "British Columbia", "Gourock"} {
+		if e := g.Lookup(n); e == nil || e.Kind != KindPlace {
+			t.Errorf("Lookup(%q) = %+v, want a place", n, e)
+		}
+	}
+	e := g.Lookup("Gourock")
+	if _, ok := compatible(e, notPronoun, "country"); ok {
+		t.Error("a locality is compatible with \"this country\"")
+	}
+	if _, ok := compatible(e, notPronoun, "area"); !ok {
+		t.Error("a locality is not compatible with \"this area\"")
+	}
+	d := discussionOf([]string{
+		"Officers searched two vehicles and seized the drug on the motorway.",
+		"A cannabis farm was found in Redcar by Cleveland Police.",
+	},
+		"I think the vehicle search is an important start in combating drug crime in this country.")
+	for _, o := range opinionTexts(d) {
+		if strings.Contains(o, "Redcar") {
+			t.Errorf("opinion %q takes a place of another story", o)
+		}
+	}
+}
+
+// TestTitlesAndAbbreviations: "Mayor" and "Gov." are roles, not part of
+// the name.
+func TestTitlesAndAbbreviations(t *testing.T) {
+	g := graphOf(nil,
+		"Mayor Rob Fraser said residents should leave.",
+		"Minnesota Gov. Tim Walz will join a call tonight.")
+	if e := g.Lookup("Rob Fraser"); e == nil || !hasRole(e, "mayor") {
+		t.Errorf("Rob Fraser: %+v, want the role mayor", e)
+	}
+	if e := g.Lookup("Tim Walz"); e == nil || !hasRole(e, "governor") || e.RoleOf["governor"] != "Minnesota" {
+		t.Errorf("Tim Walz: %+v, want governor of Minnesota", e)
+	}
+}
+
+// TestAdjectiveBeforeRole: a sentence-opening adjective of a role noun
+// before a name is no name ("Dissident rapper Toomaj Salehi").
+func TestAdjectiveBeforeRole(t *testing.T) {
+	g := graphOf(nil,
+		"Dissident rapper Toomaj Salehi was sentenced. Salehi will appeal.",
+		"Reigning champion Real Madrid began well.")
+	for _, n := range []string{"Dissident", "Reigning"} {
+		if e := g.Lookup(n); e != nil {
+			t.Errorf("Lookup(%q) = %q, want no entity", n, e.Name)
+		}
+	}
+	if e := g.Lookup("Toomaj Salehi"); e == nil || !hasRole(e, "rapper") {
+		t.Errorf("Toomaj Salehi: %+v, want the role rapper", e)
+	}
+}
+
+// TestResultLineSidesAreTeams: the two names of a result line are teams
+// even when their words look like a person's name.
+func TestResultLineSidesAreTeams(t *testing.T) {
+	g := graphOf(nil,
+		"Hamilton Academical 1-2 Ross County: the visitors won late.",
+		"Ronan Hale replied after 25 minutes.")
+	for _, n := range []string{"Hamilton Academical", "Ross County"} {
+		if e := g.Lookup(n); e == nil || e.Kind != KindOrganisation {
+			t.Errorf("Lookup(%q) = %+v, want an organisation", n, e)
+		}
+	}
+}
+
+// TestTeamAndOpponentOfThePlayer: "the team" after a player is the one
+// the graph ties his role to, not merely one named beside him; the
+// opponent is the other side of that team's contest, found across the
+// player's name and a score.
+func TestTeamAndOpponentOfThePlayer(t *testing.T) {
+	d := discussionOf([]string{
+		"Arizona Cardinals QB Kyler Murray was perfect in their 41-10 demolition of the Los Angeles Rams as his three-touchdown performance got a high rating.",
+		"The New York Giants lost to the Washington Commanders.",
+	},
+		"I believe the three touchdowns he completed were the key factor in the team's victory over the opponent.")
+	wantOpinion(t, opinionTexts(d), "the three touchdowns Kyler Murray completed were the key factor in Arizona Cardinals' victory over the Los Angeles Rams")
+}
+
+// TestDeedFollowsTheMention: of two people of one story, a pronoun means
+// the one after whose mention the background writes what the turn says.
+func TestDeedFollowsTheMention(t *testing.T) {
+	d := discussionOf([]string{
+		"Hamilton Academical 1-2 Ross County: a late winner settled it.",
+		"Oli Shaw gave Hamilton an early lead, but County debutant Ronan Hale replied after 25 minutes.",
+		"Jordan White added another three minutes later to give the visitors a third straight win.",
+	},
+		"I think his goal in the 25th minute laid the foundation for the win.")
+	wantOpinion(t, opinionTexts(d), "Ronan Hale's goal in the 25th minute")
+}
+
+// TestThatBeforeAQuantifier: "that neither team" opens a clause; it is no
+// role phrase.
+func TestThatBeforeAQuantifier(t *testing.T) {
+	d := discussionOf([]string{
+		"Juventus were held to a 1-1 draw by Cagliari. Juventus said the team was tired.",
+	},
+		"It's disappointing that neither team scored from open play.")
+	wantOpinion(t, opinionTexts(d), "that neither team scored")
+}
+
+// TestNegativeFigure: "a net income of -$6.0 billion" is a loss.
+func TestNegativeFigure(t *testing.T) {
+	f := figures("Walgreens has reported a revenue of $144.6 billion and a net income of -$6.0 billion.")
+	if f["net income"] != -6e9 || f["revenue"] != 144.6e9 {
+		t.Errorf("figures = %v", f)
+	}
+}
+
+// TestTheyAfterPluralSubject: "they" after a plural noun subject of the
+// statement is those things, no entity; a place's pronoun vote across a
+// sentence that opens with a phrase goes to that sentence's person.
+func TestTheyAfterPluralSubject(t *testing.T) {
+	d := discussionOf([]string{
+		"Police were called to Tesco Express in Liden after the robbery. Tesco Express said they had closed the store.",
+	},
+		"Although the armed robberies are indeed concerning, they do not reflect the overall safety situation.")
+	for _, o := range opinionTexts(d) {
+		if strings.Contains(o, "Tesco") {
+			t.Errorf("opinion %q resolves the robberies' pronoun", o)
+		}
+	}
+	g := graphOf(nil,
+		"The flame is expected to arrive in France on May 8.",
+		"France recently announced that capacity is set to be halved.",
+		"In an interview Monday, French President Emmanuel Macron said a Plan B is being explored. He also spoke about his intentions.")
+	if e := g.Lookup("France"); e == nil || e.Kind != KindPlace {
+		t.Errorf("France: %+v, want a place", e)
+	}
+}
+
+// TestNameOpeningAnOpinion: a name the turn writes inside a sentence
+// keeps its capital when the opinion opens with it, even one the
+// background does not name.
+func TestNameOpeningAnOpinion(t *testing.T) {
+	d := discussionOf([]string{"Stefanos Ntouskos was the first runner of the torch relay."},
+		"Well, but I feel Bolt should have been given this role.")
+	wantOpinion(t, opinionTexts(d), "thinks that Bolt should")
+}
+
+// TestGroupOfPlaces: a list of places may hold "parts of southern X", a
+// place name may open a sentence with "East"; a group's list is looked
+// for beyond the turn's scope when the scope names none of its size.
+func TestGroupOfPlaces(t *testing.T) {
+	d := discussionOf([]string{
+		"A warning of heavy rain covers the East of England, and the east coast is on alert.",
+		"The infrastructure of Essex, Hertfordshire, Norfolk and Suffolk was tested by the heavy rain.",
+		"East Sussex, West Sussex and parts of southern Surrey would be affected, the Met Office said.",
+	},
+		"I think the infrastructure in these three areas is robust enough for the heavy rain.")
+	got := opinionTexts(d)
+	for _, w := range []string{"infrastructure in East Sussex", "infrastructure in West Sussex", "infrastructure in Surrey"} {
+		wantOpinion(t, got, w)
+	}
+}
+
+// TestTypedOrganisationHeads: "the government" is no court; "the court"
+// is one whose name says so.
+func TestTypedOrganisationHeads(t *testing.T) {
+	g := graphOf(nil, "The Supreme Court overturned the verdict. The court said its ruling was final.")
+	e := g.Lookup("Supreme Court")
+	if e == nil {
+		t.Fatal("no Supreme Court")
+	}
+	if _, ok := compatible(e, notPronoun, "government"); ok {
+		t.Error("a court is compatible with \"the government\"")
+	}
+	if _, ok := compatible(e, notPronoun, "court"); !ok {
+		t.Error("a court is not compatible with \"the court\"")
+	}
+}
+
+// TestInitialisms: an acronym written without brackets is the one name
+// its letters begin ("PSG", "Paris St-Germain"), and makes it no person;
+// a name holding the acronym itself expands nothing.
+func TestInitialisms(t *testing.T) {
+	g := graphOf(nil,
+		"Paris St-Germain were held to a 1-1 draw at Nice.",
+		"Nuno Mendes equalised for PSG after the break.",
+		"US Soccer said the US team would travel on Monday.")
+	e := g.Lookup("PSG")
+	if e == nil || e.Name != "Paris St-Germain" || e.Kind == KindPerson {
+		t.Errorf("Lookup(PSG) = %+v, want Paris St-Germain, no person", e)
+	}
+	if e := g.Lookup("US"); e == nil || e.Name != "US" {
+		t.Errorf("Lookup(US) = %+v, want US itself", e)
+	}
+}
+
+// TestDeedIsTheSubjects: words after a preposition's object are no deed
+// of the object ("defeat by RB Leipzig a fortnight ago with a victory":
+// Leverkusen's victory).
+func TestDeedIsTheSubjects(t *testing.T) {
+	d := discussionOf([]string{
+		"Inter drew 1-1 with Monza at home.",
+		"Champions Leverkusen bounced back from defeat by RB Leipzig a fortnight ago with a commanding 4-1 victory at Hoffenheim.",
+		"Brest took a shock lead against the champions.",
+	},
+		"I think their victory in this match has dispelled the gloom from their defeat two weeks ago.")
+	wantOpinion(t, opinionTexts(d), "Leverkusen's victory")
+}
