@@ -76,9 +76,9 @@ func evalKGDS(ctx context.Context, io IO, args []string) error {
 		s    eval.KGDSScore
 	}{{"overall", out.Overall}, {"dev", out.Dev}, {"held_out", out.HeldOut}} {
 		s := split.s
-		fmt.Fprintf(io.Stdout, "%-8s %2d samples  BSP P %.2f R %.2f F1 %.2f (selected %.0f%%, gold %.0f%%)  entity recall %.3f precision %.3f  pronoun share %.3f (gold %.3f)\n",
+		fmt.Fprintf(io.Stdout, "%-8s %2d samples  BSP P %.2f R %.2f F1 %.2f (selected %.0f%%, gold %.0f%%)  entity recall %.3f precision %.3f (bold only %.3f)  pronoun share %.3f (gold %.3f)\n",
 			split.name, s.Samples, 100*s.BSPPrecision, 100*s.BSPRecall, 100*s.BSPF1, 100*s.SelectedShare, 100*s.GoldShare,
-			s.EntityRecall, s.EntityPrecision, s.PronounShare, s.GoldPronounShare)
+			s.EntityRecall, s.EntityPrecision, s.EntityPrecisionBold, s.PronounShare, s.GoldPronounShare)
 	}
 	return nil
 }

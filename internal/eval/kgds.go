@@ -38,9 +38,15 @@ import (
 //     opinion sentences / the gold's distinct bold entities;
 //     macro-averaged over those samples.
 //   - Entity precision, per sample whose opinions name at least one
-//     entity: the summary's distinct opinion entities that match a gold
-//     bold entity / the summary's distinct opinion entities;
-//     macro-averaged over those samples.
+//     entity: the summary's distinct opinion entities that the gold
+//     opinions name / the summary's distinct opinion entities;
+//     macro-averaged over those samples. The gold opinions name an entity
+//     when it matches one of their bold entities or is written, as a whole
+//     normalised phrase, in their text: the gold bolds only the references
+//     it resolved, and writes a name the turn itself says (Toomaj Salehi,
+//     the WNBA's Western Conference) in plain text, so bold alone would
+//     count a name the turn says as an error. EntityPrecisionBold is the
+//     stricter share that matches a bold entity, kept for comparison.
 //   - Pronoun share: opinion sentences holding a bare third-person
 //     personal pronoun (he, him, his, himself, she, her, hers, herself,
 //     they, them, their, theirs, themselves; "it" is left out, being
@@ -261,7 +267,9 @@ type KGDSScore struct {
 	GoldShare       float64 `json:"gold_share"`
 	EntityRecall    float64 `json:"entity_recall"`
 	EntityPrecision float64 `json:"entity_precision"`
-	PronounShare    float64 `json:"pronoun_share"`
+	// EntityPrecisionBold counts only matches of bold gold entities.
+	EntityPrecisionBold float64 `json:"entity_precision_bold"`
+	PronounShare        float64 `json:"pronoun_share"`
 	// GoldPronounShare is the pronoun share of the gold opinions.
 	GoldPronounShare float64 `json:"gold_pronoun_share"`
 	OpinionSentences int     `json:"opinion_sentences"`
@@ -285,6 +293,7 @@ func (s *KGDSScore) add(r KGDSResult, sample KGDSSample) {
 	}
 	if r.EntityPrecision != nil {
 		s.EntityPrecision += *r.EntityPrecision
+		s.EntityPrecisionBold += *r.EntityPrecisionBold
 		s.precisionN++
 	}
 	s.OpinionSentences += r.OpinionSentences
@@ -311,6 +320,7 @@ func (s *KGDSScore) rates() {
 	s.GoldShare = div(float64(s.gold), s.paragraphs)
 	s.EntityRecall = div(s.EntityRecall, s.recallN)
 	s.EntityPrecision = div(s.EntityPrecision, s.precisionN)
+	s.EntityPrecisionBold = div(s.EntityPrecisionBold, s.precisionN)
 	s.PronounShare = div(float64(s.pron), s.OpinionSentences)
 	s.GoldPronounShare = div(float64(s.goldPr), s.GoldOpinions)
 }
@@ -326,10 +336,14 @@ type KGDSResult struct {
 	BSPF1        float64 `json:"bsp_f1"`
 	// EntityRecall and EntityPrecision are nil when undefined (no gold
 	// bold entity; no opinion entity).
-	EntityRecall     *float64 `json:"entity_recall,omitempty"`
-	EntityPrecision  *float64 `json:"entity_precision,omitempty"`
-	MissedEntities   []string `json:"missed_entities,omitempty"`
+	EntityRecall        *float64 `json:"entity_recall,omitempty"`
+	EntityPrecision     *float64 `json:"entity_precision,omitempty"`
+	EntityPrecisionBold *float64 `json:"entity_precision_bold,omitempty"`
+	MissedEntities      []string `json:"missed_entities,omitempty"`
+	// ExtraEntities are the opinion entities the gold opinions do not
+	// name; PlainEntities those they name in plain text only.
 	ExtraEntities    []string `json:"extra_entities,omitempty"`
+	PlainEntities    []string `json:"plain_entities,omitempty"`
 	OpinionSentences int      `json:"opinion_sentences"`
 	PronounSentences int      `json:"pronoun_sentences"`
 }
@@ -385,16 +399,22 @@ func ScoreKGDS(sample KGDSSample, sum schemas.DiscussionSummary) KGDSResult {
 		r.EntityRecall = &v
 	}
 	if len(ours) > 0 {
-		hit := 0
+		goldText := " " + NormEntity(strings.Join(sample.CAO, " \n ")) + " "
+		hit, bold := 0, 0
 		for _, o := range ours {
-			if matchAny(o, gold) {
+			switch {
+			case matchAny(o, gold):
 				hit++
-			} else {
+				bold++
+			case strings.Contains(goldText, " "+NormEntity(o)+" "):
+				hit++
+				r.PlainEntities = append(r.PlainEntities, o)
+			default:
 				r.ExtraEntities = append(r.ExtraEntities, o)
 			}
 		}
-		v := float64(hit) / float64(len(ours))
-		r.EntityPrecision = &v
+		v, vb := float64(hit)/float64(len(ours)), float64(bold)/float64(len(ours))
+		r.EntityPrecision, r.EntityPrecisionBold = &v, &vb
 	}
 	return r
 }

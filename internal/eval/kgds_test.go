@@ -183,3 +183,26 @@ func TestKGDS(t *testing.T) {
 		t.Errorf("held out result: %+v", r)
 	}
 }
+
+// A name the gold opinions write in plain text (the turn said it, so the
+// gold did not bold it) counts for precision; bold-only precision is kept
+// beside it.
+func TestKGDSPrecisionCountsNamesTheGoldWrites(t *testing.T) {
+	sample := eval.KGDSSample{
+		Discussion: schemas.Discussion{ID: "p"},
+		CAO:        []string{"Person1 thinks that **Petra Lind** beat Anna Berg's team."},
+	}
+	sum := schemas.DiscussionSummary{ID: "p", Opinions: []schemas.ParticipantOpinions{{Participant: "Person1",
+		Sentences: []schemas.OpinionSentence{{Text: "Person1 thinks that Petra Lind beat Anna Berg's team in Marlow.",
+			Entities: []string{"Petra Lind", "Anna Berg", "Marlow"}}}}}}
+	r := eval.ScoreKGDS(sample, sum)
+	if r.EntityPrecision == nil || !near(*r.EntityPrecision, 2.0/3) || !near(*r.EntityPrecisionBold, 1.0/3) {
+		t.Fatalf("precision %v, bold %v; want 2/3 and 1/3", r.EntityPrecision, r.EntityPrecisionBold)
+	}
+	if !slices.Equal(r.PlainEntities, []string{"Anna Berg"}) || !slices.Equal(r.ExtraEntities, []string{"Marlow"}) {
+		t.Fatalf("plain %v, extra %v", r.PlainEntities, r.ExtraEntities)
+	}
+	if r.EntityRecall == nil || !near(*r.EntityRecall, 1) {
+		t.Fatalf("recall %v; want 1 (only bold names are recalled)", r.EntityRecall)
+	}
+}
