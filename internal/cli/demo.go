@@ -97,11 +97,19 @@ func cmdDemo(ctx context.Context, stdio IO, args []string) error {
 	if *once {
 		return stop()
 	}
+	// The shipped discussions go in once the biographies are printed (their
+	// English paragraphs are not part of the corpus those were written
+	// from); the discussions and feed stages summarise them while the UI
+	// is served.
+	if _, err := demo.SendDiscussions(ctx, a, s.tenant, stdio.Stdout); err != nil {
+		return errors.Join(err, stop())
+	}
 	err = serveHTTP(ctx, l, a, log, app.AllStages(), func(url string) {
 		fmt.Fprintf(stdio.Stdout, "\nweb UI: %s/  (search 静之, open the biography, hover a citation)\n", url)
 		fmt.Fprintf(stdio.Stdout, "API at %s/v1 — try:\n", url)
 		fmt.Fprintf(stdio.Stdout, "  curl %s/v1/entities/静之\n", url)
 		fmt.Fprintf(stdio.Stdout, "  curl %s/v1/pages/静之\n", url)
+		fmt.Fprintf(stdio.Stdout, "  curl %s/v1/feed   (the discussion summaries; the Discussions view shows them)\n", url)
 		fmt.Fprintf(stdio.Stdout, "  curl -X POST %s/v1/requests -d '{\"kind\":\"biography\",\"subject\":\"严鹤龄\"}'\n", url)
 		fmt.Fprintf(stdio.Stdout, "  curl -X POST %s/v1/documents -d '{\"text\":\"Ann Lee was born in York in 1802.\"}'\n", url)
 		fmt.Fprintln(stdio.Stdout, "  go run . kg show 静之   (in another terminal; it joins this process's services)")

@@ -1,7 +1,9 @@
 // Package demo holds the small corpus `annalist demo` ingests: short texts
 // written for the project, in classical-Chinese biography style (a
 // liezhuan volume and a notebook that names its people by their courtesy
-// and art names) and in English (a Markdown article and a plain text).
+// and art names) and in English (a Markdown article and a plain text);
+// and the news discussions it sends to be summarised (Discussions,
+// SendDiscussions), whose summaries feed the UI's Discussions view.
 package demo
 
 import (

@@ -3,13 +3,18 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +32,7 @@ import (
 	"github.com/annalist-dev/annalist/internal/api"
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/cli"
+	"github.com/annalist-dev/annalist/internal/demo"
 	"github.com/annalist-dev/annalist/internal/web"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
@@ -554,5 +560,276 @@ func TestBrowserTopicPage(t *testing.T) {
 	p, err := a.Pages.Current(context.Background(), tenant, name)
 	if err != nil || len(p.Sentences) == 0 || !strings.Contains(bio, p.Sentences[0].Text) {
 		t.Errorf("person link %s: the biography shown (%.80q…) is not %s's stored one (%v)", personHref, bio, name, err)
+	}
+}
+
+// getJSON decodes the answer of GET url into v, failing the test on any
+// status but 200.
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("GET %s: %v in %s", url, err, body)
+	}
+}
+
+// feedItem is an item of GET /v1/feed (JSON Feed 1.1) as the test reads it.
+type feedItem struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Annalist struct {
+		Version int                       `json:"version"`
+		Summary schemas.DiscussionSummary `json:"summary"`
+	} `json:"_annalist"`
+}
+
+// storedFeedItem reads discussion id's item from GET /v1/feed.
+func storedFeedItem(t *testing.T, base, id string) feedItem {
+	t.Helper()
+	var feed struct {
+		Version string     `json:"version"`
+		Items   []feedItem `json:"items"`
+	}
+	getJSON(t, base+"/v1/feed?limit=100", &feed)
+	if feed.Version != "https://jsonfeed.org/version/1.1" {
+		t.Errorf("GET /v1/feed: version %q, want JSON Feed 1.1", feed.Version)
+	}
+	for _, it := range feed.Items {
+		if it.ID == id {
+			return it
+		}
+	}
+	t.Fatalf("GET /v1/feed has no item %s", id)
+	return feedItem{}
+}
+
+// storedDiscussion reads discussion id from GET /v1/discussions/{id}: the
+// stored discussion, under "discussion" or as the answer itself.
+func storedDiscussion(t *testing.T, base, id string) schemas.Discussion {
+	t.Helper()
+	var raw map[string]json.RawMessage
+	getJSON(t, base+"/v1/discussions/"+url.PathEscape(id), &raw)
+	body, _ := json.Marshal(raw)
+	if inner, ok := raw["discussion"]; ok {
+		body = inner
+	}
+	var d schemas.Discussion
+	if err := json.Unmarshal(body, &d); err != nil || len(d.Background) == 0 || len(d.Turns) == 0 {
+		t.Fatalf("GET /v1/discussions/%s: no discussion in %s (%v)", id, body, err)
+	}
+	return d
+}
+
+// TestBrowserDiscussions drives the Discussions view in headless chromium
+// against the demo: open it from the navigation, wait for the summary of
+// a discussion the demo ships, see a new summary arrive over the event
+// stream, open a summary and compare its sentences with the stored feed
+// item, check the marked entities, and hover a turn citation and a
+// paragraph citation to see the stored discussion's utterance and
+// paragraph.
+func TestBrowserDiscussions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	exe := chromium(t)
+	_, base := startDemo(t, "陆文渊")
+	out := artifacts(t)
+	t.Logf("screenshots in %s", out)
+	shipped, err := demo.Discussions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var anyShipped []string
+	for _, d := range shipped {
+		anyShipped = append(anyShipped, `#feed-list li[data-id=`+strconv.Quote(d.ID)+`] a`)
+	}
+	// The demo sends its discussions: the discussions stage stores them.
+	for deadline := time.Now().Add(time.Minute); ; {
+		var list struct {
+			Discussions []struct {
+				ID string `json:"id"`
+			} `json:"discussions"`
+		}
+		getJSON(t, base+"/v1/discussions?limit=100", &list)
+		listed := map[string]bool{}
+		for _, d := range list.Discussions {
+			listed[d.ID] = true
+		}
+		stored := 0
+		for _, d := range shipped {
+			if listed[d.ID] {
+				stored++
+			}
+		}
+		if stored == len(shipped) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the demo's discussions are not stored: %d of %d listed by GET /v1/discussions", stored, len(shipped))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	run, shot := browse(t, exe, out, "discussions-failed.png")
+
+	// The navigation leads to the view; a shipped discussion's summary is
+	// listed once the stages have written it.
+	var hash, current, firstID string
+	run("open discussions",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(`a[data-nav="discussions"]`, chromedp.ByQuery),
+		chromedp.Click(`a[data-nav="discussions"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#feed-list`, chromedp.ByID),
+		chromedp.Evaluate(`location.hash`, &hash),
+		chromedp.AttributeValue(`a[data-nav="discussions"]`, "aria-current", &current, nil, chromedp.ByQuery),
+		chromedp.WaitVisible(strings.Join(anyShipped, ", "), chromedp.ByQuery),
+		// The list follows the feed's event stream (not the polling it
+		// falls back to).
+		chromedp.WaitVisible(`#feed-live[data-mode="live"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`(() => { window.annalistStay = true;
+			return document.querySelector(`+strconv.Quote(strings.Join(anyShipped, ", "))+`).closest('li').getAttribute('data-id'); })()`, &firstID),
+		screenshot(t, out, "discussions.png", shot),
+	)
+	if hash != "#/discussions" || current != "page" {
+		t.Errorf("the Discussions link opened %q (aria-current %q), want #/discussions marked current", hash, current)
+	}
+
+	// A discussion sent now arrives in the open list through the feed's
+	// event stream (marked fresh), without a reload.
+	live := shipped[0]
+	live.ID = "ui-live-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	body, _ := json.Marshal(live)
+	resp, err := http.Post(base+"/v1/discussions", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST /v1/discussions: %d %s", resp.StatusCode, answer)
+	}
+	var stayed bool
+	run("live summary",
+		chromedp.WaitVisible(`#feed-list li.fresh[data-id=`+strconv.Quote(live.ID)+`]`, chromedp.ByQuery),
+		chromedp.Evaluate(`window.annalistStay === true`, &stayed),
+	)
+	if !stayed {
+		t.Error("the list reloaded the page to show a new summary; want it added in place")
+	}
+
+	// Open the shipped summary: what it shows is the stored feed item.
+	var version string
+	var background []string
+	var opinions []struct {
+		Participant string     `json:"participant"`
+		Sentences   []string   `json:"sentences"`
+		Entities    [][]string `json:"entities"`
+	}
+	run("open summary",
+		chromedp.Click(`#feed-list li[data-id=`+strconv.Quote(firstID)+`] a`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.disc-summary .cite`, chromedp.ByQuery),
+		chromedp.AttributeValue(`.disc-summary`, "data-version", &version, nil, chromedp.ByQuery),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('.disc-background li .stext')).map((e) => e.textContent)`, &background),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('.disc-participant')).map((s) => ({
+			participant: s.getAttribute('data-participant'),
+			sentences: Array.from(s.querySelectorAll('li .stext')).map((e) => e.textContent),
+			entities: Array.from(s.querySelectorAll('li .stext')).map((e) => Array.from(e.querySelectorAll('mark.entity')).map((m) => m.textContent)),
+		}))`, &opinions),
+		screenshot(t, out, "discussion.png", shot),
+	)
+	item := storedFeedItem(t, base, firstID)
+	disc := storedDiscussion(t, base, firstID)
+	sum := item.Annalist.Summary
+	if version != strconv.Itoa(item.Annalist.Version) {
+		t.Fatalf("the view shows version %s of %s, the feed holds version %d", version, firstID, item.Annalist.Version)
+	}
+	var wantBackground []string
+	for _, s := range sum.Background.Sentences {
+		wantBackground = append(wantBackground, s.Text)
+	}
+	if len(wantBackground) == 0 || !reflect.DeepEqual(background, wantBackground) {
+		t.Errorf("background shown %q, stored %q", background, wantBackground)
+	}
+	if len(opinions) != len(sum.Opinions) || len(opinions) == 0 {
+		t.Fatalf("%d participants' opinions shown, %d stored", len(opinions), len(sum.Opinions))
+	}
+	marks := 0
+	for i, o := range sum.Opinions {
+		var want []string
+		for _, s := range o.Sentences {
+			want = append(want, s.Text)
+		}
+		if opinions[i].Participant != o.Participant || !reflect.DeepEqual(opinions[i].Sentences, want) {
+			t.Errorf("opinions shown %s %q, stored %s %q", opinions[i].Participant, opinions[i].Sentences, o.Participant, want)
+			continue
+		}
+		for j, s := range o.Sentences {
+			for _, m := range opinions[i].Entities[j] {
+				marks++
+				if !slices.Contains(s.Entities, m) {
+					t.Errorf("%q marked in %q, whose entities are %q", m, s.Text, s.Entities)
+				}
+			}
+			// Every entity the text names is marked, or lies inside a
+			// longer one that is.
+			for _, e := range s.Entities {
+				inside := slices.ContainsFunc(opinions[i].Entities[j], func(m string) bool { return strings.Contains(m, e) })
+				if strings.Contains(s.Text, e) && !inside {
+					t.Errorf("entity %q of %q is not marked", e, s.Text)
+				}
+			}
+		}
+	}
+	if marks == 0 {
+		t.Error("no entity is marked in the opinions")
+	}
+
+	// Hover a turn citation: the popup shows "PersonN: utterance" of the
+	// stored discussion's turn.
+	var turnAttr, turnPop string
+	run("hover turn citation",
+		chromedp.AttributeValue(`.disc-participant .cite[data-turn]`, "data-turn", &turnAttr, nil, chromedp.ByQuery),
+		hover(`.disc-participant .cite[data-turn]`),
+		chromedp.WaitVisible(`#citepop`, chromedp.ByID),
+		chromedp.Text(`#citepop .poptext`, &turnPop, chromedp.ByQuery),
+		screenshot(t, out, "discussion-turn.png", shot),
+	)
+	turn, err := strconv.Atoi(turnAttr)
+	if err != nil || turn < 0 || turn >= len(disc.Turns) {
+		t.Fatalf("turn citation data-turn=%q: not a turn of %s (%d turns)", turnAttr, firstID, len(disc.Turns))
+	}
+	if want := disc.Turns[turn].Participant + ": " + disc.Turns[turn].Utterance; strings.TrimSpace(turnPop) != want {
+		t.Errorf("turn citation %d shows %q, want %q", turn, turnPop, want)
+	}
+
+	// Hover a paragraph citation: the popup shows the stored paragraph.
+	var paraAttr, paraPop string
+	run("hover paragraph citation",
+		chromedp.KeyEvent("\x1b"),
+		chromedp.WaitNotVisible(`#citepop`, chromedp.ByID),
+		chromedp.AttributeValue(`.disc-background .cite[data-paragraph]`, "data-paragraph", &paraAttr, nil, chromedp.ByQuery),
+		hover(`.disc-background .cite[data-paragraph]`),
+		chromedp.WaitVisible(`#citepop`, chromedp.ByID),
+		chromedp.Text(`#citepop .poptext`, &paraPop, chromedp.ByQuery),
+		screenshot(t, out, "discussion-paragraph.png", shot),
+	)
+	index, err := strconv.Atoi(paraAttr)
+	p, ok := disc.Paragraph(index)
+	if err != nil || !ok {
+		t.Fatalf("paragraph citation data-paragraph=%q: not a paragraph of %s", paraAttr, firstID)
+	}
+	if strings.TrimSpace(paraPop) != p.Text {
+		t.Errorf("paragraph citation %d shows %q, want %q", index, paraPop, p.Text)
 	}
 }

@@ -3,9 +3,11 @@
 // from outside the server. The pages (search, which offers people and
 // topics apart; entity and biography with citations; topic page with its
 // table of contents, citations and links from every person named to his
-// biography; generation; ingest; review queue; pipeline dashboard) are
-// rendered in the browser from the JSON API under /v1; this package only
-// serves the files.
+// biography; discussions, the feed of discussion summaries updated live,
+// each summary with its background and participants' opinions, entity
+// names marked and citations to paragraphs and turns; generation; ingest;
+// review queue; pipeline dashboard) are rendered in the browser from the
+// JSON API under /v1; this package only serves the files.
 package web
 
 import (

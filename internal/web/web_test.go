@@ -31,6 +31,7 @@ func TestHandlerServesPageAndAssets(t *testing.T) {
 		{"/", "text/html", `<script type="module" src="/ui/app.js">`},
 		{"/ui/", "text/html", `<main id="main"`},
 		{"/ui/index.html", "text/html", `<main id="main"`},
+		{"/", "text/html", `<a href="#/discussions" data-nav="discussions">Discussions</a>`},
 		{"/ui/app.js", "javascript", "function route()"},
 		{"/ui/style.css", "text/css", ".citepop"},
 	} {

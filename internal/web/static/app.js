@@ -102,6 +102,8 @@ let cleanup = null;
 const routes = [
   [/^#\/entity\/(.+)$/, (m) => entityPage(decodeURIComponent(m[1]))],
   [/^#\/topic\/(.+)$/, (m) => topicPage(decodeURIComponent(m[1]))],
+  [/^#\/discussions$/, () => discussionsPage()],
+  [/^#\/discussions\/(.+)$/, (m) => discussionPage(decodeURIComponent(m[1]))],
   [/^#\/ingest$/, () => ingestPage()],
   [/^#\/reviews$/, () => reviewsPage()],
   [/^#\/pipeline$/, () => pipelinePage()],
@@ -115,7 +117,8 @@ function route() {
   for (const a of document.querySelectorAll('[data-nav]')) {
     const nav = a.getAttribute('data-nav');
     const active = nav === 'search' ? (hash === '' || hash === '#/' || hash.startsWith('#/entity/') || hash.startsWith('#/topic/'))
-      : hash === '#/' + nav;
+      : nav === 'discussions' ? (hash === '#/discussions' || hash.startsWith('#/discussions/'))
+        : hash === '#/' + nav;
     if (active) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   }
   for (const [re, fn] of routes) {
@@ -287,13 +290,18 @@ function markedText(text, needles, span) {
 
 let popOwner = null;
 
+// showPop shows the popup under marker: cite.label (else the chunk id),
+// then cite.body() when given, else the cited text with its marks, in
+// cite.lang (Chinese unless said).
 function showPop(marker, cite) {
   popOwner = marker;
-  put(pop, 
-    h('div', { class: 'popid' }, cite.chunkId),
-    h('div', { class: 'poptext', lang: 'zh' }, cite.text
-      ? markedText(cite.text, cite.needles, cite.span)
-      : h('em', null, 'chunk text not available')));
+  let body;
+  if (cite.body) body = cite.body();
+  else if (cite.text) body = markedText(cite.text, cite.needles || [], cite.span);
+  else body = h('em', null, cite.missing || 'chunk text not available');
+  put(pop,
+    h('div', { class: 'popid' }, cite.label || cite.chunkId),
+    h('div', { class: 'poptext', lang: cite.lang || 'zh' }, body));
   pop.hidden = false;
   const r = marker.getBoundingClientRect();
   const width = Math.min(520, window.innerWidth - 24);
@@ -310,9 +318,11 @@ function hidePop(marker) {
 
 document.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') hidePop(); });
 
-function citationMarker(n, cite) {
-  const b = h('button', { type: 'button', class: 'cite', 'aria-describedby': 'citepop',
-    'aria-label': 'citation ' + n + ': ' + cite.chunkId, 'data-chunk': cite.chunkId }, String(n));
+// citationMarker is a numbered marker (n: its text) that shows cite in the
+// popup on hover, focus or click; extra adds or overrides attributes.
+function citationMarker(n, cite, extra) {
+  const b = h('button', Object.assign({ type: 'button', class: 'cite', 'aria-describedby': 'citepop',
+    'aria-label': 'citation ' + n + ': ' + cite.chunkId, 'data-chunk': cite.chunkId }, extra || {}), String(n));
   b.addEventListener('mouseenter', () => showPop(b, cite));
   b.addEventListener('focus', () => showPop(b, cite));
   b.addEventListener('mouseleave', () => hidePop(b));
@@ -761,6 +771,320 @@ function renderHistory(el, name, versions, kind) {
     h('ul', { class: 'versions' }, versions.map((v) => h('li', null, 'v' + v.version + ' · ' +
       v.sentences + ' sentences' + (v.generated_at ? ' · ' + v.generated_at : '')))),
     versions.length > 1 ? form : null, out);
+}
+
+// ---- discussions ----------------------------------------------------------
+
+// feedEntry reads a feed item in either of its shapes: a JSON Feed item
+// of GET /v1/feed (summary and version under _annalist) or the FeedItem of
+// the event stream. It returns {id, title, date, version, summary}, or
+// null for anything else.
+function feedEntry(x) {
+  if (!x || typeof x !== 'object') return null;
+  const ann = x._annalist || {};
+  const summary = ann.summary || x.summary || null;
+  const id = x.id || (summary && summary.id);
+  if (!id || !summary) return null;
+  return {
+    id: String(id),
+    title: x.title || '',
+    date: x.date_published || x.published || '',
+    version: ann.version || x.version || 0,
+    summary,
+  };
+}
+
+// discussionParts reads GET /v1/discussions/{id}: the stored discussion
+// (KGDS shape: SBK, KGD) under "discussion", its title, and its newest
+// feed item under "item" (null while its summary is not published).
+function discussionParts(data) {
+  if (!data || typeof data !== 'object') return { discussion: null, item: null, title: '' };
+  const d = data.discussion || ((data.SBK || data.KGD) ? data : null);
+  return { discussion: d, item: feedEntry(data.item || null), title: data.title || '' };
+}
+
+function shortDate(iso) {
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? iso : new Date(t).toLocaleString();
+}
+
+function summaryCounts(sum) {
+  const bg = ((sum.background && sum.background.sentences) || []).length;
+  const ops = sum.opinions || [];
+  const n = ops.reduce((a, o) => a + (o.sentences || []).length, 0);
+  return bg + ' background sentence' + (bg === 1 ? '' : 's') + ' · ' + n + ' opinion' + (n === 1 ? '' : 's') +
+    ' of ' + ops.length + ' participant' + (ops.length === 1 ? '' : 's');
+}
+
+// followFeed calls on(item) for every summary the feed stage publishes
+// (event "summary" of GET /v1/feed/events) and onOpen each time the stream
+// reconnects, so the caller reloads what it may have missed. Without an
+// event stream it calls onOpen every 5 s instead. onMode, when given, is
+// told 'live' once the stream is open and 'polling' when it polls. It
+// returns a function that stops.
+function followFeed(on, onOpen, onMode) {
+  const mode = onMode || (() => {});
+  const st = settings();
+  const q = new URLSearchParams();
+  if (st.tenant) q.set('tenant', st.tenant);
+  if (st.token) q.set('access_token', st.token);
+  let es = null;
+  let poller = null;
+  let opened = false;
+  const poll = () => { if (!poller) { poller = setInterval(onOpen, 5000); mode('polling'); } };
+  if (window.EventSource) {
+    es = new EventSource('/v1/feed/events' + (q.toString() ? '?' + q : ''));
+    es.addEventListener('open', () => { if (opened) onOpen(); opened = true; mode('live'); });
+    es.addEventListener('summary', (ev) => {
+      let d;
+      try { d = JSON.parse(ev.data); } catch (e) { return; }
+      const it = feedEntry(d);
+      if (it) on(it);
+    });
+    // A closed stream (no such endpoint, refused) is not retried by the
+    // browser: poll instead. A dropped one reconnects by itself.
+    es.onerror = () => { if (es && es.readyState === EventSource.CLOSED) { es = null; poll(); } };
+  } else {
+    poll();
+  }
+  return () => {
+    if (es) { es.close(); es = null; }
+    if (poller) clearInterval(poller);
+  };
+}
+
+function feedRow(it, fresh) {
+  return h('li', { 'data-id': it.id, 'data-version': it.version, class: fresh ? 'fresh' : null },
+    h('a', { href: '#/discussions/' + enc(it.id), class: 'result' },
+      h('span', { class: 'name' }, it.title || it.id),
+      h('span', { class: 'type' }, 'v' + it.version),
+      it.date ? h('time', { class: 'muted small', datetime: it.date }, shortDate(it.date)) : null,
+      h('span', { class: 'leads muted small' }, summaryCounts(it.summary))));
+}
+
+// discussionsPage lists the summaries of the feed, newest first, and adds
+// each new one (or new version) as the feed stage publishes it.
+function discussionsPage() {
+  const list = h('ul', { class: 'results feed', id: 'feed-list', 'aria-live': 'polite' });
+  const count = h('span', { id: 'feed-count' }, 'Loading…');
+  const liveNote = h('span', { class: 'small', id: 'feed-live' });
+  const status = h('div', { class: 'muted', id: 'feed-status' }, count, ' ', liveNote);
+  const waiting = h('div', { id: 'feed-pending' });
+  setPage('Discussions', h('p', { class: 'muted' },
+    'Summaries of news discussions: the background a reader needs and what each participant thinks, ',
+    'every sentence cited to its paragraph or turn. New summaries appear here as they are published.'),
+  status, list, waiting);
+  const items = new Map();
+  // Discussions received whose summary is not published yet (id → title).
+  let pending = new Map();
+  const show = () => {
+    const sorted = Array.from(items.values()).sort((a, b) => (Date.parse(b.it.date) || 0) - (Date.parse(a.it.date) || 0));
+    put(list, sorted.map((x) => feedRow(x.it, x.fresh)));
+    count.textContent = items.size ? items.size + ' summar' + (items.size === 1 ? 'y' : 'ies')
+      : 'No summary yet. Send a discussion with POST /v1/discussions or `annalist ingest discussions FILE`.';
+    count.setAttribute('data-count', String(items.size));
+    const left = Array.from(pending).filter(([id]) => !items.has(id));
+    put(waiting, left.length ? [h('h2', { class: 'rhead' }, 'Waiting for a summary'),
+      h('ul', { class: 'results feed pending' }, left.map(([id, title]) => h('li', { 'data-id': id },
+        h('a', { href: '#/discussions/' + enc(id), class: 'result' }, h('span', { class: 'name' }, title || id),
+          h('span', { class: 'leads muted small' }, 'summary being written')))))] : null);
+  };
+  const load = async () => {
+    try {
+      const feed = await api('/v1/feed?limit=100');
+      for (const raw of (feed && feed.items) || []) {
+        const it = feedEntry(raw);
+        const had = it && items.get(it.id);
+        if (it && (!had || had.it.version <= it.version)) items.set(it.id, { it, fresh: had ? had.fresh : false });
+      }
+      show();
+    } catch (err) {
+      put(count, errorBox(err));
+      return;
+    }
+    try {
+      const ds = await api('/v1/discussions?limit=100');
+      pending = new Map(((ds && ds.discussions) || []).filter((d) => !d.version).map((d) => [d.id, d.title]));
+      show();
+    } catch (err) {
+      // The list of pending discussions is a courtesy; the feed stands.
+      pending = new Map();
+    }
+  };
+  const stop = followFeed((it) => {
+    const had = items.get(it.id);
+    if (had && had.it.version > it.version) return;
+    items.set(it.id, { it, fresh: true });
+    show();
+  }, load, (m) => {
+    liveNote.setAttribute('data-mode', m);
+    liveNote.textContent = m === 'live' ? '· updates live' : '· checking for new summaries every 5 s';
+  });
+  load();
+  return stop;
+}
+
+// markEntities writes an opinion sentence with the entities it names
+// marked for a reader (the longest name wins where two start together);
+// names the text does not hold verbatim are listed after it.
+function markEntities(text, entities) {
+  const names = Array.from(new Set((entities || []).filter((e) => e))).sort((a, b) => b.length - a.length);
+  const found = new Set();
+  const out = [];
+  let plain = '';
+  let i = 0;
+  while (i < text.length) {
+    const e = names.find((n) => text.startsWith(n, i));
+    if (!e) { plain += text[i]; i++; continue; }
+    if (plain) { out.push(plain); plain = ''; }
+    out.push(h('mark', { class: 'entity', 'data-entity': e, title: 'entity: ' + e }, e));
+    found.add(e);
+    i += e.length;
+  }
+  if (plain) out.push(plain);
+  // A name inside a marked one ("Lund" in "Victor Lund") is marked
+  // with it.
+  const marked = Array.from(found);
+  return { nodes: out, missing: names.filter((n) => !marked.some((m) => m.includes(n))) };
+}
+
+// discussionTexts indexes a stored discussion for the citation popups:
+// paragraphs by paragraph_index, turns by their 0-based position.
+function discussionTexts(d) {
+  const paragraphs = new Map();
+  for (const p of (d && d.SBK) || []) paragraphs.set(p.paragraph_index, p.paragraph_text);
+  return { paragraphs, turns: (d && d.KGD) || [] };
+}
+
+// paragraphCite is the marker of a citation of paragraph index; its popup
+// shows the paragraph with the citing sentence (sentence) marked where
+// the paragraph holds it.
+function paragraphCite(id, index, texts, sentence) {
+  const text = texts.paragraphs.get(index);
+  return citationMarker('¶' + index, {
+    chunkId: 'disc:' + id + ':p' + index, label: 'Paragraph ' + index, lang: 'en', text,
+    needles: sentence ? [sentence] : [], missing: 'paragraph text not available',
+  }, { 'data-paragraph': index, 'aria-label': 'paragraph ' + index });
+}
+
+// turnCite is the marker of a citation of turn (0-based; shown 1-based);
+// its popup shows "PersonN: utterance".
+function turnCite(id, turn, texts) {
+  const t = texts.turns[turn];
+  return citationMarker('T' + (turn + 1), {
+    chunkId: 'disc:' + id + ':t' + turn, label: 'Turn ' + (turn + 1), lang: 'en',
+    body: () => (t ? [h('strong', null, t.participant + ':'), ' ' + t.utterance]
+      : h('em', null, 'turn not available')),
+  }, { 'data-turn': turn, 'aria-label': 'turn ' + (turn + 1) + (t ? ', ' + t.participant : '') });
+}
+
+// renderSummary draws a discussion summary: the background sentences with
+// their paragraph citations, then each participant's opinions with the
+// entities marked and their turn citations.
+function renderSummary(id, it, texts) {
+  const sum = it.summary;
+  const bg = sum.background || {};
+  const paras = bg.paragraphs || [];
+  const bgList = h('ol', { class: 'bio disc-background' }, (bg.sentences || []).map((st, i) =>
+    h('li', { class: 'sentence', 'data-index': i },
+      h('span', { class: 'stext' }, st.text),
+      h('span', { class: 'cites' }, (st.citations || []).map((c) => paragraphCite(id, c.paragraph_index, texts, st.text))))));
+  const ops = (sum.opinions || []).map((o) => h('section', { class: 'disc-participant', 'data-participant': o.participant },
+    h('h3', null, o.participant),
+    h('ol', { class: 'bio' }, (o.sentences || []).map((st, i) => {
+      const m = markEntities(st.text, st.entities);
+      return h('li', { class: 'sentence', 'data-index': i },
+        h('span', { class: 'stext' }, m.nodes),
+        h('span', { class: 'cites' }, (st.citations || []).map((c) => turnCite(id, c.turn, texts))),
+        m.missing.length ? h('span', { class: 'muted small ents' }, ' names ', m.missing.map((e) =>
+          h('mark', { class: 'entity', 'data-entity': e }, e)).reduce((a, x) => (a.length ? a.concat([', ', x]) : [x]), [])) : null);
+    }))));
+  return h('div', { class: 'disc-summary', 'data-version': it.version },
+    h('h2', { id: 'disc-bg-h' }, 'Background'),
+    paras.length ? h('p', { class: 'muted small' }, 'From paragraph' + (paras.length === 1 ? ' ' : 's ') + paras.join(', ') +
+      ' of ' + texts.paragraphs.size + '.') : null,
+    (bg.sentences || []).length ? bgList : h('p', { class: 'muted' }, 'No background sentence was kept.'),
+    h('h2', { id: 'disc-op-h' }, 'Opinions'),
+    ops.length ? h('div', { class: 'disc-opinions' }, ops) : h('p', { class: 'muted' }, 'No opinion was kept.'));
+}
+
+// renderSource shows the discussion as it was received, folded.
+function renderSource(d) {
+  if (!d) return null;
+  return h('details', { class: 'disc-source' },
+    h('summary', null, 'The discussion: ' + ((d.SBK || []).length) + ' paragraphs, ' + ((d.KGD || []).length) + ' turns'),
+    h('h3', null, 'Background'),
+    h('ol', { class: 'paras' }, (d.SBK || []).map((p) => h('li', { value: p.paragraph_index }, p.paragraph_text))),
+    h('h3', null, 'Turns'),
+    h('ol', { class: 'turns' }, (d.KGD || []).map((t) => h('li', null, h('strong', null, t.participant + ':'), ' ' + t.utterance))));
+}
+
+// discussionPage shows one discussion's summary; the popups of its
+// citations show the cited paragraph or turn of the stored discussion. A
+// newer version published while it is open replaces it.
+function discussionPage(id) {
+  const head = h('p', { class: 'muted', id: 'disc-head' }, 'Loading…');
+  const body = h('section', { class: 'disc', 'aria-live': 'polite' });
+  const source = h('section', { class: 'disc-src' });
+  setPage(id, h('p', null, h('a', { href: '#/discussions' }, '← Discussions')), head, body, source);
+  let texts = discussionTexts(null);
+  let shown = null;
+  let title = '';
+  const retitle = (t) => {
+    if (!t) return;
+    title = t;
+    const h1 = main.querySelector('h1');
+    if (h1) h1.textContent = t;
+    document.title = t + ' — annalist';
+  };
+  const draw = (it) => {
+    shown = it;
+    retitle(it.title || title);
+    put(head, 'Summary version ' + it.version, it.date ? ' · published ' + shortDate(it.date) : '');
+    put(body, renderSummary(id, it, texts));
+  };
+  const load = async () => {
+    let parts = { discussion: null, item: null, title: '' };
+    let err = null;
+    try {
+      parts = discussionParts(await api('/v1/discussions/' + enc(id)));
+    } catch (e) {
+      err = e;
+    }
+    let item = parts.item;
+    if (!item && err) {
+      // The discussion could not be read: its item from the feed, whose
+      // summary shows without the citations' texts.
+      try {
+        const feed = await api('/v1/feed?limit=500');
+        item = ((feed && feed.items) || []).map(feedEntry).find((x) => x && x.id === id) || null;
+      } catch (e) {
+        err = err || e;
+      }
+    }
+    const hadTexts = texts.turns.length > 0;
+    retitle(parts.title);
+    if (parts.discussion) {
+      texts = discussionTexts(parts.discussion);
+      put(source, renderSource(parts.discussion));
+    }
+    // Drawn again only for a newer version (or the citation texts that
+    // were missing), so a marker being hovered stays in place.
+    if (item && (!shown || item.version > shown.version || (!hadTexts && texts.turns.length))) draw(item);
+    else if (!shown) {
+      put(head, err && err.status !== 404 ? errorBox(err) : null);
+      put(body, h('p', { class: 'muted', id: 'no-summary' }, parts.discussion
+        ? 'No summary published yet; it appears here when it is.'
+        : 'No discussion ' + id + ' is known yet.'));
+    }
+  };
+  const stop = followFeed((it) => {
+    if (it.id !== id || (shown && shown.version >= it.version)) return;
+    if (!texts.turns.length) { load(); return; }
+    draw(it);
+  }, load);
+  load();
+  return stop;
 }
 
 // ---- ingest ---------------------------------------------------------------
