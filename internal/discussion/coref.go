@@ -80,6 +80,12 @@ type Resolver struct {
 	turn  int   // the turn being resolved
 	// lastGroup is the last group reference resolved; slots the tokens of
 	// the current statement that denote it.
+	// hint: the head of an apposition that describes the pronoun being
+	// resolved ("as an official body, it"), "" otherwise
+	hint string
+	// polity: the plural pronoun being resolved denotes a country or a
+	// region ("their economy", "they are not a developed country")
+	polity    bool
 	lastGroup *groupUse
 	slots     []groupSlot
 	history   []historyItem
@@ -243,7 +249,11 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 			if lw == "her" {
 				poss = i+1 < len(out) && isLowerWord(out[i+1].Text) && !nonHeadFollowers[strings.ToLower(out[i+1].Text)]
 			}
-			if class == pronNeuter && !poss && i+1 < len(out) && copulas[strings.ToLower(out[i+1].Text)] {
+			// "as an official body, it …": the apposition describes the
+			// pronoun, which is no expletive then, and its head is a role
+			// the entity should carry
+			hint := asApposition(out, i)
+			if class == pronNeuter && !poss && hint == "" && i+1 < len(out) && copulas[strings.ToLower(out[i+1].Text)] && !modalAction(out, i+1) {
 				continue
 			}
 			if class == pronNeuter && i+1 < len(out) && out[i+1].Text == "'s" {
@@ -282,7 +292,10 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 					exclude[u.e] = true
 				}
 			}
+			r.hint = hint
+			r.polity = class == pronPlural && polityStatement(out)
 			e, res := r.pick(class, "", turn, participant, exclude)
+			r.hint, r.polity = "", false
 			res.Phrase = out[i].Text
 			r.Resolutions = append(r.Resolutions, res)
 			if e == nil {
@@ -576,11 +589,21 @@ func (r *Resolver) pick(class pronounClass, head string, turn int, participant s
 			continue
 		}
 		s, ok := compatible(e, class, head)
-		if !ok || class == pronPlural && !e.Plural && !recent[e] && r.scopeOf(e) < 1 {
+		if r.polity {
+			// a country's people: places of the story, no organisation
+			s, ok = 0, e.Kind == KindPlace && !isFacility(e) && e.ev.locality == 0 && (recent[e] || r.scopeOf(e) != 0)
+		}
+		if !ok || class == pronPlural && !r.polity && !e.Plural && !recent[e] && r.scopeOf(e) < 1 {
 			continue
 		}
 		if orgRoles[head] {
 			s += bonusAffiliated * affiliated(person, e)
+		}
+		if placeHeads[head] && r.partsOf(e, head) {
+			continue
+		}
+		if r.hint != "" && (hasRole(e, r.hint) || orgRoles[r.hint] && e.Kind == KindOrganisation && nameHas(e, r.hint)) {
+			s += bonusRole
 		}
 		if turn >= 0 && turn < len(r.deeds) {
 			s += weightDeed * r.deeds[turn][e]
@@ -1134,3 +1157,144 @@ func opensWithPronoun(text string) bool {
 
 // objectPreps before a name make it a preposition's object.
 var objectPreps = toSet(`by to at against over with from of for in on into than`)
+
+// asApposition is the head noun of an "as" phrase that ends, with a
+// comma, right before position i ("as an official body, it should …",
+// "as the coach, she …"): the phrase describes what the pronoun at i
+// denotes. "" when there is none.
+func asApposition(ts []token, i int) string {
+	if i < 3 || ts[i-1].Text != "," {
+		return ""
+	}
+	for j := i - 2; j >= 1 && j >= i-5; j-- {
+		w := strings.ToLower(ts[j].Text)
+		if !isLowerWord(ts[j].Text) {
+			return ""
+		}
+		if w == "a" || w == "an" || w == "the" {
+			if j-1 >= 0 && strings.EqualFold(ts[j-1].Text, "as") && j < i-2 {
+				return strings.ToLower(ts[i-2].Text)
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// stativeVerbs after a modal keep "it" an expletive or a weather "it"
+// ("it would be impossible", "it may seem", "it will take time").
+var stativeVerbs = toSet(`be have seem appear take depend matter help rain`)
+
+// modalAction: at i a modal followed by a lexical verb that is no
+// stative one ("it should make judgments", "it will ban them"): "it" is
+// then the agent of a deed, a reference, not an expletive.
+func modalAction(ts []token, i int) bool {
+	switch strings.ToLower(ts[i].Text) {
+	case "should", "would", "will", "could", "can", "must", "might", "may":
+	default:
+		return false
+	}
+	j := i + 1
+	for j < len(ts) && (strings.EqualFold(ts[j].Text, "not") || strings.HasSuffix(strings.ToLower(ts[j].Text), "ly")) {
+		j++
+	}
+	if j >= len(ts) || !isLowerWord(ts[j].Text) {
+		return false
+	}
+	w := strings.ToLower(ts[j].Text)
+	if w == "make" && j+1 < len(ts) && strings.EqualFold(ts[j+1].Text, "sense") {
+		return false // "it would make sense to …"
+	}
+	return !stativeVerbs[w] && !roleStop[w] && !nonHeadFollowers[w]
+}
+
+// polityPossessions are what a country or a region has and an
+// organisation or a person does not: "their economy", "their inflation
+// rate".
+var polityPossessions = toSet(`economy economies inflation unemployment gdp population populations citizens residents
+currency borders territory government parliament capital`)
+
+// polityReference reports whether the plural pronoun at i denotes a
+// country or a region: a possessive before (up to two words before) a
+// polity's possession ("their overall inflation", "their job market" is
+// not), or a subject whose copular predicate is a country, a nation or a
+// region ("they are not a developed country").
+func polityReference(ts []token, i int, poss bool) bool {
+	if poss {
+		for j := i + 1; j < len(ts) && j <= i+3; j++ {
+			w := strings.ToLower(ts[j].Text)
+			if !isLowerWord(ts[j].Text) || roleStop[w] {
+				return false
+			}
+			if polityPossessions[w] || w == "market" && j > i+1 && laborWords[strings.ToLower(ts[j-1].Text)] {
+				return true
+			}
+		}
+		return false
+	}
+	if !strings.EqualFold(ts[i].Text, "they") {
+		return false
+	}
+	j := i + 1
+	if j >= len(ts) || !(strings.EqualFold(ts[j].Text, "are") || strings.EqualFold(ts[j].Text, "were")) {
+		return false
+	}
+	j++
+	if j < len(ts) && strings.EqualFold(ts[j].Text, "not") {
+		j++
+	}
+	if j >= len(ts) || !(strings.EqualFold(ts[j].Text, "a") || strings.EqualFold(ts[j].Text, "an")) {
+		return false
+	}
+	for k := j + 1; k < len(ts) && k <= j+3; k++ {
+		w := strings.ToLower(ts[k].Text)
+		if !isLowerWord(ts[k].Text) {
+			return false
+		}
+		if placeHeads[w] {
+			return countryHeads[w] || w == "region" || w == "state"
+		}
+	}
+	return false
+}
+
+// laborWords before "market" make it a polity's ("their job market").
+var laborWords = toSet(`job jobs labour labor housing`)
+
+// polityStatement reports whether a statement's plural pronouns denote a
+// country or a region: one of them does (polityReference), and they all
+// denote the same ("their disaster recovery efforts are challenging,
+// especially considering they are not a developed country").
+func polityStatement(ts []token) bool {
+	for i, t := range ts {
+		if c, poss := classifyPronoun(strings.ToLower(t.Text)); c == pronPlural && polityReference(ts, i, poss) {
+			return true
+		}
+	}
+	return false
+}
+
+// partsOf reports whether the background writes an entity's name as the
+// modifier of the plural of a place head ("the UK regions", "US
+// states"): the entity is then the whole those places are parts of, not
+// what "this region" denotes.
+func (r *Resolver) partsOf(e *Entity, head string) bool {
+	plural := head + "s"
+	if strings.HasSuffix(head, "y") {
+		plural = strings.TrimSuffix(head, "y") + "ies"
+	}
+	for _, n := range append([]string{e.Name}, e.Aliases...) {
+		for _, p := range r.g.paras {
+			for _, w := range []string{n + " " + plural, n + "'s " + plural} {
+				if i := strings.Index(p.Text, w); i >= 0 && (i+len(w) == len(p.Text) || !isLetter(p.Text[i+len(w)])) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func isLetter(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}

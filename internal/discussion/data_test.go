@@ -48,7 +48,7 @@ func TestKGDSDev(t *testing.T) {
 	// the floors reached so far, below the targets (recall 0.85,
 	// precision 0.70, pronoun share 0.10)
 	d := rep.Dev
-	if d.EntityRecall < 0.60 || d.EntityPrecision < 0.65 || d.PronounShare > 0.10 {
+	if d.EntityRecall < 0.65 || d.EntityPrecision < 0.70 || d.PronounShare > 0.10 {
 		t.Errorf("dev figures below the floors: recall %.3f precision %.3f pronoun share %.3f", d.EntityRecall, d.EntityPrecision, d.PronounShare)
 	}
 }

@@ -35,7 +35,9 @@
 //
 // Roles are nouns with noun evidence in the text (a title, a person-role
 // noun, an agent suffix, a word written after a determiner and never as a
-// verb): before a name ("coach Sandy …"), in the apposition after it, and
+// verb): before a name ("coach Sandy …"; an organisation's role noun also
+// before "the" and its name, "Governing body the FIA", not after a
+// determiner: "the team the Yankees beat"), in the apposition after it, and
 // in descriptions that open a sentence or follow a clause ("The Spaniard
 // …"), tied to the previous sentence's subject. RoleOf records where a
 // role is held ("FIFA president Gianni Infantino", "X, the coach of Y",
@@ -44,7 +46,9 @@
 // "Chicago outfielder Zach DeLoach hit his …", or one the text treats as
 // an organisation; a sentence-opening "He" to the previous sentence's
 // subject, or its first person when a phrase opens it: "In an interview,
-// French President Emmanuel Macron said …"), from a gendered title ("Mr",
+// French President Emmanuel Macron said …", else its first name not
+// written "the X": "drafted by the Mercury … She is" votes for no team),
+// from a gendered title ("Mr",
 // "Ms") and from winning a men's or a women's event; an organisation the
 // text calls "they" more than "it" is plural. Kind is decided from all of
 // an entity's mentions at the end: pronouns after it, "the X" heading a
@@ -55,7 +59,9 @@
 // victory at Hoffenheim", but not a scorer: "Wagner scored in a draw to
 // Park Center") are organisations when nothing says person, the sides of a
 // result line ("Hamilton Academical 1-2 Ross County") are teams whatever
-// their words, "in X" or a compass adjective ("northeastern British
+// their words, a state's word in the name ("United States", "Republic of
+// Ireland": a place, though "United" also ends clubs' names), "in X" or a
+// compass adjective ("northeastern British
 // Columbia") for a place (outweighing a stray pronoun vote), "X, Y" for a
 // locality X, and organisation, event and place words in the name
 // (BuildGraph's comment lists the evidence in full: possessives before
@@ -88,12 +94,21 @@
 // the discussion named it in this turn or the one before, or it stands in
 // the paragraph the turn is most about, since "they" alone is as often
 // people in general), "it" singular organisations and events (and never
-// before a copula: "it would be impossible" is an expletive). A role
+// before a copula: "it would be impossible" is an expletive, unless a
+// modal is followed by a deed, "it should make judgments", or an "as"
+// apposition describes it, "as an official body, it is …", whose head
+// then favours the entities carrying that role). A plural pronoun of a
+// statement that speaks of a country's possessions ("their economy",
+// "their inflation rate", "their job market") or calls it a country ("they
+// are not a developed country") denotes a place of the story (no
+// facility, no locality), not an organisation. A role
 // phrase ("the coach", "this institution") takes the entities carrying
 // that role, or any organisation for an organisation head, one whose name
 // says it for a typed head ("the court", "the government", "the league");
 // "this country" is never a locality, and no place outside the turn's
-// story is "this area"; "the team" after a person prefers that person's
+// story is "this area", nor one the background writes before that head's
+// plural ("the UK regions": the UK is the whole, not "this region"); "the
+// team" after a person prefers that person's
 // organisation (fully a role the graph ties to it, half a paragraph naming
 // both). Scores: recency in the discussion (the most recently named
 // candidate first, by rank), a bonus when the same participant named it
@@ -133,14 +148,21 @@
 // SelectBackground's choice), else the whole background name together — "X
 // and Y", "X vs Y", "X beat Y", "A, B and C", "A, B and parts of southern
 // C" — the first of these that has lists of the reference's size deciding,
-// when exactly one list there has it; companies reported one per paragraph
+// when exactly one list there has it (a role noun may stand before a
+// member: "Sophomore Lamees Abid, junior Kylie Chindavong and junior
+// Reese Ruska"; "the other two players", "these three other players": a
+// list without anybody of that kind the discussion named in the turn or
+// the one before); companies reported one per paragraph
 // (revenue, net income (a loss written "-$6.0 billion"), market
 // capitalisation) are told apart by the statement's criterion ("these
 // three companies … their profit margins exceed 9%": net income over
 // revenue; "price-to-sales ratios below 0.5": capitalisation over revenue)
 // when exactly that many meet it. A group left unresolved is what a later
-// "they" means, so that stays as written too. A statement about a group is
-// an opinion about each member, so it is written once per member ("Tom
+// "they" means, so that stays as written too. A group after "between" or
+// "among" is in a relation its members share ("the trade war between
+// these two countries"): written as the list, in one statement. Any other
+// statement about a group is an opinion about each member, so it is
+// written once per member ("Tom
 // Reid was brilliant", "Sam Okafor was brilliant"), a plural verb after
 // the member made singular, a later pronoun of the group written as the
 // member's pronoun ("its", "their"), or as the name for a person of known
@@ -179,7 +201,8 @@
 // An opinion sentence, whoever wrote it (this engine or a model), is
 // checked against the one turn it cites, deterministically: the
 // attribution names that turn's participant; the body aligns with the turn
-// word by word (contractions expanded, endings folded), a background name
+// word by word (contractions expanded, endings folded; a word the turn
+// repeats aligned where the next words match too), a background name
 // standing only where the turn has a reference expression (a pronoun, a
 // determiner, a group, event or role phrase, or a name of the same
 // entity); no negation added or dropped, no number or score the turn does

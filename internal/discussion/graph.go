@@ -647,8 +647,16 @@ func (g *Graph) annotate(sents []*sentence, lx *lexicon) {
 		case len(s.ents) > 0:
 			// a sentence that opens with a phrase ("In an interview
 			// Monday, French President Emmanuel Macron said …"): its
-			// first person is the subject a next "He" continues
-			prevSubject = s.ents[0]
+			// first person is the subject a next "He" continues; without
+			// a person, the first name not written "the X" (an
+			// organisation's mention: "drafted by the Mercury … She is
+			// …" continues the sentence's unnamed subject, not the team)
+			prevSubject = nil
+			for k, x := range s.ents {
+				if prevSubject == nil && !(s.names[k].Start > 0 && strings.EqualFold(ts[s.names[k].Start-1].Text, "the") && !titled(s.names[k].Name)) {
+					prevSubject = x
+				}
+			}
 			for _, x := range s.ents {
 				if x.Kind == KindPerson {
 					prevSubject = x
@@ -904,6 +912,15 @@ func (g *Graph) rolesBefore(s *sentence, k int, lx *lexicon) {
 	if n := m.End; n+1 < len(ts) && (isLowerWord(ts[n].Text) && roleNoun(ts[n].Text, lx) || titleWords[strings.ToLower(ts[n].Text)] || personRoles[strings.ToLower(ts[n].Text)]) &&
 		k+1 < len(s.names) && s.names[k+1].Start == next {
 		e.ev.holder++
+		return
+	}
+	// "Governing body the FIA", "defending champions the Chiefs": an
+	// organisation's role noun, then "the" and its name (not "the team
+	// the Yankees beat", a relative clause after a determiner)
+	if b := m.Start - 2; b >= 0 && strings.EqualFold(ts[b+1].Text, "the") && isLowerWord(ts[b].Text) && orgRoles[strings.ToLower(ts[b].Text)] &&
+		!(b > 0 && determinersPoss[strings.ToLower(ts[b-1].Text)]) {
+		addRole(e, strings.ToLower(ts[b].Text))
+		e.ev.org++
 		return
 	}
 	var roles []string
@@ -1269,6 +1286,10 @@ func (g *Graph) classify(s *sentence) {
 			} else {
 				e.Kind = KindOrganisation
 			}
+		case anyIn(ws, polityWords) && !anyIn(ws[1:], orgWords):
+			// "United States", "United Kingdom", "Republic of Ireland":
+			// a state, though "United" also ends clubs' names
+			e.Kind = KindPlace
 		case anyIn(ws, orgWords):
 			e.Kind = KindOrganisation
 		case placeWords[last]:
@@ -1289,6 +1310,9 @@ func (g *Graph) classify(s *sentence) {
 		}
 	}
 }
+
+// polityWords name a state in a state's name.
+var polityWords = toSet(`states kingdom emirates republic`)
 
 // geoFirst open the names of places (and of the teams named after them),
 // never a person's name.

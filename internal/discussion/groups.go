@@ -112,7 +112,11 @@ func (r *Resolver) listsIn(k groupKind, in map[int]bool) []nameList {
 					if contestWords[w] {
 						contest = true
 					}
-					if !(listConnectors[w] || contestWords[w] || w == "the" || isDigitWord(w) || k == groupTeams && sideWords[w] || k == groupPlaces && partWords[w]) {
+					// a role noun may stand before a person of the list
+					// ("Sophomore Lamees Abid, junior Kylie Chindavong and
+					// junior Reese Ruska")
+					roleBefore := k == groupPeople && personRoles[w] && i+1 < len(ts) && isCapitalised(ts[i+1].Text)
+					if !(listConnectors[w] || contestWords[w] || w == "the" || isDigitWord(w) || roleBefore || k == groupTeams && sideWords[w] || k == groupPlaces && partWords[w]) {
 						flush()
 						contest = false
 					}
@@ -159,6 +163,29 @@ func containsEntity(es []*Entity, e *Entity) bool {
 // paragraphs, then the whole background: the first of these that names a
 // list of that size decides.
 func (r *Resolver) group(k groupKind, n int) []*Entity {
+	return r.groupWithout(k, n, nil)
+}
+
+// otherGroup is the list a group with "other" denotes ("the other two
+// players"): one of that size in which nobody the discussion named in
+// this turn or the one before stands, found as group finds lists; nil
+// when the discussion named nobody of that kind there (other than
+// whom?).
+func (r *Resolver) otherGroup(k groupKind, n, turn int) []*Entity {
+	named := map[*Entity]bool{}
+	for _, h := range r.history {
+		if h.turn >= turn-1 && fitsGroup(h.e, k) {
+			named[h.e] = true
+		}
+	}
+	if len(named) == 0 {
+		return nil
+	}
+	return r.groupWithout(k, n, named)
+}
+
+// groupWithout is group, lists holding an excluded entity left out.
+func (r *Resolver) groupWithout(k groupKind, n int, exclude map[*Entity]bool) []*Entity {
 	var areas []map[int]bool
 	if r.scope != nil {
 		in := map[int]bool{}
@@ -174,7 +201,7 @@ func (r *Resolver) group(k groupKind, n int) []*Entity {
 	for _, in := range areas {
 		var found []*Entity
 		for _, l := range r.listsIn(k, in) {
-			if len(l.es) != n {
+			if len(l.es) != n || anyEntity(l.es, exclude) {
 				continue
 			}
 			if found != nil && !sameSet(found, l.es) {
@@ -351,19 +378,20 @@ func (r *Resolver) joinNames(es []*Entity) string {
 
 // groupPhrase recognises a group reference at token i: a determiner
 // ("the", "these", "those", "both"), a number word or "both", then a plural
-// head; or "both" and the head alone. It returns the head's kind, the
-// size, and the tokens it spans.
-func groupPhrase(ts []token, i int) (groupKind, int, int) {
+// head; or "both" and the head alone; "other" may stand before or after
+// the number ("the other two players", "these three other players"). It
+// returns the head's kind, the size, and the tokens it spans; other
+// reports the "other".
+func groupPhrase(ts []token, i int) (k groupKind, n int, span int, other bool) {
 	lw := strings.ToLower(ts[i].Text)
 	j := i
-	n := 0
 	if lw == "the" || lw == "these" || lw == "those" || lw == "both" {
 		if lw == "both" {
 			n = 2
 		}
 		j++
 	} else {
-		return groupNone, 0, 0
+		return groupNone, 0, 0, false
 	}
 	for j < len(ts) {
 		w := strings.ToLower(ts[j].Text)
@@ -372,19 +400,21 @@ func groupPhrase(ts []token, i int) (groupKind, int, int) {
 			j++
 			continue
 		}
+		if w == "other" && !other && lw != "both" {
+			other = true
+			j++
+			continue
+		}
 		break
 	}
 	if n == 0 || j >= len(ts) {
-		return groupNone, 0, 0
+		return groupNone, 0, 0, false
 	}
-	if strings.ToLower(ts[j].Text) == "other" {
-		return groupNone, 0, 0
-	}
-	k := groupHeads[strings.ToLower(ts[j].Text)]
+	k = groupHeads[strings.ToLower(ts[j].Text)]
 	if k == groupNone {
-		return groupNone, 0, 0
+		return groupNone, 0, 0, false
 	}
-	return k, n, j + 1 - i
+	return k, n, j + 1 - i, other
 }
 
 // resolveGroup rewrites a group reference, an event reference or an
@@ -392,14 +422,21 @@ func groupPhrase(ts []token, i int) (groupKind, int, int) {
 // returns the members it names and the tokens consumed (0: none).
 func (r *Resolver) resolveGroup(out []token, i, turn int, participant string) ([]*Entity, int) {
 	lw := strings.ToLower(out[i].Text)
-	if k, n, span := groupPhrase(out, i); span > 0 {
+	if k, n, span, other := groupPhrase(out, i); span > 0 {
 		var ws []string
 		for x := i; x < i+span; x++ {
 			ws = append(ws, out[x].Text)
 		}
 		res := Resolution{Turn: turn, Phrase: strings.Join(ws, " ")}
-		g := r.group(k, n)
-		if g == nil && n == 2 && k == groupTeams {
+		var g []*Entity
+		if other {
+			// "the other two players": a list of that size without
+			// the ones the discussion just named
+			g = r.otherGroup(k, n, turn)
+		} else {
+			g = r.group(k, n)
+		}
+		if g == nil && n == 2 && k == groupTeams && !other {
 			g = r.pair()
 		}
 		if g == nil && k == groupOrgs {
@@ -423,7 +460,11 @@ func (r *Resolver) resolveGroup(out []token, i, turn int, participant string) ([
 			r.history = append(r.history, historyItem{e, turn, participant})
 		}
 		r.lastGroup = &groupUse{members: g, hist: len(r.history), turn: turn}
-		r.slots = append(r.slots, groupSlot{pos: i, named: true})
+		// "the trade war between these two countries": a relation
+		// between the members, said of them together, not of each
+		if !(i > 0 && relationPreps[strings.ToLower(out[i-1].Text)]) {
+			r.slots = append(r.slots, groupSlot{pos: i, named: true})
+		}
 		return g, span
 	}
 	if i+1 >= len(out) {
@@ -728,4 +769,19 @@ func memberPronoun(e *Entity, possessive, object bool) string {
 		return "its"
 	}
 	return "it"
+}
+
+// relationPreps before a group make what is said a relation between its
+// members ("the gap between these two teams", "the battle among these
+// three teams"): one statement, not one per member.
+var relationPreps = toSet(`between among amongst`)
+
+// anyEntity reports whether one of es is in the set.
+func anyEntity(es []*Entity, set map[*Entity]bool) bool {
+	for _, e := range es {
+		if set[e] {
+			return true
+		}
+	}
+	return false
 }

@@ -450,3 +450,124 @@ func TestDeedIsTheSubjects(t *testing.T) {
 		"I think their victory in this match has dispelled the gloom from their defeat two weeks ago.")
 	wantOpinion(t, opinionTexts(d), "Leverkusen's victory")
 }
+
+// TestAppositionBeforePronoun: "as an official body, it …" is no
+// expletive "it" and prefers the entity the background calls a body
+// ("Governing body the FIA"); "it should make …" (a modal and a deed) is
+// a reference too.
+func TestAppositionBeforePronoun(t *testing.T) {
+	d := discussionOf([]string{
+		"Red Bull complained about the flexible wing of McLaren at the race in Baku. Red Bull said the wing bent at speed.",
+		"Governing body the FIA said the wing had passed all tests. However, the FIA changed its stance after complaints.",
+	},
+		"I think as an official body, it is too slow to change its stance.",
+		"Indeed, it should make objective judgments based on the rules.")
+	got := opinionTexts(d)
+	if e := BuildGraph(d).Lookup("FIA"); e == nil || !hasRole(e, "body") {
+		t.Errorf("FIA = %+v, want the role body", e)
+	}
+	wantOpinion(t, got, "the FIA is too slow")
+	wantOpinion(t, got, "the FIA should make objective judgments")
+}
+
+// TestPolityPronoun: a plural pronoun whose statement speaks of a
+// country's economy denotes a country, not an organisation.
+func TestPolityPronoun(t *testing.T) {
+	d := discussionOf([]string{
+		"Inflation in the US fell to 2.4% in September, the Bureau of Labor Statistics said.",
+		"Housing costs in the US rose again, the Bureau of Labor Statistics said.",
+	},
+		"I think their economy is moving towards stability.")
+	got := opinionTexts(d)
+	wantOpinion(t, got, "the US's economy")
+}
+
+// TestRegionIsNoWholeOfRegions: "this region" is not the UK when the text
+// writes "the UK regions": the UK is the whole, Northern Ireland a part.
+func TestRegionIsNoWholeOfRegions(t *testing.T) {
+	d := discussionOf([]string{
+		"The number of people on payrolls in Northern Ireland rose by 1.5%, the largest rise of any of the UK regions.",
+		"The unemployment rate was 1.9%, the lowest of the UK regions and the lowest in the UK since records began.",
+	},
+		"I think the quality of employment in this region needs a deeper analysis.")
+	got := opinionTexts(d)
+	wantOpinion(t, got, "employment in Northern Ireland")
+}
+
+// TestSheAfterTheTeam: a "She" that opens a sentence after one whose
+// subject is unnamed ("The 42-year-old was drafted by the Mercury …") is
+// no vote for the team written "the Mercury".
+func TestSheAfterTheTeam(t *testing.T) {
+	g := BuildGraph(discussionOf([]string{
+		"The Phoenix Mercury fell to the Seattle Storm 89-70 on Thursday.",
+		"The 42-year-old was drafted first overall by the Mercury in 2004. She is a former MVP.",
+	}))
+	if e := g.Lookup("Phoenix Mercury"); e == nil || e.Kind == KindPerson || e.ev.female > 0 {
+		t.Fatalf("Phoenix Mercury = %+v, want an organisation and no vote for \"she\"", e)
+	}
+}
+
+// TestStatesArePlaces: "United" opens the names of states as well as
+// ending clubs' names: "the United States" is a place.
+func TestStatesArePlaces(t *testing.T) {
+	g := BuildGraph(discussionOf([]string{
+		"Relations between the United States and China have deteriorated, and Manchester United lost again.",
+	}))
+	if e := g.Lookup("United States"); e == nil || e.Kind != KindPlace {
+		t.Fatalf("United States = %+v, want a place", e)
+	}
+	if e := g.Lookup("Manchester United"); e == nil || e.Kind != KindOrganisation {
+		t.Fatalf("Manchester United = %+v, want an organisation", e)
+	}
+}
+
+// TestGroupInARelation: "the trade war between these two countries" is
+// said of the two together: one statement that names both.
+func TestGroupInARelation(t *testing.T) {
+	d := discussionOf([]string{
+		"The relations between the United States and China have deteriorated. A trade war between the two countries began in 2018.",
+		"The factory in central China was shut down in 2022.",
+	},
+		"I think the trade war between these two countries has hurt consumers.")
+	got := opinionTexts(d)
+	if len(got) != 1 {
+		t.Fatalf("opinions %q: want one", got)
+	}
+	wantOpinion(t, got, "between the United States and China has hurt")
+}
+
+// TestOtherGroup: "these two other players" is a list of that size
+// without the player the discussion just named; a role noun may stand
+// before a member of a list ("and junior Reese Ruska").
+func TestOtherGroup(t *testing.T) {
+	d := discussionOf([]string{
+		"The Osseo girls' soccer team beat Park Center 7-0 on Tuesday.",
+		"Senior Abby Paloranta scored a hat trick against Park Center. Sophomore Lamees Abid and junior Reese Ruska also scored in the win.",
+	},
+		"I think her hat trick was the key to the win over Park Center.",
+		"Yes, but these two other players in this game should not be overlooked.")
+	got := opinionTexts(d)
+	wantOpinion(t, got, "Lamees Abid in the game between")
+	wantOpinion(t, got, "Reese Ruska in the game between")
+}
+
+// TestAlignRepeatedWords: a word the turn repeats ("performance … in
+// this game", twice) is aligned where its neighbours match, so the name
+// written for "the other two players" stands where the turn has that
+// group.
+func TestAlignRepeatedWords(t *testing.T) {
+	d := discussionOf([]string{
+		"The Connecticut Sun beat the Indiana Fever 87-81. Alyssa Thomas finished with 12 points and 13 assists.",
+		"Marina Mabrey and DeWanna Bonner also stood out for the Sun.",
+	},
+		"I think she was the key to the win.",
+		"Yes, her performance in this game was indeed standout. Moreover, the performances of the other two players in this game are also worthy of praise.")
+	g := BuildGraph(d)
+	s := schemas.OpinionSentence{
+		Text:      "Person2 thinks that the performances of Marina Mabrey in the game between the Connecticut Sun and the Indiana Fever are also worthy of praise.",
+		Citations: []schemas.TurnCitation{{Turn: 1}},
+	}
+	if v := VerifyOpinion(d, g, s); v.Status != "supported" {
+		t.Fatalf("verdict %+v, want supported", v)
+	}
+}

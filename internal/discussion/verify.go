@@ -418,17 +418,25 @@ func align(a, b []word) []int {
 	for i := range dp {
 		dp[i] = make([]int, m+1)
 	}
-	weight := func(w string) int {
-		if functionWords[w] {
-			return 1
+	// a match weighs by its word, and one more when the next words
+	// match too: a word the turn repeats is aligned where its
+	// neighbours are ("the performances of …" with the turn's second
+	// sentence, not with "her performance in …" of its first)
+	weight := func(i, j int) int {
+		w := 3
+		if functionWords[a[i].norm] {
+			w = 1
 		}
-		return 3
+		if i+1 < n && j+1 < m && a[i+1].norm == b[j+1].norm {
+			w++
+		}
+		return w
 	}
 	for i := n - 1; i >= 0; i-- {
 		for j := m - 1; j >= 0; j-- {
 			best := max(dp[i+1][j], dp[i][j+1])
 			if a[i].norm == b[j].norm {
-				best = max(best, dp[i+1][j+1]+weight(a[i].norm))
+				best = max(best, dp[i+1][j+1]+weight(i, j))
 			}
 			dp[i][j] = best
 		}
@@ -439,7 +447,7 @@ func align(a, b []word) []int {
 	}
 	for i, j := 0, 0; i < n && j < m; {
 		switch {
-		case a[i].norm == b[j].norm && dp[i][j] == dp[i+1][j+1]+weight(a[i].norm):
+		case a[i].norm == b[j].norm && dp[i][j] == dp[i+1][j+1]+weight(i, j):
 			pair[i] = j
 			i++
 			j++
