@@ -194,8 +194,10 @@ func corefRoleHead(w string) bool {
 var determinerWords = toSet(`the this that`)
 
 // nonHeadFollowers: after "her", a word of these is not the noun she
-// possesses, so "her" is an object ("for her to", "beat her and").
-var nonHeadFollowers = toSet(`to and or but than in on at for from by with as is was were are be been has have had will would
+// possesses, so "her" is an object ("for her to", "beat her and"); a
+// determiner opens the verb's second object ("given her the window").
+var nonHeadFollowers = toSet(`the a an this these those his its their my our your every each some any another no
+to and or but than in on at for from by with as is was were are be been has have had will would
 can could should may might must that which who when because if so not also too again though anyway
 already now then here there today yesterday tomorrow either instead all both off out up down back over well enough`)
 

@@ -137,7 +137,8 @@
 // preferred to the rest of the background, and within the scope the
 // paragraph's weight adds to salience, the two weighing alike. Binding: an
 // object pronoun is not its clause's subject ("she was beaten by her"),
-// "hers" not the "her" it is compared with. Below a confidence floor, or
+// "hers" not the "her" it is compared with; "her" before a determiner is
+// an object ("given her the window"), not a possessive. Below a confidence floor, or
 // without a margin over the runner-up, the reference is left as written
 // and counted (Resolutions): a wrong entity misleads a reader more than a
 // pronoun does.

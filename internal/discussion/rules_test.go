@@ -571,3 +571,16 @@ func TestAlignRepeatedWords(t *testing.T) {
 		t.Fatalf("verdict %+v, want supported", v)
 	}
 }
+
+// "her" before a determiner is an object, not a possessive: "given her
+// the window" gives the window to her.
+func TestHerBeforeADeterminerIsAnObject(t *testing.T) {
+	d := schemas.Discussion{ID: "her", Background: []schemas.Paragraph{
+		{Index: 1, Text: "The club sacked coach Maren Holt on Sunday. She had won her first four matches."},
+	}, Turns: []schemas.Turn{{Participant: "Person1", Utterance: "The board should have given her the January transfer window."}}}
+	s := Summarize(d)
+	got := s.Opinions[0].Sentences[0].Text
+	if want := "Person1 thinks that the board should have given Maren Holt the January transfer window."; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
