@@ -201,6 +201,11 @@ to and or but than in on at for from by with as is was were are be been has have
 can could should may might must that which who when because if so not also too again though anyway
 already now then here there today yesterday tomorrow either instead all both off out up down back over well enough`)
 
+// beliefVerbs take a proposition as their object: "it" after them is
+// what was said.
+var beliefVerbs = toSet(`doubt doubts doubted believe believes believed think thinks thought guess suppose expect expected
+know knows knew said say says mean meant hope hoped`)
+
 // copulas after "it" make it an expletive more often than a reference
 // ("it is hard to …", "it would be impossible …").
 var copulas = toSet(`is was would will 's seems seemed might may could can must should has had`)
@@ -259,6 +264,11 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 				continue
 			}
 			if class == pronNeuter && i+1 < len(out) && out[i+1].Text == "'s" {
+				continue
+			}
+			// the object of a verb of belief is what was said, not a
+			// thing ("I doubt it", "I believe it")
+			if lw == "it" && i > 0 && beliefVerbs[strings.ToLower(out[i-1].Text)] {
 				continue
 			}
 			// a reflexive right after a noun stresses that noun ("the

@@ -138,7 +138,9 @@
 // paragraph's weight adds to salience, the two weighing alike. Binding: an
 // object pronoun is not its clause's subject ("she was beaten by her"),
 // "hers" not the "her" it is compared with; "her" before a determiner is
-// an object ("given her the window"), not a possessive. Below a confidence floor, or
+// an object ("given her the window"), not a possessive. "it" after a verb
+// of belief ("I doubt it") is the proposition just said and stays as
+// written. Below a confidence floor, or
 // without a margin over the runner-up, the reference is left as written
 // and counted (Resolutions): a wrong entity misleads a reader more than a
 // pronoun does.

@@ -584,3 +584,19 @@ func TestHerBeforeADeterminerIsAnObject(t *testing.T) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
+
+// "it" as the object of a verb of belief is the proposition just said,
+// left as written.
+func TestItAfterABeliefVerbIsAProposition(t *testing.T) {
+	d := schemas.Discussion{ID: "doubt", Background: []schemas.Paragraph{
+		{Index: 1, Text: "Harbour City FC appointed Ivo Marsh as interim coach. The club said it would decide in May."},
+	}, Turns: []schemas.Turn{
+		{Participant: "Person1", Utterance: "Marsh can steady the club."},
+		{Participant: "Person2", Utterance: "I doubt it."},
+	}}
+	s := Summarize(d)
+	got := s.Opinions[1].Sentences[0].Text
+	if want := "Person2 doubts it."; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
