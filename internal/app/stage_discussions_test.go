@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/dataset"
+	core "github.com/annalist-dev/annalist/internal/discussion"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
@@ -82,6 +84,14 @@ func TestDiscussionsThroughTheStream(t *testing.T) {
 		}
 		if len(it.Summary.Background.Sentences) == 0 || len(it.Summary.Opinions) == 0 {
 			t.Errorf("summary of %s = %+v, want background and opinions", o.ID, it.Summary)
+		}
+		// The stream publishes what `annalist summarize discussion` (the
+		// command contract) writes: every offline sentence is verified and
+		// none is dropped or rewritten.
+		got, _ := json.Marshal(it.Summary)
+		want, _ := json.Marshal(core.Summarize(ds[i]))
+		if string(got) != string(want) {
+			t.Errorf("feed summary of %s differs from the offline summary:\n got %s\nwant %s", o.ID, got, want)
 		}
 		for _, op := range it.Summary.Opinions {
 			for _, s := range op.Sentences {
