@@ -272,11 +272,12 @@ func selectByShape(d schemas.Discussion, scores []float64) []int {
 }
 
 // bgTerms counts the content words of a text, stemmed, as the turn's
-// scope counts them (scopeTerms, without the word pairs): a compound
-// also without its hyphen and by its words, an ordinal as its cardinal.
+// scope counts them (scopeTerms, without the word pairs and with bgStem
+// alone): a compound also without its hyphen and by its words, an
+// ordinal as its cardinal.
 func bgTerms(text string) map[string]int {
 	out := map[string]int{}
-	for w, c := range scopeTerms(text) {
+	for w, c := range termsOf(text, bgStem) {
 		if !strings.Contains(w, " ") {
 			out[w] += c
 		}

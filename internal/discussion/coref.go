@@ -88,7 +88,8 @@ type Resolver struct {
 	polity    bool
 	lastGroup *groupUse
 	slots     []groupSlot
-	history   []historyItem
+
+	history []historyItem
 	// Resolutions lists every reference met, resolved or not.
 	Resolutions []Resolution
 }
@@ -304,6 +305,14 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 					exclude[u.e] = true
 				}
 			}
+			// a pronoun is not a name of its own clause ("borrow them at
+			// the Central Library", "they beat Juventus"), unless it is a
+			// reflexive ("Harry pushed himself")
+			if !poss && !standalone && !reflexives[lw] {
+				for e := range r.clauseMates(ts, i) {
+					exclude[e] = true
+				}
+			}
 			r.hint = hint
 			r.polity = class == pronPlural && polityStatement(out)
 			e, res := r.pick(class, "", turn, participant, exclude)
@@ -354,9 +363,17 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 				w := strings.ToLower(out[j].Text)
 				// a role phrase is not an entity its statement already
 				// names ("the Reds swept this team")
+				// in its clause ("she played for the Sparks, she led this
+				// team": another clause may name it)
 				named := map[*Entity]bool{}
+				mates, written := r.clauseMates(ts, i), r.namesIn(ts)
 				for _, h := range r.history[stmtStart:] {
-					named[h.e] = true
+					if mates[h.e] || !written[h.e] {
+						named[h.e] = true
+					}
+				}
+				for e := range mates {
+					named[e] = true
 				}
 				e, res := r.pick(notPronoun, w, turn, participant, named)
 				var ws []string
@@ -884,6 +901,12 @@ func (r *Resolver) ScopeTurns(turns []schemas.Turn) {
 // counts them) and the pairs of consecutive ones ("regular season"), a
 // pair being rarer and so weightier evidence than its words.
 func scopeTerms(text string) map[string]int {
+	return termsOf(text, scopeStem)
+}
+
+// termsOf counts a text's content words and word pairs, each stemmed by
+// stem.
+func termsOf(text string, stem func(string) string) map[string]int {
 	out := map[string]int{}
 	prev := ""
 	for _, w := range bgWords(text) {
@@ -902,7 +925,7 @@ func scopeTerms(text string) map[string]int {
 				prev = ""
 				continue
 			}
-			st := bgStem(part)
+			st := stem(part)
 			out[st]++
 			if prev != "" {
 				out[prev+" "+st]++
@@ -911,6 +934,38 @@ func scopeTerms(text string) map[string]int {
 		}
 	}
 	return out
+}
+
+// scopeStem stems a word for matching a turn with its story: bgStem, then
+// an irregular past as its present ("came from behind", "coming from
+// behind"), the American "-ize" as the British "-ise" ("equalize",
+// "equalising"), and a short stem's final "e" dropped ("come", "coming").
+func scopeStem(w string) string {
+	if p, ok := irregularPast[w]; ok {
+		w = p
+	}
+	st := bgStem(w)
+	if strings.HasSuffix(st, "iz") {
+		st = strings.TrimSuffix(st, "iz") + "is"
+	}
+	if len(st) == 4 && strings.HasSuffix(st, "e") && !strings.HasSuffix(st, "ee") {
+		st = strings.TrimSuffix(st, "e")
+	}
+	return st
+}
+
+// irregularPast maps common English irregular past forms to their
+// present.
+var irregularPast = map[string]string{
+	"came": "come", "won": "win", "lost": "lose", "held": "hold", "took": "take", "gave": "give", "ran": "run",
+	"fell": "fall", "left": "leave", "saw": "see", "went": "go", "got": "get", "made": "make", "kept": "keep",
+	"led": "lead", "began": "begin", "broke": "break", "chose": "choose", "drew": "draw", "drawn": "draw",
+	"threw": "throw", "thrown": "throw", "struck": "strike", "stood": "stand", "spent": "spend", "sent": "send",
+	"brought": "bring", "bought": "buy", "caught": "catch", "fought": "fight", "sold": "sell", "paid": "pay",
+	"met": "meet", "rose": "rise", "risen": "rise", "shot": "shoot", "beaten": "beat", "taken": "take",
+	"given": "give", "fallen": "fall", "chosen": "choose", "broken": "break", "stole": "steal", "stolen": "steal",
+	"wrote": "write", "written": "write", "hit": "hit", "built": "build", "felt": "feel", "found": "find",
+	"grew": "grow", "grown": "grow", "knew": "know", "known": "know", "swam": "swim", "flew": "fly",
 }
 
 // ordinals are written as their cardinals for matching: "the fourth
@@ -1139,6 +1194,55 @@ func pluralSubjectBefore(ts []token) bool {
 	}
 	return found
 }
+
+// clauseMates are the entities a statement names, not as a possessive,
+// in the clause of the pronoun at i: no conjunction, relative, comma or
+// verb of speech between the name and the pronoun.
+func (r *Resolver) clauseMates(ts []token, i int) map[*Entity]bool {
+	out := map[*Entity]bool{}
+	bound := func(a, b int) bool {
+		for k := a; k < b; k++ {
+			w := strings.ToLower(ts[k].Text)
+			if clauseBreaks[w] || speechVerbs[w] || beliefVerbs[w] || !isWord(ts[k].Text) && w != "'s" {
+				return true
+			}
+		}
+		return false
+	}
+	for j := 0; j < len(ts); j++ {
+		e, n := r.g.match(ts, j)
+		if e == nil {
+			continue
+		}
+		end := j + n
+		possessive := end < len(ts) && (ts[end].Text == "'s" || ts[end].Text == "'")
+		switch {
+		case possessive:
+		case end <= i && !bound(end, i):
+			out[e] = true
+		case j > i && !bound(i+1, j):
+			out[e] = true
+		}
+		j = end - 1
+	}
+	return out
+}
+
+// namesIn are the entities a statement writes by name.
+func (r *Resolver) namesIn(ts []token) map[*Entity]bool {
+	out := map[*Entity]bool{}
+	for j := 0; j < len(ts); j++ {
+		if e, n := r.g.match(ts, j); e != nil {
+			out[e] = true
+			j += n - 1
+		}
+	}
+	return out
+}
+
+// clauseBreaks part a sentence's clauses.
+var clauseBreaks = toSet(`that which who whom whose because if when while although though since so and but or after before
+until unless whereas as ; :`)
 
 // typedOrgHeads name a kind of organisation: "the court" is an
 // organisation whose name says court ("Maidstone Crown Court"), not any

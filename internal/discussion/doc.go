@@ -16,7 +16,8 @@
 // months and dates ("Sept. 24"); a capital letter or a small number after
 // a name inside a sentence is part of it ("Serie A", "League 2"). What the
 // text itself shows decides what is a name: a capitalised word opening a
-// sentence, a quote or a colon is a common word when the background or the
+// sentence, a quote or a colon is a common word when it is an
+// interjection ("Yeah", "Oh"), when the background or the
 // turns also write it in lower case, or when it has a common-noun ending
 // and is never capitalised mid-sentence (a negated participle, "Unbeaten
 // Juventus", is an adjective, but "East" opening "East Sussex" stays; so
@@ -27,7 +28,9 @@
 // Gardner Minshew": a team and a person), as one opening it does ("Senior
 // Abby Paloranta"). Shorter names that are the last words of a longer one
 // (a surname) or its first words (a team's city) are aliases of it, the
-// earliest-named owner winning; a bracketed acronym after a name is its
+// earliest-named owner winning (a place written after "in" that ends a
+// name of three words or more is its own entity: "in Nigeria", "the
+// Sussex Squad Nigeria"); a bracketed acronym after a name is its
 // alias, and one written alone the alias of the one name whose initials
 // spell it ("PSG", "Paris St-Germain": no person then); a person's surname
 // is an alias even where the background never writes it alone, unless two
@@ -37,8 +40,9 @@
 // noun, an agent suffix, a word written after a determiner and never as a
 // verb): before a name ("coach Sandy …"; an organisation's role noun also
 // before "the" and its name, "Governing body the FIA", not after a
-// determiner: "the team the Yankees beat"), in the apposition after it, and
-// in descriptions that open a sentence or follow a clause ("The Spaniard
+// determiner: "the team the Yankees beat"), in the apposition after it, before a
+// comma and the name in apposition ("The club's chairman, Victor Lund,
+// said"), and in descriptions that open a sentence or follow a clause ("The Spaniard
 // …"), tied to the previous sentence's subject. RoleOf records where a
 // role is held ("FIFA president Gianni Infantino", "X, the coach of Y",
 // "Y's captain X"). Gender comes from the pronouns that follow a person's
@@ -47,17 +51,29 @@
 // an organisation; a sentence-opening "He" to the previous sentence's
 // subject, or its first person when a phrase opens it: "In an interview,
 // French President Emmanuel Macron said …", else its first name not
-// written "the X": "drafted by the Mercury … She is" votes for no team),
+// written "the X" nor a preposition's object: "drafted by the Mercury …
+// She is" votes for no team, "started his career at Partizan … In his"
+// for no club; a sentence opening with a description of a person, "The
+// 26-year-old started …", continues the person last named),
 // from a gendered title ("Mr",
 // "Ms") and from winning a men's or a women's event; an organisation the
-// text calls "they" more than "it" is plural. Kind is decided from all of
+// text calls "they" more than "it" is plural (a plural common noun
+// between the name and "they" is what it takes up: "had 52,000 visits,
+// many of them …"). Kind is decided from all of
 // an entity's mentions at the end: pronouns after it, "the X" heading a
 // phrase, the role nouns attached to it, a name before a role and another
 // name (the holder's organisation), the kind of the names it is joined
 // with by "and", "vs" or a tight contest ("X beat Y", "X 2-1 Y"), the
 // sides of a contest (names a score or a contest word joins, "a 4-1
 // victory at Hoffenheim", but not a scorer: "Wagner scored in a draw to
-// Park Center") are organisations when nothing says person, the sides of a
+// Park Center", nor a name after a clause break: "a lead against the
+// champions when Romain del Castillo converted") are organisations when
+// nothing says person, the beaten side of a win ("a 4-0 victory against
+// Real Betis", "wins over X", not "his victory over Andrew Golota"), the
+// other side of a home or an away result ("a 3-0 home defeat to
+// Westbrook Rovers") and both ends of a transfer ("joined Harbour City
+// from Northgate Athletic") are teams, a name whose own verb is followed
+// by "its" ("Real Madrid began its title defense") is no person, the sides of a
 // result line ("Hamilton Academical 1-2 Ross County") are teams whatever
 // their words, a state's word in the name ("United States", "Republic of
 // Ireland": a place, though "United" also ends clubs' names), "in X" or a
@@ -65,7 +81,8 @@
 // Columbia") for a place (outweighing a stray pronoun vote), "X, Y" for a
 // locality X, and organisation, event and place words in the name
 // (BuildGraph's comment lists the evidence in full: possessives before
-// fans or scores, plural verbs, lists joined by "beat" or "against",
+// fans or scores, plural verbs (also after a name ending in "s" that opens
+// a sentence, when the text capitalises it elsewhere: "Juventus have"), lists joined by "beat" or "against",
 // company suffixes, possessives inside institution names, a lone surname
 // that speaks).
 //
@@ -124,7 +141,9 @@
 // scope is the paragraphs that share the most content words and word pairs
 // (IDF over the paragraphs; a compound also unhyphenated and by its words,
 // an ordinal as its cardinal: "the fourth consecutive time", "four
-// consecutive times") with the turn and, at half weight, with the other
+// consecutive times"; an irregular past as its present, "-ize" as "-ise",
+// a short stem without its final "e": "came from behind", "coming from
+// behind", "equalize", "equalising") with the turn and, at half weight, with the other
 // turns of its exchange, or that name the entities those turns name —
 // those scoring at least half the best, each with the paragraph before it.
 // An exchange is a turn and the replies to it: a turn that opens with
@@ -135,7 +154,9 @@
 // names nobody of that gender weighs at half the paragraphs whose story
 // (it and the one before) has no such person. Candidates of the scope are
 // preferred to the rest of the background, and within the scope the
-// paragraph's weight adds to salience, the two weighing alike. Binding: an
+// paragraph's weight adds to salience, the two weighing alike. Binding: a
+// pronoun is not a name of its own clause ("they beat Juventus", "borrow
+// them at the Central Library"); an
 // object pronoun is not its clause's subject ("she was beaten by her"),
 // "hers" not the "her" it is compared with; "her" before a determiner is
 // an object ("given her the window"), not a possessive. "it" after a verb
@@ -163,7 +184,9 @@
 // when exactly that many meet it. A group left unresolved is what a later
 // "they" means, so that stays as written too. A group after "between" or
 // "among" is in a relation its members share ("the trade war between
-// these two countries"): written as the list, in one statement. Any other
+// these two countries"), as is one whose statement has a reciprocal
+// predicate ("these two teams are evenly matched", "each other"):
+// written as the list, in one statement. Any other
 // statement about a group is an opinion about each member, so it is
 // written once per member ("Tom
 // Reid was brilliant", "Sam Okafor was brilliant"), a plural verb after
@@ -183,7 +206,9 @@
 // the statement or the discussion did not name last; the side then stays
 // the more recent, so a later "he" is still the side). "that" before a
 // quantifier ("that neither team") opens a clause, no role phrase. A role
-// phrase is never an entity its own statement already names. A role the
+// phrase is never an entity its own clause names, nor one its statement
+// resolved before it ("the Reds swept this team"; but "her time with the
+// Sparks was outstanding, she led this team" is the Sparks). A role the
 // graph ties to an organisation (RoleOf) is written with it: "the
 // president" → "FIFA president Gianni Infantino", "as the president, he …"
 // → "as the president of FIFA, Gianni Infantino …".

@@ -214,7 +214,9 @@ type sentence struct {
 // name, "the" before it, the role nouns tied to it, the names it is listed
 // with ("and", "vs", "beat", "A, B and C", "X 2-1 Y"), the contests it
 // is a side of ("a 4-1 victory at X"; not as a scorer), a result line it
-// stands in ("X 1-2 Y:"), "in", "at" or a compass adjective before it, a
+// stands in ("X 1-2 Y:"), the frames of a home or away result, of a win
+// over it and of a transfer (sideFrames), "its" after its own verb, "in",
+// "at" or a compass adjective before it, a
 // comma and a place after it (a locality), a plural verb, an
 // organisation's possessions ("X's fans") or a score after its
 // possessive, a role noun after it ("X QB"), a speech verb after it, a
@@ -243,12 +245,16 @@ func BuildGraph(d schemas.Discussion) *Graph {
 	}
 	count := map[string]int{}
 	placeLike := map[string]bool{}
+	inPlace := map[string]bool{} // written after "in", "across" …
 	for _, s := range sents {
 		s.names = splitConnected(s.tokens, s.names, alone)
 		for k, m := range s.names {
 			count[m.Name]++
 			if standsAsPlace(s, k) {
 				placeLike[m.Name] = true
+			}
+			if m.Start > 0 && inWords[strings.ToLower(s.tokens[m.Start-1].Text)] {
+				inPlace[m.Name] = true
 			}
 		}
 	}
@@ -283,7 +289,9 @@ func BuildGraph(d schemas.Discussion) *Graph {
 			// a name that opens a longer one but stands alone as a place or
 			// an organisation elsewhere is its own entity ("Vestria" and
 			// "Vestria Holm")
-			if placeLike[n] && !suffixOf(n, e.Name) {
+			// nor is a place written after "in" that ends a name of three
+			// words or more ("Sussex Squad Nigeria", "in Nigeria")
+			if placeLike[n] && (!suffixOf(n, e.Name) || inPlace[n] && len(strings.Fields(e.Name)) > 2) {
 				continue
 			}
 			// a surname is written alone more often than a given name or
@@ -488,6 +496,7 @@ func (g *Graph) annotate(sents []*sentence, lx *lexicon) {
 			g.rolesBefore(s, k, lx)
 			g.apposition(s, k, lx)
 			g.usage(s, k, lx)
+			g.sideFrames(s, k)
 			// names listed together are of one kind
 			if k+1 < len(s.names) && s.ents[k+1] != e {
 				between := s.names[k+1].Start - m.End
@@ -561,8 +570,22 @@ func (g *Graph) annotate(sents []*sentence, lx *lexicon) {
 			if ante == nil && i <= 1 {
 				ante = prevSubject
 			}
+			// "had 52,000 visits last year, many of them": a plural
+			// common noun between the name and "they" is what it takes up
+			if isThey && ante != nil && i > 1 && pluralNounBetween(ts, s.names, i, lx) {
+				ante = nil
+			}
 			if ante == nil {
 				continue
+			}
+			// "Real Madrid began its title defense": a name whose own verb
+			// is followed by "its" is no person
+			if isIt {
+				for k := range s.names {
+					if s.ents[k] == ante && s.names[k].End+1 == i && isLowerWord(ts[i-1].Text) && !roleStop[ts[i-1].Text] && (verbLike(ts[i-1].Text, lx) || !lx.noun[ts[i-1].Text]) {
+						ante.ev.org++
+					}
+				}
 			}
 			switch {
 			case isF:
@@ -644,6 +667,10 @@ func (g *Graph) annotate(sents []*sentence, lx *lexicon) {
 		switch {
 		case subject != nil:
 			prevSubject = subject
+		case describedPersonSubject(ts, lx) && people(lastPerson):
+			// "The 26-year-old started his career at Partizan": the
+			// subject is the person last named, described
+			prevSubject = lastPerson
 		case len(s.ents) > 0:
 			// a sentence that opens with a phrase ("In an interview
 			// Monday, French President Emmanuel Macron said …"): its
@@ -653,7 +680,10 @@ func (g *Graph) annotate(sents []*sentence, lx *lexicon) {
 			// …" continues the sentence's unnamed subject, not the team)
 			prevSubject = nil
 			for k, x := range s.ents {
-				if prevSubject == nil && !(s.names[k].Start > 0 && strings.EqualFold(ts[s.names[k].Start-1].Text, "the") && !titled(s.names[k].Name)) {
+				if prevSubject == nil && !(s.names[k].Start > 0 && strings.EqualFold(ts[s.names[k].Start-1].Text, "the") && !titled(s.names[k].Name)) &&
+					// a preposition's object is no subject ("The 26-year-old
+					// started his career at Partizan … In his …")
+					!(s.names[k].Start > 0 && objectPreps[strings.ToLower(ts[s.names[k].Start-1].Text)]) {
 					prevSubject = x
 				}
 			}
@@ -696,7 +726,9 @@ func (g *Graph) usage(s *sentence, k int, lx *lexicon) {
 	}
 	next := strings.ToLower(ts[m.End].Text)
 	// a lone capitalised plural opening a sentence is likely a common noun
-	if m.Initial && !strings.Contains(m.Name, " ") && strings.HasSuffix(m.Name, "s") {
+	// (not a name the text also capitalises inside a sentence: "Juventus
+	// have confirmed")
+	if m.Initial && !strings.Contains(m.Name, " ") && strings.HasSuffix(m.Name, "s") && !lx.capMid[m.Name] {
 		return
 	}
 	listed := m.Start > 0 && (listJoiners[strings.ToLower(ts[m.Start-1].Text)] || ts[m.Start-1].Text == ",")
@@ -724,6 +756,93 @@ func (g *Graph) usage(s *sentence, k int, lx *lexicon) {
 		e.ev.holder++
 	}
 }
+
+// sideFrames reads the frames that make the k-th name of a sentence a
+// club or a company whatever its words: the other side of a home or an
+// away result ("a 3-0 home defeat to Westbrook Rovers": people do not
+// play at home), the beaten side of a win that is no person's, and the
+// two ends of a transfer ("joined Harbour City from Northgate Athletic",
+// "joins Nottingham Forest from Fiorentina": one joins an organisation
+// from another).
+func (g *Graph) sideFrames(s *sentence, k int) {
+	ts, m, e := s.tokens, s.names[k], s.ents[k]
+	at := func(i int) string {
+		if i < 0 || i >= len(ts) {
+			return ""
+		}
+		return strings.ToLower(ts[i].Text)
+	}
+	b := m.Start // the name, or its "the"
+	if at(b-1) == "the" {
+		b--
+	}
+	if contestPreps[at(b-1)] && contestNouns[at(b-2)] && venueWords[at(b-3)] {
+		e.ev.scoreline++
+		e.ev.competitor++
+	}
+	// "a 4-0 victory against Real Betis", "a 78-67 win over the New York
+	// Liberty", "wins over Robbinsdale Armstrong": the beaten side is a
+	// team, unless the win is a person's ("his victory over Andrew
+	// Golota")
+	if (at(b-1) == "over" || at(b-1) == "against") && contestNouns[at(b-2)] {
+		o := b - 3
+		if isScore(at(o)) {
+			o--
+		}
+		if at(o) != "his" && at(o) != "her" {
+			e.ev.scoreline++
+			e.ev.competitor++
+		}
+	}
+	if k+1 < len(s.names) && joinVerbs[at(m.Start-1)] && at(m.End) == "from" && s.names[k+1].Start == m.End+1 {
+		e.ev.org++
+		s.ents[k+1].ev.org++
+	}
+}
+
+// describedPersonSubject: a sentence opens with "The" and a description
+// of a person ("The 26-year-old started …", "The veteran striker has …")
+// followed by its verb.
+func describedPersonSubject(ts []token, lx *lexicon) bool {
+	if len(ts) < 3 || !strings.EqualFold(ts[0].Text, "the") {
+		return false
+	}
+	for j := 1; j < len(ts)-1 && j <= 3; j++ {
+		w := strings.ToLower(ts[j].Text)
+		if !isLowerWord(w) && !isDigitWord(w) {
+			return false
+		}
+		if personNoun(w, lx) && !personNoun(ts[j+1].Text, lx) {
+			return verbLike(ts[j+1].Text, lx)
+		}
+	}
+	return false
+}
+
+// pluralNounBetween: a plural common noun stands between the last name
+// before position i and i.
+func pluralNounBetween(ts []token, names []mention, i int, lx *lexicon) bool {
+	from := 0
+	for _, m := range names {
+		if m.End <= i {
+			from = m.End
+		}
+	}
+	for j := from; j < i; j++ {
+		w := ts[j].Text
+		if isLowerWord(w) && len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") &&
+			!roleStop[w] && !lx.verb[w] && !descVerbs[w] && j > from && (lx.noun[w] || isDigitWord(ts[j-1].Text) || isLowerWord(ts[j-1].Text) && !roleStop[strings.ToLower(ts[j-1].Text)]) {
+			return true
+		}
+	}
+	return false
+}
+
+// venueWords say where a team played a result ("a home defeat to X").
+var venueWords = toSet(`home away`)
+
+// joinVerbs open a transfer: "joined X from Y".
+var joinVerbs = toSet(`join joins joined joining`)
 
 // opensClause: the name at ts[i] opens a sentence or a clause, so a verb
 // after it is its own ("Verano are two points clear", not "the goods
@@ -921,6 +1040,15 @@ func (g *Graph) rolesBefore(s *sentence, k int, lx *lexicon) {
 		!(b > 0 && determinersPoss[strings.ToLower(ts[b-1].Text)]) {
 		addRole(e, strings.ToLower(ts[b].Text))
 		e.ev.org++
+		return
+	}
+	// "The club's chairman, Victor Lund, said …": a role noun, a comma
+	// and the name in apposition
+	if b := m.Start - 2; b >= 1 && ts[b+1].Text == "," && m.End < len(ts) && ts[m.End].Text == "," &&
+		isLowerWord(ts[b].Text) && personNoun(ts[b].Text, lx) && !sharedRoles[ts[b].Text] &&
+		(determinersPoss[strings.ToLower(ts[b-1].Text)] || isLowerWord(ts[b-1].Text) && roleNoun(ts[b-1].Text, lx)) {
+		addRole(e, ts[b].Text)
+		e.ev.person++
 		return
 	}
 	var roles []string
@@ -1153,7 +1281,7 @@ rival host guard forward back full-back winger keeper goalkeeper midfielder stri
 spokesperson spokeswoman spokesman minister president premier chairman chairwoman chair secretary mayor governor senator
 judge officer chief boss founder ceo cfo coo head leader mother father wife husband son daughter brother sister
 prince princess king queen duke duchess lord lady actor actress singer star player athlete runner skater swimmer
-freshman sophomore junior senior`)
+freshman sophomore junior senior executive`)
 
 // agentSuffixes end nouns for people ("manager", "editor", "economist",
 // "politician", "assistant", "president", "chairman").
@@ -1372,15 +1500,31 @@ func contestBetween(ts []token) bool {
 			return true
 		}
 		if contestNouns[lw] {
-			for _, u := range ts[i+1:] {
+			for j, u := range ts[i+1:] {
 				if contestPreps[strings.ToLower(u.Text)] {
-					return true
+					// the preposition's object is the next side, not a
+					// name after a clause break ("a shock lead against
+					// the champions when Romain del Castillo scored")
+					return !clauseBreakIn(ts[i+1+j+1:])
 				}
 			}
 		}
 	}
 	return false
 }
+
+// clauseBreakIn: a conjunction, a relative or a comma stands among the
+// tokens.
+func clauseBreakIn(ts []token) bool {
+	for _, t := range ts {
+		if contestBreaks[strings.ToLower(t.Text)] {
+			return true
+		}
+	}
+	return false
+}
+
+var contestBreaks = toSet(`when while as after before because since until and but , ; who which that where`)
 
 // surnameLike: a name's last word can stand alone for it — not a single
 // letter or a number ("Serie A", "League 2"), nor a generational suffix

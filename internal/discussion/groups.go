@@ -321,6 +321,19 @@ func (r *Resolver) contestIn(in map[int]bool) []nameList {
 			for i := 0; i < len(ts); {
 				e, n := r.g.match(ts, i)
 				if e == nil {
+					// a scorer is no side ("Kylie Chindavong scored on a
+					// penalty kick against Armstrong")
+					if scoreWords[strings.ToLower(ts[i].Text)] {
+						prev = map[groupKind]*Entity{}
+					}
+					// a contest word does not join across a clause break
+					// ("a shock lead against the champions when Romain del
+					// Castillo converted")
+					if contestBreaks[strings.ToLower(ts[i].Text)] {
+						for k := range contest {
+							contest[k] = false
+						}
+					}
 					// a score is a contest's
 					if contestWords[strings.ToLower(ts[i].Text)] || isScore(ts[i].Text) {
 						for k := range prev {
@@ -461,8 +474,10 @@ func (r *Resolver) resolveGroup(out []token, i, turn int, participant string) ([
 		}
 		r.lastGroup = &groupUse{members: g, hist: len(r.history), turn: turn}
 		// "the trade war between these two countries": a relation
-		// between the members, said of them together, not of each
-		if !(i > 0 && relationPreps[strings.ToLower(out[i-1].Text)]) {
+		// between the members, said of them together, not of each; so
+		// is a reciprocal predicate ("these two teams are evenly
+		// matched", "… like each other")
+		if !(i > 0 && relationPreps[strings.ToLower(out[i-1].Text)]) && !reciprocal(out[i+span:]) {
 			r.slots = append(r.slots, groupSlot{pos: i, named: true})
 		}
 		return g, span
@@ -775,6 +790,25 @@ func memberPronoun(e *Entity, possessive, object bool) string {
 // members ("the gap between these two teams", "the battle among these
 // three teams"): one statement, not one per member.
 var relationPreps = toSet(`between among amongst`)
+
+// reciprocal reports whether a statement's words say what holds only of
+// several together: "matched", "equal", "similar", "alike", "each
+// other", "one another".
+func reciprocal(ts []token) bool {
+	for i, t := range ts {
+		w := strings.ToLower(t.Text)
+		if reciprocalWords[w] {
+			return true
+		}
+		if i+1 < len(ts) && (w == "each" || w == "one") && strings.EqualFold(ts[i+1].Text, "other") ||
+			w == "one" && i+1 < len(ts) && strings.EqualFold(ts[i+1].Text, "another") {
+			return true
+		}
+	}
+	return false
+}
+
+var reciprocalWords = toSet(`matched equal equals similar alike comparable identical tied level rivals`)
 
 // anyEntity reports whether one of es is in the set.
 func anyEntity(es []*Entity, set map[*Entity]bool) bool {

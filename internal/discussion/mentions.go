@@ -117,7 +117,8 @@ another other such one two three four five six seven eight nine ten first second
 monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
 september october november december mr mrs ms dr sir prof president coach manager rookie veteran captain
 according speaking asked having being given with under our let is was are were i'm i've i'd i'll perhaps maybe unlike
-like later earlier recently currently`)
+like later earlier recently currently
+yeah yep oh ah okay ok wow hey well`)
 
 // titleWords before a name are roles of the person, not part of the name.
 var titleWords = toSet(`former rookie veteran president coach manager captain prime minister chancellor senator governor

@@ -600,3 +600,219 @@ func TestItAfterABeliefVerbIsAProposition(t *testing.T) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
+
+// The other side of a home or an away result is a team, and both ends of
+// a transfer ("joined X from Y") are organisations, whatever their words.
+func TestResultAndTransferFramesType(t *testing.T) {
+	g := graphOf(nil,
+		"Harbour City FC sacked head coach Maren Holt on Sunday, two days after a 3-0 home defeat to Westbrook Rovers.",
+		"Holt joined Harbour City from Northgate Athletic in June. She won her first four matches.")
+	for _, n := range []string{"Westbrook Rovers", "Northgate Athletic"} {
+		if e := g.Lookup(n); e == nil || e.Kind != KindOrganisation {
+			t.Errorf("Lookup(%q) = %+v, want an organisation", n, e)
+		}
+	}
+}
+
+// A preposition's object is not the subject a next sentence's "His"
+// continues.
+func TestPrepositionObjectIsNoSubject(t *testing.T) {
+	g := graphOf(nil,
+		"Marko Ilic is a defender.",
+		"Last year a fee took the defender to Partizan. His contract ends in June.")
+	if e := g.Lookup("Partizan"); e == nil || e.Kind == KindPerson || e.Gender != GenderUnknown {
+		t.Errorf("Partizan = %+v, want no person", e)
+	}
+}
+
+// A sentence opening with a description of a person ("The 26-year-old
+// started …") has the person last named as its subject: a next "His"
+// is theirs.
+func TestDescribedSubjectContinuesThePerson(t *testing.T) {
+	g := graphOf(nil,
+		"Nikola Milenkovic joins Forest for a fee of £12m.",
+		"The 26-year-old started his career at Partizan. In his seven-year stint, the club won twice.")
+	if e := g.Lookup("Nikola Milenkovic"); e == nil || e.Gender != Male {
+		t.Errorf("Nikola Milenkovic = %+v, want a man", e)
+	}
+	if e := g.Lookup("Partizan"); e == nil || e.Kind == KindPerson {
+		t.Errorf("Partizan = %+v, want no person", e)
+	}
+}
+
+// A name ending in "s" that opens a sentence is a name, with its plural
+// verb, when the text also capitalises it inside a sentence ("Juventus
+// have confirmed … his contract": his is not Juventus').
+func TestOpeningPluralNameKeepsItsVerb(t *testing.T) {
+	g := graphOf(nil,
+		"Juventus have confirmed that midfielder Adrien Rabiot will leave the club following the end of his contract.",
+		"Rabiot made 212 appearances for Juventus.")
+	if e := g.Lookup("Juventus"); e == nil || e.Kind != KindOrganisation {
+		t.Errorf("Juventus = %+v, want an organisation", e)
+	}
+}
+
+// A plural common noun between a name and "them" is what "them" takes
+// up ("had 52,000 visits, many of them …"): no vote for the name.
+func TestPluralNounTakesUpThem(t *testing.T) {
+	g := graphOf(nil,
+		"Millbrook Town Council voted to close the Riverside Library in March.",
+		"The Riverside Library opened in 1968 and had about 52,000 visits last year, many of them from schoolchildren.")
+	if e := g.Lookup("Riverside Library"); e == nil || e.Plural {
+		t.Errorf("Riverside Library = %+v, want singular", e)
+	}
+}
+
+// A pronoun is not a name of its own clause: "they beat Juventus" is not
+// Juventus beating Juventus.
+func TestPronounIsNoClauseMate(t *testing.T) {
+	d := discussionOf([]string{"Juventus have won five matches in a row. Juventus are top of the table."},
+		"I think they beat Juventus easily.")
+	got := opinionTexts(d)
+	for _, g := range got {
+		if strings.Contains(g, "Juventus beat Juventus") {
+			t.Errorf("opinions %q bind a pronoun to its clause's own name", got)
+		}
+	}
+	wantOpinion(t, got, "they beat Juventus")
+}
+
+// A turn meets its story through an irregular past ("came" and
+// "coming"), the American "-ize" ("equalize", "equalising").
+func TestScopeStemFoldsForms(t *testing.T) {
+	for _, p := range [][2]string{{"came", "coming"}, {"come", "coming"}, {"equalize", "equalising"}, {"won", "winning"}} {
+		if a, b := scopeStem(p[0]), scopeStem(p[1]); a != b {
+			t.Errorf("scopeStem(%q) = %q, scopeStem(%q) = %q", p[0], a, p[1], b)
+		}
+	}
+}
+
+// A name whose own verb is followed by "its" is no person ("Real Madrid
+// began its title defense").
+func TestItsAfterTheVerbIsNoPerson(t *testing.T) {
+	g := graphOf(nil, "Reigning champion Real Madrid began its title defense with a 3-1 win.")
+	if e := g.Lookup("Real Madrid"); e == nil || e.Kind == KindPerson {
+		t.Errorf("Real Madrid = %+v, want no person", e)
+	}
+}
+
+// The beaten side of a win ("a 4-0 victory against Real Betis", "wins
+// over X") is a team, unless the win is a person's ("his victory over
+// Andrew Golota").
+func TestWinOverTypesTheBeatenSide(t *testing.T) {
+	g := graphOf(nil,
+		"Yamal came on as a substitute during a 4-0 victory against Real Betis.",
+		"Mike Tyson retired in 2005. His victory over Andrew Golota in 2000 was voided.",
+		"The Atlanta Dream secured the eighth seed with a 78-67 win over the New York Liberty.")
+	for _, n := range []string{"Real Betis", "New York Liberty"} {
+		if e := g.Lookup(n); e == nil || e.Kind != KindOrganisation {
+			t.Errorf("Lookup(%q) = %+v, want an organisation", n, e)
+		}
+	}
+	if e := g.Lookup("Andrew Golota"); e == nil || e.Kind != KindPerson {
+		t.Errorf("Andrew Golota = %+v, want a person", e)
+	}
+}
+
+// A scorer is no side of a contest: "Kylie Chindavong scored on a penalty
+// kick against Robbinsdale Armstrong" pairs nobody.
+func TestScorerIsNoContestSide(t *testing.T) {
+	g := graphOf(nil,
+		"Junior Kylie Chindavong scored on a penalty kick against Robbinsdale Armstrong.",
+		"Junior Reese Ruska also scored.")
+	r := NewResolver(g)
+	for _, l := range r.contestIn(nil) {
+		if containsEntity(l.es, g.Lookup("Kylie Chindavong")) {
+			t.Errorf("contest %v holds the scorer", l.es)
+		}
+	}
+}
+
+// A contest word does not join two names across a clause break: in "a
+// shock lead against the champions when Romain del Castillo converted",
+// the scorer is no side.
+func TestContestStopsAtAClauseBreak(t *testing.T) {
+	g := graphOf(nil,
+		"Ousmane Dembele scored twice as Paris St-Germain beat Brest 3-1.",
+		"Brest took a shock lead against the champions when Romain del Castillo converted from the spot.")
+	if e := g.Lookup("Romain del Castillo"); e == nil || e.Kind == KindOrganisation || e.ev.competitor > 0 {
+		t.Errorf("Romain del Castillo = %+v, want no contest side", e)
+	}
+	r := NewResolver(g)
+	for _, l := range r.contestIn(nil) {
+		if containsEntity(l.es, g.Lookup("Romain del Castillo")) {
+			t.Errorf("contest %v holds the scorer", l.es)
+		}
+	}
+}
+
+// A role phrase is not a name of its own clause, but another clause of
+// its statement may name it: "her time with the Sparks was outstanding,
+// she led this team" is the Sparks.
+func TestRolePhraseMayBeAnotherClausesName(t *testing.T) {
+	d := discussionOf([]string{
+		"Three-time WNBA champion Candace Parker announced her retirement on Sunday.",
+		"She led the Sparks to a WNBA championship in 2016 in her 13 seasons with the franchise.",
+	}, "I think her time with the Sparks was outstanding, she led this team to extraordinary achievements.")
+	wantOpinion(t, opinionTexts(d), "led the Sparks to extraordinary")
+}
+
+// An interjection opening a quote is no name ("“Yeah, I talked to
+// O'Neal.”").
+func TestInterjectionIsNoName(t *testing.T) {
+	g := graphOf(nil, "Reese talked about the help Shaquille O'Neal has given her.",
+		"“Yeah, I talked to O'Neal. He congratulated me after I got drafted,” she said.")
+	if e := g.Lookup("Yeah"); e != nil {
+		t.Errorf("Lookup(Yeah) = %+v, want no entity", e)
+	}
+}
+
+// "executive" is a person's role ("Chief executive Priya Natarajan"), so
+// "the chief executive" is her.
+func TestChiefExecutiveIsARole(t *testing.T) {
+	d := discussionOf([]string{
+		"Northwind Energy plans to build a solar farm outside the village, the company said on Monday.",
+		"Chief executive Priya Natarajan said the farm would create 30 jobs.",
+	}, "The chief executive promised 30 jobs.")
+	wantOpinion(t, opinionTexts(d), "Priya Natarajan promised 30 jobs")
+}
+
+// A role noun before a comma and a name in apposition is the name's role
+// ("The club's chairman, Victor Lund, said …").
+func TestRoleBeforeAnAppositionName(t *testing.T) {
+	d := discussionOf([]string{
+		"Harbour City FC sacked head coach Maren Holt on Sunday.",
+		"The club's chairman, Victor Lund, said in a statement that the board had lost patience.",
+	}, "The chairman had to act.")
+	wantOpinion(t, opinionTexts(d), "Victor Lund had to act")
+}
+
+// A place the text writes after "in" is its own entity, not an alias of
+// a longer name it ends ("the Sussex Squad Nigeria", "in Nigeria").
+func TestPlaceIsNoAliasOfALongerName(t *testing.T) {
+	g := graphOf(nil,
+		"Prince Harry and Meghan landed in Nigeria on Friday.",
+		"A group of women who called themselves the Sussex Squad Nigeria surrounded Meghan.")
+	if e := g.Lookup("Nigeria"); e == nil || e.Name != "Nigeria" {
+		t.Errorf("Lookup(Nigeria) = %+v, want its own entity", e)
+	}
+}
+
+// A reciprocal predicate holds of a group's members together: "these two
+// teams are evenly matched" is written once, with the list.
+func TestReciprocalGroupStatementStaysWhole(t *testing.T) {
+	d := discussionOf([]string{"The Mystics defeated the Indiana Fever, 92-91, on Sunday."},
+		"I think these two teams are evenly matched.")
+	got := opinionTexts(d)
+	wantOpinion(t, got, "the Mystics and the Indiana Fever are evenly matched")
+	if len(got) != 1 {
+		t.Errorf("opinions %q, want one", got)
+	}
+}
+
+// A reflexive is a name of its own clause: "Holt pushed herself" is Holt.
+func TestReflexiveMayBeAClauseMate(t *testing.T) {
+	d := discussionOf([]string{"Maren Holt won her first four matches. She said she was proud."},
+		"I think Holt pushed herself too hard.")
+	wantOpinion(t, opinionTexts(d), "Maren Holt pushed Maren Holt too hard")
+}
