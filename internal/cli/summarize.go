@@ -3,8 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/annalist-dev/annalist/internal/discussion"
+	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -45,7 +44,10 @@ func cmdSummarize(ctx context.Context, io IO, args []string) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", pos[1], err)
 	}
-	ds, err := readDiscussions(data)
+	ds, err := producers.ReadDiscussions(bytes.NewReader(data))
+	if errors.Is(err, producers.ErrDiscussionInput) {
+		return fmt.Errorf("%s: %w: %v", pos[1], errInput, err)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[1], err)
 	}
@@ -73,74 +75,6 @@ func cmdSummarize(ctx context.Context, io IO, args []string) error {
 		}
 	}
 	return nil
-}
-
-// readDiscussions reads the input of `summarize discussion`: one JSON
-// object, consecutive objects (JSON lines), or an array of objects, each
-// a valid discussion (schemas.Discussion.Validate). A discussion without
-// id gets discussionID's. Errors wrap errInput and name the record (its
-// 1-based position) that failed.
-func readDiscussions(data []byte) ([]schemas.Discussion, error) {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
-		return nil, fmt.Errorf("%w: empty input, want a JSON object with SBK and KGD", errInput)
-	}
-	var raws []json.RawMessage
-	if data[0] == '[' {
-		if err := json.Unmarshal(data, &raws); err != nil {
-			return nil, fmt.Errorf("%w: not a JSON array of discussions: %v", errInput, err)
-		}
-	} else {
-		dec := json.NewDecoder(bytes.NewReader(data))
-		for {
-			var r json.RawMessage
-			err := dec.Decode(&r)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%w: record %d is not JSON: %v", errInput, len(raws)+1, err)
-			}
-			raws = append(raws, r)
-		}
-	}
-	if len(raws) == 0 {
-		return nil, fmt.Errorf("%w: no discussion in the input", errInput)
-	}
-	out := make([]schemas.Discussion, 0, len(raws))
-	for i, r := range raws {
-		r = bytes.TrimSpace(r)
-		if len(r) == 0 || r[0] != '{' {
-			return nil, fmt.Errorf("%w: record %d is not a JSON object with SBK and KGD", errInput, i+1)
-		}
-		var d schemas.Discussion
-		if err := json.Unmarshal(r, &d); err != nil {
-			return nil, fmt.Errorf("%w: record %d: %v", errInput, i+1, err)
-		}
-		if err := d.Validate(); err != nil {
-			return nil, fmt.Errorf("%w: record %d: %v", errInput, i+1, err)
-		}
-		if d.ID == "" {
-			d.ID = discussionID(d)
-		}
-		out = append(out, d)
-	}
-	return out, nil
-}
-
-// discussionID is the id of a discussion given without one: "d-" and the
-// first 16 hex digits of the SHA-256 of its background and turns (their
-// JSON), so the same discussion always gets the same id.
-func discussionID(d schemas.Discussion) string {
-	b, err := json.Marshal(struct {
-		Background []schemas.Paragraph `json:"SBK"`
-		Turns      []schemas.Turn      `json:"KGD"`
-	}{d.Background, d.Turns})
-	if err != nil {
-		return ""
-	}
-	h := sha256.Sum256(b)
-	return "d-" + hex.EncodeToString(h[:8])
 }
 
 // readInput reads the file at path, or stdin for "-".
