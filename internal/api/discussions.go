@@ -304,17 +304,10 @@ func feedEvents(s DiscussionStore) http.HandlerFunc {
 			unavailable(w, err)
 			return
 		}
-		rc := http.NewResponseController(w)
-		_ = rc.SetWriteDeadline(time.Time{})
-		h := w.Header()
-		h.Set("Content-Type", "text/event-stream; charset=utf-8")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("X-Accel-Buffering", "no")
-		w.WriteHeader(http.StatusOK)
-		if err := rc.Flush(); err != nil {
+		es, ok := openEventStream(w)
+		if !ok {
 			return
 		}
-		es := &eventStream{w: w, rc: rc}
 		heartbeat := time.NewTicker(eventHeartbeat)
 		defer heartbeat.Stop()
 		for {

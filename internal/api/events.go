@@ -68,18 +68,10 @@ func requestEvents(d Deps) http.HandlerFunc {
 				next = n + 1
 			}
 		}
-		rc := http.NewResponseController(w)
-		// The server's write timeout, if any, is for ordinary answers.
-		_ = rc.SetWriteDeadline(time.Time{})
-		h := w.Header()
-		h.Set("Content-Type", "text/event-stream; charset=utf-8")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("X-Accel-Buffering", "no")
-		w.WriteHeader(http.StatusOK)
-		if err := rc.Flush(); err != nil {
+		es, ok := openEventStream(w)
+		if !ok {
 			return
 		}
-		es := &eventStream{w: w, rc: rc}
 		poll := time.NewTicker(eventPoll)
 		defer poll.Stop()
 		heartbeat := time.NewTicker(eventHeartbeat)
@@ -135,6 +127,24 @@ func requestEvents(d Deps) http.HandlerFunc {
 }
 
 // eventStream writes Server-Sent Events and flushes each one.
+// openEventStream answers 200 with the Server-Sent Events headers and
+// flushes them; ok is false when the client is already gone. The
+// server's write timeout, if any, is for ordinary answers, so the stream
+// has none.
+func openEventStream(w http.ResponseWriter) (es *eventStream, ok bool) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{})
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if err := rc.Flush(); err != nil {
+		return nil, false
+	}
+	return &eventStream{w: w, rc: rc}, true
+}
+
 type eventStream struct {
 	w   http.ResponseWriter
 	rc  *http.ResponseController
