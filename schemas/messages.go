@@ -122,6 +122,19 @@ type Chunk struct {
 	// continuation chunks cut from a long sub-entry included. Subject,
 	// Entry and EntryChunk are unchanged by it.
 	SubEntry string `json:"sub_entry,omitempty"`
+	// Attached is set on the chunk that begins the entry of an attached
+	// person: someone whose own entry (附传, or a relative with a
+	// formula of their own: "袁萃，字圣起，吴县人") opens inside another
+	// person's entry. Subject and Entry are the attached person,
+	// EntryChunk is this chunk, and Main is the person whose entry it
+	// opens in. The attached person's text is theirs: its facts are never
+	// the main person's, and the main person's reference set leaves it
+	// out.
+	Attached bool `json:"attached,omitempty"`
+	// Main is the person whose entry an attached person's text sits in,
+	// on every chunk of that text (the Attached chunk and its
+	// continuations); empty elsewhere.
+	Main string `json:"main,omitempty"`
 	// Start and End are rune offsets of the chunk in the document.
 	Start int    `json:"start"`
 	End   int    `json:"end"`
@@ -167,7 +180,8 @@ const (
 	RelNativePlace  = "native_place"  // …人
 	RelJinshi       = "jinshi"        // 进士 examination: tail is the era year
 	RelOffice       = "office"        // offices held
-	RelDeath        = "death"         // 卒 / died: tail is the time or age
+	RelDeath        = "death"         // 卒 / died: tail is the time (or the place, qualifier time)
+	RelDeathAge     = "death_age"     // 卒，年七十一: tail is the age at death, a value
 	RelBirth        = "birth"
 	RelRelative     = "relative" // family: qualifier "kin" says which
 	RelMention      = "mentions" // head is mentioned in the chunk, tail empty

@@ -89,8 +89,8 @@ if #ids > 0 then redis.call('SADD', KEYS[3], unpack(ids)) end
 return 1
 `)
 
-// chunkFields is NF of putScript: the id and 14 field-value pairs.
-const chunkFields = 1 + 2*14
+// chunkFields is NF of putScript: the id and 17 field-value pairs.
+const chunkFields = 1 + 2*17
 
 // PutDocument stores a document's metadata and all its chunks in one
 // script and marks the document as chunked. A document marked retracted
@@ -119,7 +119,8 @@ func (s *Chunks) PutDocument(ctx context.Context, tenant string, doc schemas.Doc
 			"doc_id", c.DocID, "seq", c.Seq, "total", c.Total, "profile", c.Profile,
 			"method", c.Method, "subject", c.Subject, "entry", c.Entry, "entry_chunk", c.EntryChunk,
 			"start", c.Start, "end", c.End, "text", c.Text, "collection", c.Collection,
-			"lang", c.Lang, "title", c.Title)
+			"lang", c.Lang, "title", c.Title,
+			"sub_entry", c.SubEntry, "attached", boolField(c.Attached), "main", c.Main)
 	}
 	n, err := putScript.Run(ctx, s.c, []string{docKey(tenant, doc.DocID), docsIdx(tenant), chunksIdx(tenant)}, args...).Int()
 	if err != nil {
@@ -219,7 +220,16 @@ func chunkFromHash(id string, h map[string]string) schemas.Chunk {
 		Profile: h["profile"], Method: h["method"], Subject: h["subject"], Entry: h["entry"],
 		EntryChunk: h["entry_chunk"], Start: atoi("start"), End: atoi("end"), Text: h["text"],
 		Collection: h["collection"], Lang: h["lang"], Title: h["title"],
+		SubEntry: h["sub_entry"], Attached: h["attached"] == "1", Main: h["main"],
 	}
+}
+
+// boolField is how a stored chunk writes a flag: "1" or "0".
+func boolField(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
 }
 
 // Document returns a document's stored metadata; ok is false when unknown.

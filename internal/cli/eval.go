@@ -25,6 +25,7 @@ func cmdEval(ctx context.Context, io IO, args []string) error {
 	c.register(fs)
 	data := fs.String("data", "", "evaluation data folder (segmentation: liezhuan volumes, e.g. "+dataset.EnvVar+"/mingshi-liezhuan)")
 	failures := fs.Bool("failures", false, "include per-volume failures in the JSON")
+	noListing := fs.Bool("no-listing", false, "segmentation: hide line 1 (the listing of names) from the chunker; the scores still read it")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -47,7 +48,7 @@ func cmdEval(ctx context.Context, io IO, args []string) error {
 		}
 		ch := chunker.New(chunker.Config{})
 		var rep progress.Reporter
-		report, err := eval.Segmentation(ctx, dir, ch.Chunk, func(done, total int) {
+		report, err := eval.SegmentationWith(ctx, dir, ch.Chunk, eval.SegmentationOptions{NoListing: *noListing}, func(done, total int) {
 			if rep == nil {
 				rep = progress.New(int64(total), "segmentation", log)
 			}
@@ -68,6 +69,9 @@ func cmdEval(ctx context.Context, io IO, args []string) error {
 		fmt.Fprintf(io.Stdout, "volumes %d (named %d), exact %d (%.1f%%)\n", report.Volumes, report.VolumesNamed, report.VolumesExact, 100*report.ExactRate)
 		fmt.Fprintf(io.Stdout, "name recall %.4f (%d/%d), name precision %.4f (%d/%d entry chunks)\n",
 			report.NameRecall, report.NamesFound, report.NamesListed, report.NamePrecision, report.EntryChunksListed, report.EntryChunks)
+		fmt.Fprintf(io.Stdout, "entry openings: recall %.4f (%d/%d), precision %.4f (%d/%d chunks with a subject, %d attached)\n",
+			report.Entries.Recall, report.Entries.Found, report.Entries.Gold, report.Entries.Precision,
+			report.Entries.Correct, report.Entries.Chunks, report.AttachedChunks)
 		return nil
 	default:
 		return fmt.Errorf("%w: unknown suite %q (want segmentation)", errUsage, pos[0])

@@ -43,4 +43,27 @@
 //     name_precision = listed entry chunks / entry chunks, over all
 //     volumes; name_precision_named_volumes is the same over named volumes
 //     only, where the listing is line 1 alone.
+//   - Attached people: a chunk marked Attached begins the entry of a
+//     person whose entry opens inside another's. It is no main entry: it
+//     is left out of exactness, recall and the precision above, and
+//     counted apart (attached_chunks; attached_listed when the listing
+//     writes the name or its given name).
+//   - Entry openings (entries.*), for every volume, listing or not: the
+//     text's own entries, read with rules independent of the chunker's
+//     (openings.go): a paragraph that opens "Name，" ("Name者，", a joint
+//     "Name、Name，") whose first clause, or a second clause giving a native
+//     place, clan or banner, says the name is a person's — a courtesy or
+//     other name, a clan (…氏), an ancestry or residence (其先, 先世,
+//     世居), a native place (…人), a banner (隶…旗), a kinship (武善弟) or
+//     who the person was (…诸生也); a time ("二十九年春") is no name.
+//     Attached people's and relatives' entries count. recall = openings at
+//     which a chunk with a subject begins / openings; precision = chunks
+//     with a subject that begin at an opening, or at a sentence inside a
+//     paragraph that opens the same way (a lost paragraph break) / chunks
+//     with a subject. This is the measure for volumes whose line 1 lists
+//     only some people (the Draft History of Qing).
+//
+// With --no-listing (SegmentationOptions.NoListing) the chunker sees each
+// volume without line 1, so it finds entries from the text alone; the
+// scores still read line 1.
 package eval

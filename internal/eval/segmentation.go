@@ -33,12 +33,47 @@ type SegmentationReport struct {
 	// NamePrecisionNamed is precision over named volumes only.
 	NamePrecisionNamed float64 `json:"name_precision_named_volumes"`
 
+	// NoListing says line 1 was hidden from the chunker (it still
+	// scores the volumes).
+	NoListing bool `json:"no_listing"`
+	// AttachedChunks are the chunks that begin an attached person's
+	// entry; AttachedListed those whose person the listing names.
+	AttachedChunks int `json:"attached_chunks"`
+	AttachedListed int `json:"attached_listed"`
+	// Entries scores the entry chunks against the entry openings the text
+	// shows, listing or not; see the package documentation.
+	Entries EntryScore `json:"entries"`
+
 	Chunks int `json:"chunks"`
 	Chars  int `json:"chars"`
 
-	// Failures lists the named volumes that are not exact and the other
-	// volumes with unlisted entry chunks.
+	// Failures lists the named volumes that are not exact, the other
+	// volumes with unlisted entry chunks, and the volumes whose entry
+	// chunks miss an entry opening or begin elsewhere.
 	Failures []SegmentationFailure `json:"failures,omitempty"`
+}
+
+// EntryScore is the score of entry chunks against the person's entry
+// openings read from the text.
+type EntryScore struct {
+	// Gold are the paragraphs that open a person's entry; Found those a
+	// chunk with a subject begins.
+	Gold   int     `json:"gold"`
+	Found  int     `json:"found"`
+	Recall float64 `json:"recall"`
+	// Chunks are the chunks with a subject (main and attached entries);
+	// Correct those that begin at a gold paragraph or at an entry opening
+	// inside a paragraph.
+	Chunks    int     `json:"chunks"`
+	Correct   int     `json:"correct"`
+	Precision float64 `json:"precision"`
+}
+
+// SegmentationOptions change how Segmentation presents the volumes.
+type SegmentationOptions struct {
+	// NoListing hides line 1 (the listing of a named volume) from the
+	// chunker; the scores still read it.
+	NoListing bool
 }
 
 // SegmentationFailure explains one volume's score.
@@ -56,6 +91,11 @@ type SegmentationFailure struct {
 	Extra []string `json:"extra,omitempty"`
 	// Unlisted are subjects listed nowhere (precision misses).
 	Unlisted []string `json:"unlisted,omitempty"`
+	// MissedOpenings are the entry openings no subject chunk begins, and
+	// WrongStarts the subjects of chunks that begin elsewhere, each with
+	// the first characters of its paragraph.
+	MissedOpenings []string `json:"missed_openings,omitempty"`
+	WrongStarts    []string `json:"wrong_starts,omitempty"`
 }
 
 // meanNameLength converts a missed run of the main string into a count of
@@ -63,11 +103,18 @@ type SegmentationFailure struct {
 const meanNameLength = 2.6
 
 // Segmentation chunks every volume under dir with chunk and scores the
-// entry chunks against the volumes' listings. progress, when not nil, is
-// called after each volume. A file that cannot be read or chunked stops
-// the evaluation with an error naming it.
+// entry chunks against the volumes' listings and against the entry
+// openings of their text. progress, when not nil, is called after each
+// volume. A file that cannot be read or chunked stops the evaluation with
+// an error naming it.
 func Segmentation(ctx context.Context, dir string, chunk ChunkFunc, progress func(done, total int)) (SegmentationReport, error) {
-	var rep SegmentationReport
+	return SegmentationWith(ctx, dir, chunk, SegmentationOptions{}, progress)
+}
+
+// SegmentationWith is Segmentation with options.
+func SegmentationWith(ctx context.Context, dir string, chunk ChunkFunc, opts SegmentationOptions,
+	progress func(done, total int)) (SegmentationReport, error) {
+	rep := SegmentationReport{NoListing: opts.NoListing}
 	files, err := producers.Walk([]string{dir}, producers.Options{})
 	if err != nil {
 		return rep, fmt.Errorf("segmentation: %w", err)
@@ -82,11 +129,22 @@ func Segmentation(ctx context.Context, dir string, chunk ChunkFunc, progress fun
 			return rep, fmt.Errorf("segmentation: read %s: %w", f.Rel, errs[0])
 		}
 		for _, it := range items {
-			chunks, err := chunk(ctx, it.Doc)
+			full, doc := it.Doc.Text, it.Doc
+			if opts.NoListing {
+				doc.Text = withoutLine1(doc.Text)
+			}
+			chunks, err := chunk(ctx, doc)
 			if err != nil {
 				return rep, fmt.Errorf("segmentation: chunk %s: %w", f.Rel, err)
 			}
-			v := scoreVolume(it.Doc.Text, chunks)
+			v := scoreVolume(full, chunks)
+			o := scoreOpenings(doc.Text, chunks)
+			rep.Entries.Gold += o.gold
+			rep.Entries.Found += o.found
+			rep.Entries.Chunks += o.chunks
+			rep.Entries.Correct += o.correct
+			rep.AttachedChunks += v.attached
+			rep.AttachedListed += v.attachedListed
 			rep.Volumes++
 			rep.Chunks += len(chunks)
 			rep.Chars += len([]rune(it.Doc.Text))
@@ -102,10 +160,11 @@ func Segmentation(ctx context.Context, dir string, chunk ChunkFunc, progress fun
 					rep.VolumesExact++
 				}
 			}
-			if v.named && !v.exact || v.listed < len(v.found) {
+			if v.named && !v.exact || v.listed < len(v.found) || len(o.missed) > 0 || len(o.wrong) > 0 {
 				rep.Failures = append(rep.Failures, SegmentationFailure{
 					File: f.Rel, DocID: it.Doc.DocID, Named: v.named, Listing: v.listing,
 					Found: v.found, Missing: v.missing, Extra: v.extra, Unlisted: v.unlisted,
+					MissedOpenings: o.missed, WrongStarts: o.wrong,
 				})
 			}
 		}
@@ -117,7 +176,17 @@ func Segmentation(ctx context.Context, dir string, chunk ChunkFunc, progress fun
 	rep.NameRecall = ratio(rep.NamesFound, rep.NamesListed)
 	rep.NamePrecision = ratio(rep.EntryChunksListed, rep.EntryChunks)
 	rep.NamePrecisionNamed = ratio(listedNamed, entryNamed)
+	rep.Entries.Recall = ratio(rep.Entries.Found, rep.Entries.Gold)
+	rep.Entries.Precision = ratio(rep.Entries.Correct, rep.Entries.Chunks)
 	return rep, nil
+}
+
+// withoutLine1 is a volume's text without its first line.
+func withoutLine1(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return ""
 }
 
 func ratio(a, b int) float64 {
@@ -139,6 +208,8 @@ type volumeScore struct {
 	extra       []string
 	listed      int
 	unlisted    []string
+
+	attached, attachedListed int
 }
 
 // parsed is a listing: the main string and the parenthesised groups.
@@ -181,8 +252,13 @@ func hasSentencePunct(s string) bool { return strings.ContainsAny(s, "，。：�
 
 func scoreVolume(docText string, chunks []schemas.Chunk) volumeScore {
 	var v volumeScore
+	var attached []string
 	for _, c := range chunks {
-		if c.Subject != "" {
+		switch {
+		case c.Subject == "":
+		case c.Attached:
+			attached = append(attached, c.Subject)
+		default:
 			v.found = append(v.found, c.Subject)
 		}
 	}
@@ -221,6 +297,12 @@ func scoreVolume(docText string, chunks []schemas.Chunk) volumeScore {
 			v.unlisted = append(v.unlisted, s)
 		}
 	}
+	for _, s := range attached {
+		v.attached++
+		if listedAttached(l, []rune(s)) {
+			v.attachedListed++
+		}
+	}
 	if !v.named {
 		return v
 	}
@@ -245,6 +327,18 @@ func scoreVolume(docText string, chunks []schemas.Chunk) volumeScore {
 		}
 	}
 	return v
+}
+
+// listedAttached reports whether the listing names an attached person:
+// the name as the chunk gives it, or its given name (the chunk completes
+// a name the listing writes without the surname: 刘琏 for "(子琏璟)").
+func listedAttached(l parsed, name []rune) bool {
+	for _, list := range append([][]rune{l.main}, l.groups...) {
+		if text.IndexRunes(list, name, 0) >= 0 || len(name) >= 2 && text.IndexRunes(list, name[1:], 0) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (v *volumeScore) addMissing(run []rune) {

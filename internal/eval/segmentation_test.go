@@ -82,8 +82,13 @@ func TestSegmentationMetric(t *testing.T) {
 	for _, f := range rep.Failures {
 		byFile[filepath.Base(f.File)] = f
 	}
-	if len(byFile) != 4 {
-		t.Fatalf("failures for %v, want b, c, d, e", rep.Failures)
+	// Every volume misses entry openings (the scripted chunks all start
+	// at 0); a's listing is exact.
+	if len(byFile) != 5 {
+		t.Fatalf("failures for %v, want a, b, c, d, e", rep.Failures)
+	}
+	if f := byFile["a.txt"]; len(f.Missing)+len(f.Extra)+len(f.Unlisted) != 0 || len(f.MissedOpenings) != 3 {
+		t.Errorf("a: %+v", f)
 	}
 	if f := byFile["b.txt"]; !f.Named || strings.Join(f.Missing, ",") != "王二" || strings.Join(f.Extra, ",") != "庚" || strings.Join(f.Unlisted, ",") != "庚" {
 		t.Errorf("b: %+v", f)
@@ -151,5 +156,91 @@ func TestSegmentationErrors(t *testing.T) {
 	cancel()
 	if _, err := eval.Segmentation(ctx, dir, scriptedChunker(t, nil), nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v", err)
+	}
+}
+
+// positionedChunker cuts each document at the lines that open with one of
+// the given subjects; a subject written "+name" is an attached person.
+func positionedChunker(subjects []string) eval.ChunkFunc {
+	return func(_ context.Context, doc schemas.Document) ([]schemas.Chunk, error) {
+		rs := []rune(doc.Text)
+		var out []schemas.Chunk
+		prev := 0
+		cut := func(at int, subject string, attached bool) {
+			if at > prev {
+				out = append(out, schemas.Chunk{DocID: doc.DocID, Start: prev, End: at, Text: string(rs[prev:at])})
+			}
+			out = append(out, schemas.Chunk{DocID: doc.DocID, Start: at, Subject: subject, Entry: subject, Attached: attached})
+			prev = at
+		}
+		for _, s := range subjects {
+			name, attached := strings.CutPrefix(s, "+")
+			at := strings.Index("\n"+doc.Text, "\n"+name+"，")
+			if at < 0 {
+				continue
+			}
+			cut(len([]rune(doc.Text[:at])), name, attached)
+		}
+		for i := range out {
+			if i+1 < len(out) {
+				out[i].End = out[i+1].Start
+			} else {
+				out[i].End = len(rs)
+			}
+			out[i].Text = string(rs[out[i].Start:out[i].End])
+		}
+		return out, nil
+	}
+}
+
+func TestSegmentationEntryOpenings(t *testing.T) {
+	dir := volumes(t, map[string]string{"a.txt": strings.Join([]string{
+		"甲乙丙丁(子琏)",
+		"甲乙，字子丑，某州人。仕至尚书。", // courtesy name: an entry
+		"二十九年春，使来朝贡其子。",    // a time, not a name
+		"琏，字孟藻。",            // a relative's own entry (attached)
+		"丙丁，钮祜禄氏，世居长白山。",    // a clan
+		"三年，从征某部。",          // a time
+		"戊己，隶正蓝旗。",          // a banner
+		"庚辛，某人之所为也。",        // not who a person is
+		"壬癸，甲乙弟。",           // a kinship
+		"子丑，由拔贡授知县。",        // no formula: not an entry opening
+	}, "\n") + "\n"})
+	rep, err := eval.Segmentation(context.Background(), dir,
+		positionedChunker([]string{"甲乙", "+琏", "丙丁", "戊己", "子丑"}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Gold: 甲乙, 琏, 丙丁, 戊己, 壬癸. Found: the first four. Chunks with a
+	// subject: five, of which 子丑 begins no entry opening.
+	want := eval.EntryScore{Gold: 5, Found: 4, Recall: 0.8, Chunks: 5, Correct: 4, Precision: 0.8}
+	if rep.Entries != want {
+		t.Errorf("entries = %+v, want %+v", rep.Entries, want)
+	}
+	// The attached chunk is no main entry: the volume is exact (甲乙丙丁
+	// needs 甲乙 and 丙丁; 戊己 and 子丑 are extra, so it is not).
+	if rep.AttachedChunks != 1 || rep.AttachedListed != 1 {
+		t.Errorf("attached = %d listed %d, want 1 and 1", rep.AttachedChunks, rep.AttachedListed)
+	}
+	if rep.NamesFound != 2 || rep.NamesListed != 2 {
+		t.Errorf("names %d of %d, want 2 of 2", rep.NamesFound, rep.NamesListed)
+	}
+}
+
+func TestSegmentationNoListing(t *testing.T) {
+	dir := volumes(t, map[string]string{"a.txt": "甲乙丙丁\n甲乙，某州人。\n丙丁，某州人。\n"})
+	var seen string
+	rep, err := eval.SegmentationWith(context.Background(), dir, func(ctx context.Context, doc schemas.Document) ([]schemas.Chunk, error) {
+		seen = doc.Text
+		return positionedChunker([]string{"甲乙", "丙丁"})(ctx, doc)
+	}, eval.SegmentationOptions{NoListing: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen != "甲乙，某州人。\n丙丁，某州人。\n" {
+		t.Errorf("the chunker saw %q, want the text without line 1", seen)
+	}
+	if !rep.NoListing || rep.VolumesExact != 1 || rep.Entries.Found != 2 || rep.Entries.Correct != 2 {
+		t.Errorf("report = %+v, want the listing scored: exact, both openings found", rep)
 	}
 }
