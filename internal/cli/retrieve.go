@@ -122,6 +122,7 @@ func evalRetrieval(ctx context.Context, io IO, args []string) error {
 	k := fs.Int("k", 10, "chunks the vector-only baseline returns per query")
 	keep := fs.Bool("keep", false, "keep the evaluation's data directory instead of deleting it")
 	misses := fs.Bool("misses", false, "list the queries a system scored F1 < 0.5 on")
+	strict := fs.Bool("strict", false, "relevant means the person's own text (not the entries of people attached to it) or a chunk naming the person")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -176,7 +177,7 @@ func evalRetrieval(ctx context.Context, io IO, args []string) error {
 		},
 	}
 	rep := progress.New(int64(len(queries)), "eval retrieval", log)
-	report, err := eval.Retrieval(ctx, queries, systems, func(int, int) { rep.Add(1) })
+	report, err := eval.RetrievalWith(ctx, queries, systems, eval.RetrievalOptions{Strict: *strict}, func(int, int) { rep.Add(1) })
 	rep.Finish()
 	if err != nil {
 		return err
@@ -190,7 +191,11 @@ func evalRetrieval(ctx context.Context, io IO, args []string) error {
 	if s.json {
 		return writeJSON(io.Stdout, report)
 	}
-	fmt.Fprintf(io.Stdout, "%d queries (macro averages)\n", report.Queries)
+	definition := "relevant: the person's entry or a chunk naming the person"
+	if report.Strict {
+		definition = "strict: the person's own text or a chunk naming the person"
+	}
+	fmt.Fprintf(io.Stdout, "%d queries (macro averages; %s)\n", report.Queries, definition)
 	for _, n := range []string{"kg", "vector"} {
 		sc := report.Scores[n]
 		fmt.Fprintf(io.Stdout, "%-6s precision %.3f recall %.3f f1 %.3f (%.1f references per query)\n",

@@ -32,6 +32,10 @@ type RetrievalQuery struct {
 	End   int `json:"end"`
 	// Chunks are the ids of the entry's chunks.
 	Chunks []string `json:"chunks"`
+	// Own are the ids of the chunks of the person's own text: the entry's
+	// chunks less those of the attached people's and relatives' entries
+	// that open inside it (the strict definition).
+	Own []string `json:"own"`
 }
 
 // RetrievalQueries reads the biography volumes under dir and returns one
@@ -71,13 +75,24 @@ func RetrievalQueries(ctx context.Context, dir string, chunk ChunkFunc) ([]Retri
 			if err != nil {
 				return nil, fmt.Errorf("retrieval queries: chunk %s: %w", f.Rel, err)
 			}
+			others := paragraphOpenings([]rune(it.Doc.Text))
 			for _, e := range entries {
 				q := RetrievalQuery{Name: e.name, Aliases: e.aliases, File: f.Rel, DocID: it.Doc.DocID,
 					Start: e.start, End: e.end}
+				ownEnd := e.end
+				for _, p := range others {
+					if p > e.start && p < e.end {
+						ownEnd = p
+						break
+					}
+				}
 				for _, c := range chunks {
 					// A chunk belongs to the entry when most of it lies inside.
 					if overlap := min(c.End, e.end) - max(c.Start, e.start); 2*overlap > c.End-c.Start {
 						q.Chunks = append(q.Chunks, c.ChunkID)
+					}
+					if overlap := min(c.End, ownEnd) - max(c.Start, e.start); 2*overlap > c.End-c.Start {
+						q.Own = append(q.Own, c.ChunkID)
 					}
 				}
 				if len(q.Chunks) > 0 {
@@ -87,6 +102,18 @@ func RetrievalQueries(ctx context.Context, dir string, chunk ChunkFunc) ([]Retri
 		}
 	}
 	return out, nil
+}
+
+// paragraphOpenings are the offsets of the paragraphs that open a
+// person's entry, as the segmentation's entry score reads them.
+func paragraphOpenings(rs []rune) []int {
+	var out []int
+	for _, o := range entryOpenings(rs) {
+		if o.paragraph {
+			out = append(out, o.pos)
+		}
+	}
+	return out
 }
 
 // entry is a listed person's own entry found in a volume's text.
@@ -259,14 +286,16 @@ type RetrievalMiss struct {
 // the system's name in JSON.
 type RetrievalReport struct {
 	Queries int
-	Scores  map[string]RetrievalScore
-	Misses  []RetrievalMiss
+	// Strict says the scores use the strict definition.
+	Strict bool
+	Scores map[string]RetrievalScore
+	Misses []RetrievalMiss
 }
 
 // MarshalJSON writes {"queries", "averaging": "macro", <system>: score …,
 // "misses" when kept}.
 func (r RetrievalReport) MarshalJSON() ([]byte, error) {
-	m := map[string]any{"queries": r.Queries, "averaging": "macro"}
+	m := map[string]any{"queries": r.Queries, "averaging": "macro", "strict": r.Strict}
 	for name, s := range r.Scores {
 		m[name] = s
 	}
@@ -286,7 +315,23 @@ func (r RetrievalReport) MarshalJSON() ([]byte, error) {
 // progress, when not nil, is called after each query.
 func Retrieval(ctx context.Context, queries []RetrievalQuery, systems map[string]RetrieveFunc,
 	progress func(done, total int)) (RetrievalReport, error) {
-	rep := RetrievalReport{Queries: len(queries), Scores: map[string]RetrievalScore{}}
+	return RetrievalWith(ctx, queries, systems, RetrievalOptions{}, progress)
+}
+
+// RetrievalOptions choose the definition of a relevant chunk.
+type RetrievalOptions struct {
+	// Strict scores against the person's own text (RetrievalQuery.Own):
+	// recall is the share of it retrieved, and a retrieved chunk is
+	// relevant when it is part of it or names the person; a chunk of an
+	// attached person's or a relative's entry inside the person's entry
+	// is relevant only when it names the person.
+	Strict bool
+}
+
+// RetrievalWith is Retrieval under the given definition.
+func RetrievalWith(ctx context.Context, queries []RetrievalQuery, systems map[string]RetrieveFunc,
+	opts RetrievalOptions, progress func(done, total int)) (RetrievalReport, error) {
+	rep := RetrievalReport{Queries: len(queries), Scores: map[string]RetrievalScore{}, Strict: opts.Strict}
 	names := make([]string, 0, len(systems))
 	for n := range systems {
 		names = append(names, n)
@@ -306,7 +351,11 @@ func Retrieval(ctx context.Context, queries []RetrievalQuery, systems map[string
 			if err != nil {
 				return rep, fmt.Errorf("retrieval: %s for %s (%s): %w", n, q.Name, q.File, err)
 			}
-			p, r := scoreQuery(q, got)
+			gold := q.Chunks
+			if opts.Strict {
+				gold = q.Own
+			}
+			p, r := scoreQuery(q, gold, got)
 			f := f1(p, r)
 			s := sums[n]
 			s.Precision += p
@@ -338,12 +387,13 @@ func Retrieval(ctx context.Context, queries []RetrievalQuery, systems map[string
 	return rep, nil
 }
 
-func scoreQuery(q RetrievalQuery, got []schemas.Reference) (precision, recall float64) {
-	if len(got) == 0 {
+// scoreQuery scores the references got for q against the gold chunks.
+func scoreQuery(q RetrievalQuery, gold []string, got []schemas.Reference) (precision, recall float64) {
+	if len(got) == 0 || len(gold) == 0 {
 		return 0, 0
 	}
-	own := make(map[string]bool, len(q.Chunks))
-	for _, id := range q.Chunks {
+	own := make(map[string]bool, len(gold))
+	for _, id := range gold {
 		own[id] = true
 	}
 	hit, precise := 0, 0
@@ -363,7 +413,7 @@ func scoreQuery(q RetrievalQuery, got []schemas.Reference) (precision, recall fl
 			precise++
 		}
 	}
-	return float64(precise) / float64(len(seen)), float64(hit) / float64(len(q.Chunks))
+	return float64(precise) / float64(len(seen)), float64(hit) / float64(len(gold))
 }
 
 func f1(p, r float64) float64 {

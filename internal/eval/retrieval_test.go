@@ -149,3 +149,67 @@ func TestRetrievalScores(t *testing.T) {
 		t.Errorf("perfect score JSON %v", pp)
 	}
 }
+
+// TestRetrievalStrict: under the strict definition the son's entry inside
+// 周明's is not his own text, so returning it costs precision, and leaving
+// it out costs no recall.
+func TestRetrievalStrict(t *testing.T) {
+	ctx := context.Background()
+	qs, err := eval.RetrievalQueries(ctx, volumeDir(t), lineChunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zhou eval.RetrievalQuery
+	for _, q := range qs {
+		if q.Name == "周明" {
+			zhou = q
+		}
+		if len(q.Own) == 0 {
+			t.Errorf("%s has no own chunks", q.Name)
+		}
+	}
+	if len(zhou.Chunks) != 3 || len(zhou.Own) != 2 || !slices.Equal(zhou.Own, zhou.Chunks[:2]) {
+		t.Fatalf("周明: chunks %v own %v, want the first two of three", zhou.Chunks, zhou.Own)
+	}
+	refs := func(ids []string) []schemas.Reference {
+		var out []schemas.Reference
+		for _, id := range ids {
+			out = append(out, schemas.Reference{ChunkID: id, Text: "子琮，字季玉，以荫补官。"})
+		}
+		return out
+	}
+	systems := map[string]eval.RetrieveFunc{
+		"entry": func(_ context.Context, name string) ([]schemas.Reference, error) {
+			if name != "周明" {
+				return nil, nil
+			}
+			return refs(zhou.Chunks), nil
+		},
+		"own": func(_ context.Context, name string) ([]schemas.Reference, error) {
+			if name != "周明" {
+				return nil, nil
+			}
+			return refs(zhou.Own), nil
+		},
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	for _, tc := range []struct {
+		strict          bool
+		system          string
+		precision, rcll float64
+	}{
+		{false, "entry", 1, 1},
+		{false, "own", 1, 2.0 / 3},
+		{true, "entry", 2.0 / 3, 1},
+		{true, "own", 1, 1},
+	} {
+		rep, err := eval.RetrievalWith(ctx, []eval.RetrievalQuery{zhou}, systems, eval.RetrievalOptions{Strict: tc.strict}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := rep.Scores[tc.system]
+		if !near(s.Precision, tc.precision) || !near(s.Recall, tc.rcll) || rep.Strict != tc.strict {
+			t.Errorf("strict=%v %s: %+v, want precision %.3f recall %.3f", tc.strict, tc.system, s, tc.precision, tc.rcll)
+		}
+	}
+}
