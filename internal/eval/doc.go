@@ -54,8 +54,9 @@
 //     "Name、Name，") whose first clause, or a second clause giving a native
 //     place, clan or banner, says the name is a person's — a courtesy or
 //     other name, a clan (…氏), an ancestry or residence (其先, 先世,
-//     世居), a native place (…人), a banner (隶…旗), a kinship (武善弟) or
-//     who the person was (…诸生也); a time ("二十九年春") is no name.
+//     世居), a native place (…人), a banner (隶…旗) or a kinship (武善弟);
+//     a scholars' record opens "韩邦奇字汝节，号苑洛" with the courtesy
+//     name in the name's clause; a time ("二十九年春") is no name.
 //     Attached people's and relatives' entries count. recall = openings at
 //     which a chunk with a subject begins / openings; precision = chunks
 //     with a subject that begin at an opening, or at a sentence inside a

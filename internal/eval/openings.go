@@ -13,7 +13,9 @@ import (
 // a paragraph (a line) that opens "Name，" or "Name者，" and whose next
 // clause says the name is a person's: a courtesy or other name (字, 号,
 // 初名 …), a clan (…氏), an ancestry or residence (其先, 先世, 世居), a
-// native place (…人, …人也) or a kinship (武善弟, 太祖第十四子). Entries
+// native place (…人, …人也), a banner (隶正蓝旗) or a kinship (武善弟,
+// 太祖第十四子); a scholars' record (学案) writes the courtesy name in the
+// name's clause ("韩邦奇字汝节，号苑洛"). Entries
 // of attached people and relatives count as entries: each is a person's
 // own entry.
 //
@@ -143,6 +145,9 @@ func personOpening(rs []rune, i int) bool {
 	if rs[e] != '，' {
 		return false
 	}
+	if scholarOpening(rs[i:e]) {
+		return personClause(clauseFrom(rs, e+1))
+	}
 	c1 := clauseFrom(rs, e+1)
 	if personClause(c1) {
 		return true
@@ -151,6 +156,20 @@ func personOpening(rs []rune, i int) bool {
 	if j < len(rs) && rs[j] == '，' {
 		c2 := clauseFrom(rs, j+1)
 		return nativeClause(c2) || bannerClause(c2) || clanClause(c2)
+	}
+	return false
+}
+
+// scholarOpening reports the opening of a scholars' record (学案): the
+// name and the courtesy or art name in one clause, "韩邦奇字汝节",
+// "杨东明号晋菴" — a name of two to four characters, then 字 or 号 and one
+// to four characters; the next clause must still say it is a person
+// ("…，号苑洛", "…，河南虞城人").
+func scholarOpening(run []rune) bool {
+	for k := 2; k <= 4 && k < len(run); k++ {
+		if (run[k] == '字' || run[k] == '号') && len(run)-k-1 >= 1 && len(run)-k-1 <= 4 {
+			return true
+		}
 	}
 	return false
 }
@@ -179,7 +198,7 @@ func clauseFrom(rs []rune, i int) []rune {
 
 // nameWords open a clause that gives a person's other names, ancestry or
 // residence.
-var nameWords = []string{"字", "号", "名", "初名", "原名", "本名", "一名", "小字", "小名", "先世", "其先", "世居", "姓", "本姓"}
+var nameWords = []string{"字", "号", "别号", "自号", "名", "初名", "原名", "本名", "一名", "小字", "小名", "先世", "其先", "世居", "姓", "本姓"}
 
 // kinEnds end a clause that says whose relative a person is.
 var kinEnds = []string{"子", "弟", "兄", "孙", "侄", "婿", "甥", "父", "母", "女", "妻", "妾"}
@@ -202,15 +221,16 @@ func personClause(c []rune) bool {
 	}
 	// "武善弟", "太祖第十四子", "孝感刘应景妻", "熹宗生母也".
 	kin := strings.TrimSuffix(s, "也")
-	if k := len([]rune(kin)); k >= 2 && k <= 10 {
+	if k := len([]rune(kin)); k >= 2 && k <= 10 && !strings.ContainsAny(kin, "所以为是非不无若而此於于") {
 		for _, w := range kinEnds {
-			if strings.HasSuffix(kin, w) {
+			// Whose relative: at least two characters before the kinship
+			// word ("君子" is no kinship).
+			if strings.HasSuffix(kin, w) && k-len([]rune(w)) >= 2 {
 				return true
 			}
 		}
 	}
-	// "睢阳诸生也", "神宗朝矿税太监也": who the person was.
-	return c[n-1] == '也' && n >= 3 && n <= 12 && !strings.ContainsAny(s, "之所以其")
+	return false
 }
 
 // clanClause reports a clan: "钮祜禄氏".
@@ -245,7 +265,7 @@ func nativeClause(c []rune) bool {
 		return false
 	}
 	for _, r := range c[:n-1] {
-		if strings.ContainsRune("之于得所为以而者不有其可使用令将与皆乃授擢迁拜", r) {
+		if strings.ContainsRune("之于於得所为以而者不有其可使用令将与皆乃授擢迁拜是自至若此", r) {
 			return false
 		}
 	}

@@ -198,13 +198,13 @@ func TestSegmentationEntryOpenings(t *testing.T) {
 		"甲乙丙丁(子琏)",
 		"甲乙，字子丑，某州人。仕至尚书。", // courtesy name: an entry
 		"二十九年春，使来朝贡其子。",    // a time, not a name
-		"琏，字孟藻。",            // a relative's own entry (attached)
-		"丙丁，钮祜禄氏，世居长白山。",    // a clan
-		"三年，从征某部。",          // a time
-		"戊己，隶正蓝旗。",          // a banner
-		"庚辛，某人之所为也。",        // not who a person is
-		"壬癸，甲乙弟。",           // a kinship
-		"子丑，由拔贡授知县。",        // no formula: not an entry opening
+		"琏，字孟藻。",           // a relative's own entry (attached)
+		"丙丁，钮祜禄氏，世居长白山。",   // a clan
+		"三年，从征某部。",         // a time
+		"戊己，隶正蓝旗。",         // a banner
+		"庚辛，某人之所为也。",       // not who a person is
+		"壬癸，甲乙弟。",          // a kinship
+		"子丑，由拔贡授知县。",       // no formula: not an entry opening
 	}, "\n") + "\n"})
 	rep, err := eval.Segmentation(context.Background(), dir,
 		positionedChunker([]string{"甲乙", "+琏", "丙丁", "戊己", "子丑"}), nil)
