@@ -192,7 +192,11 @@ func (r *Retriever) Retrieve(ctx context.Context, tenant, subject string) (*sche
 	}
 	var fromKG []schemas.Reference
 	firstProfile := "" // the profile of fromKG[0]'s chunk
-	ownCs := slices.DeleteFunc(slices.Clone(chunks), func(c schemas.Chunk) bool { return !isOwn[c.ChunkID] })
+	ownCs := slices.DeleteFunc(slices.Clone(chunks), func(c schemas.Chunk) bool {
+		// The text of a person attached to another's entry is that
+		// person's: it is the subject's only where it names the subject.
+		return !isOwn[c.ChunkID] || othersAttached(c, e.Name) && !mentionsAny(c.Text, names)
+	})
 	readingOrder(ownCs, e.EntryChunk)
 	nearCs := slices.DeleteFunc(chunks, func(c schemas.Chunk) bool { return isOwn[c.ChunkID] })
 	for _, c := range append(ownCs, nearCs...) {
@@ -620,6 +624,19 @@ func neighbourChunks(sg graph.Subgraph, root string, own []string) ([]string, ma
 // mentionNames are the names a chunk must contain to count as mentioning
 // the subject: its aliases of at least two characters (a one-character
 // name matches almost any classical text).
+// othersAttached reports whether c is the text of a person attached to
+// another's entry (Chunk.Main) who is not name.
+func othersAttached(c schemas.Chunk, name string) bool {
+	if c.Main == "" {
+		return false
+	}
+	person := c.SubEntry
+	if person == "" && c.Entry != c.Main {
+		person = c.Entry
+	}
+	return person != name
+}
+
 func mentionNames(aliases []string) []string {
 	out := make([]string, 0, len(aliases))
 	for _, a := range aliases {

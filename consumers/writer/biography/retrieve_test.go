@@ -291,3 +291,57 @@ func TestRetrieveMentions(t *testing.T) {
 		t.Errorf("own chunk listed %d times", count)
 	}
 }
+
+// TestRetrieveLeavesOutAttachedEntries: 王乙's entry opens inside 李甲's
+// (an attached person). The extractor gives every chunk of the entry a
+// mention of 李甲, but 王乙's text is not 李甲's: his reference set keeps
+// only the attached chunk that names him, and 王乙's keeps his own.
+func TestRetrieveLeavesOutAttachedEntries(t *testing.T) {
+	w := writertest.NewWorld(t)
+	ctx := context.Background()
+	texts := []string{
+		"李甲，字子一，某县人。举进士，官至侍郎。\n",
+		"王乙，字子二，某县人。少从甲学。\n",
+		"乙后官至尚书，李甲闻而喜之。\n",
+	}
+	var cs []schemas.Chunk
+	var doc string
+	pos := 0
+	for i, tx := range texts {
+		n := len([]rune(tx))
+		c := schemas.Chunk{ChunkID: "v9-000" + string(rune('0'+i)), DocID: "v9", Seq: i, Total: len(texts),
+			Profile: "liezhuan", Method: "pattern", Entry: "李甲", EntryChunk: "v9-0000", Text: tx, Start: pos, End: pos + n}
+		switch i {
+		case 0:
+			c.Subject = "李甲"
+		case 1:
+			c.Subject, c.SubEntry, c.Attached, c.Main = "王乙", "王乙", true, "李甲"
+		case 2:
+			c.SubEntry, c.Main = "王乙", "李甲"
+		}
+		cs = append(cs, c)
+		doc += tx
+		pos += n
+	}
+	if err := w.Chunks.PutDocument(ctx, writertest.Tenant, schemas.Document{DocID: "v9", Text: doc}, cs); err != nil {
+		t.Fatal(err)
+	}
+	w.Apply(t, cs[0], writertest.Fact{Head: "李甲", Relation: schemas.RelCourtesyName, Tail: "子一", Evidence: "字子一"})
+	w.Apply(t, cs[1], writertest.Fact{Head: "王乙", Relation: schemas.RelCourtesyName, Tail: "子二", Evidence: "字子二"})
+	w.Apply(t, cs[2], writertest.Fact{Head: "王乙", Relation: schemas.RelOffice, Tail: "尚书", Evidence: "官至尚书"})
+	r := biography.NewRetriever(w.G, w.Chunks)
+	rs, err := r.Retrieve(ctx, writertest.Tenant, "李甲")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := refIDs(rs.References); !slices.Equal(got, []string{"v9-0000", "v9-0002"}) {
+		t.Errorf("李甲's references %v, want his entry chunk and the attached chunk that names him", got)
+	}
+	rs, err = r.Retrieve(ctx, writertest.Tenant, "王乙")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := refIDs(rs.References); !slices.Contains(got, "v9-0001") || !slices.Contains(got, "v9-0002") {
+		t.Errorf("王乙's references %v, want his own chunks", got)
+	}
+}
