@@ -104,36 +104,39 @@ type Chunk struct {
 	Profile    string `json:"profile"`
 	// Method is how the boundaries were found: "pattern", "window", "llm".
 	Method string `json:"method"`
-	// Subject is the person whose entry this chunk begins; empty for a
-	// continuation chunk or a generic window.
+	// Subject is the person whose entry this chunk begins (on an Attached
+	// chunk the attached person, while Entry stays the main person);
+	// empty for a continuation chunk or a generic window.
 	Subject string `json:"subject,omitempty"`
 	// Entry is the person whose entry the chunk belongs to, set on
 	// continuation chunks too; empty outside entries.
 	Entry string `json:"entry,omitempty"`
 	// EntryChunk is the id of the chunk that begins Entry's entry.
 	EntryChunk string `json:"entry_chunk,omitempty"`
-	// SubEntry is the person whose sub-entry inside Entry's entry this
-	// chunk begins: a relative or an attached person introduced in a
-	// paragraph of their own ("子琮，字季玉", "用嘉，举人"). The text up to
-	// the next person it introduces is about SubEntry, not Entry. It is
-	// the full name when it can be derived (Entry's surname and the given
-	// name written: 申用嘉 in 申时行's entry; or the full form the entry
-	// used earlier), else the name as written; empty for any other chunk,
-	// continuation chunks cut from a long sub-entry included. Subject,
-	// Entry and EntryChunk are unchanged by it.
+	// SubEntry is the person the chunk is about when that is not Entry: a
+	// relative or an attached person whose own paragraph opens inside
+	// Entry's entry ("子琮，字季玉", "用嘉，举人", "袁萃，字圣起，吴县人"),
+	// on the chunk that opens it and on the continuation chunks cut from
+	// it. The text up to the next person it introduces is about SubEntry,
+	// not Entry. It is the full name when it can be derived (Entry's
+	// surname and the given name written: 申用嘉 in 申时行's entry; or the
+	// full form the entry used earlier), else the name as written; empty
+	// for any other chunk. Entry and EntryChunk stay the main person's, so
+	// the people of one entry and its attached entries are anchored to
+	// one entry in the knowledge graph and a relative's own facts meet the
+	// edge that names him.
 	SubEntry string `json:"sub_entry,omitempty"`
-	// Attached is set on the chunk that begins the entry of an attached
-	// person: someone whose own entry (附传, or a relative with a
-	// formula of their own: "袁萃，字圣起，吴县人") opens inside another
-	// person's entry. Subject and Entry are the attached person,
-	// EntryChunk is this chunk, and Main is the person whose entry it
-	// opens in. The attached person's text is theirs: its facts are never
-	// the main person's, and the main person's reference set leaves it
-	// out.
+	// Attached is set on the chunk that opens the entry of an attached
+	// person: someone whose own entry (附传, or a relative with a formula
+	// of their own) opens inside another's. Subject and SubEntry are the
+	// attached person and Main the person whose entry it opens in. The
+	// attached person's text is theirs: its facts are never the main
+	// person's, and the main person's reference set leaves it out unless
+	// it names him.
 	Attached bool `json:"attached,omitempty"`
-	// Main is the person whose entry an attached person's text sits in,
-	// on every chunk of that text (the Attached chunk and its
-	// continuations); empty elsewhere.
+	// Main is the person whose entry an attached person's text sits in, on
+	// every chunk of that text (the Attached chunk and its continuations);
+	// empty elsewhere.
 	Main string `json:"main,omitempty"`
 	// Start and End are rune offsets of the chunk in the document.
 	Start int    `json:"start"`
