@@ -207,7 +207,7 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 		name = ProfileGlossary
 	}
 	if name == "" {
-		name = detectRunes(c.cfg.Profiles, d.rs, d.sentences, lang, &c.rules)
+		name = detectRunes(c.cfg.Profiles, d.rs, d.sentences, lang, &c.rules, d)
 	}
 	prof, ok := c.cfg.Profiles.Get(name)
 	if !ok {
@@ -283,17 +283,32 @@ func build(doc schemas.Document, d *docText, marks []mark, groups [][]rune, er *
 	marks = normalise(marks, len(d.rs))
 	idx := text.NewIndex(doc.Text)
 	var chunks []schemas.Chunk
-	entry, entryChunk, entryStart := "", "", 0
+	// main is the person whose entry the text is in, mainChunk the chunk
+	// that opens it; attached the person a piece is about when an attached
+	// person's own entry opens inside main's. An attached person's chunks
+	// keep main's Entry and EntryChunk (one entry anchors the people it
+	// introduces in the knowledge graph) and name the person in SubEntry.
+	main, mainChunk, mainStart := "", "", 0
 	for i, m := range marks {
 		end := len(d.rs)
 		if i+1 < len(marks) {
 			end = marks[i+1].pos
 		}
+		attached := ""
+		if m.kind == markSub && main == "" && m.subject != "" && er != nil {
+			// A person's opening outside any entry (before the first
+			// listed one) begins an entry of its own.
+			m.kind, m.subject = markEntry, er.subEntryName("", []rune(m.subject), nil, groups)
+		}
 		switch m.kind {
 		case markEntry:
-			entry, entryChunk, entryStart = m.subject, chunkID(doc.DocID, len(chunks)), m.pos
+			main, mainChunk, mainStart = m.subject, chunkID(doc.DocID, len(chunks)), m.pos
 		case markOutside:
-			entry, entryChunk = "", ""
+			main, mainChunk = "", ""
+		case markSub:
+			if main != "" && m.subject != "" && er != nil {
+				attached = er.subEntryName(main, []rune(m.subject), d.rs[mainStart:m.pos], groups)
+			}
 		}
 		starts := append([]int{m.pos}, d.cut(m.pos, end, max, hard)...)
 		for j, s := range starts {
@@ -304,14 +319,16 @@ func build(doc schemas.Document, d *docText, marks []mark, groups [][]rune, er *
 			ch := schemas.Chunk{
 				ChunkID: chunkID(doc.DocID, len(chunks)), DocID: doc.DocID, Seq: len(chunks),
 				Collection: doc.Collection, Profile: profileName, Method: method,
-				Entry: entry, EntryChunk: entryChunk,
+				Entry: main, EntryChunk: mainChunk,
 				Start: s, End: e, Text: idx.Slice(s, e), Lang: lang, Title: doc.Title,
 			}
 			switch {
 			case j == 0 && m.kind == markEntry:
 				ch.Subject = m.subject
-			case j == 0 && m.kind == markSub && entry != "" && m.subject != "" && er != nil:
-				ch.SubEntry = er.subEntryName(entry, []rune(m.subject), d.rs[entryStart:m.pos], groups)
+			case attached != "" && j == 0:
+				ch.Subject, ch.SubEntry, ch.Attached, ch.Main = attached, attached, true, main
+			case attached != "":
+				ch.SubEntry, ch.Main = attached, main
 			}
 			chunks = append(chunks, ch)
 		}

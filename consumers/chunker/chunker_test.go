@@ -2,6 +2,7 @@ package chunker_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,9 +15,11 @@ import (
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// piece describes a chunk by what it starts with.
+// piece describes a chunk by what it starts with. main is set on the
+// chunks of an attached person's entry: the person whose entry it opens
+// in.
 type piece struct {
-	head, subject, entry, sub string
+	head, subject, entry, sub, main string
 }
 
 // checkTiles fails unless chunks tile text and every chunk validates.
@@ -34,8 +37,18 @@ func checkTiles(t testing.TB, doc schemas.Document, chunks []schemas.Chunk) {
 		if want := fmt.Sprintf("%s-%04d", doc.DocID, i); c.ChunkID != want {
 			t.Fatalf("chunk %d id %q, want %q", i, c.ChunkID, want)
 		}
-		if c.Subject != "" && c.Entry != c.Subject {
-			t.Fatalf("chunk %d: subject %q but entry %q", i, c.Subject, c.Entry)
+		if c.Subject != "" && !c.Attached && (c.Entry != c.Subject || c.EntryChunk != c.ChunkID) {
+			t.Fatalf("chunk %d: subject %q but entry %q of chunk %q", i, c.Subject, c.Entry, c.EntryChunk)
+		}
+		if c.Attached != (c.Subject != "" && c.Main != "") || c.Attached && c.SubEntry != c.Subject {
+			t.Fatalf("chunk %d: attached %v, subject %q, main %q, sub-entry %q", i, c.Attached, c.Subject, c.Main, c.SubEntry)
+		}
+		// An attached person's chunks keep the main entry.
+		if c.Main != "" && (c.Entry != c.Main || c.SubEntry == "" || c.EntryChunk == c.ChunkID) {
+			t.Fatalf("chunk %d: attached text of %q in %q's entry has entry %q of chunk %q", i, c.SubEntry, c.Main, c.Entry, c.EntryChunk)
+		}
+		if c.Main != "" && c.Subject == "" && (i == 0 || chunks[i-1].Main != c.Main || chunks[i-1].SubEntry != c.SubEntry) {
+			t.Fatalf("chunk %d: continuation of %q in %q's entry does not follow its text", i, c.SubEntry, c.Main)
 		}
 		b.WriteString(c.Text)
 		pos = c.End
@@ -52,7 +65,7 @@ func pieces(chunks []schemas.Chunk) []piece {
 		if len(head) > 6 {
 			head = head[:6]
 		}
-		out[i] = piece{string(head), c.Subject, c.Entry, c.SubEntry}
+		out[i] = piece{string(head), c.Subject, c.Entry, c.SubEntry, c.Main}
 	}
 	return out
 }
@@ -64,39 +77,40 @@ func TestLiezhuan(t *testing.T) {
 		want []piece
 	}{
 		{"listed volume", volListed, []piece{
-			{"林思远(弟思", "", "", ""},
-			{"林思远，字子", "林思远", "林思远", ""},
-			{"思道，字子行", "", "林思远", "林思道"}, // relative named in the listing
-			{"许德明，吴江", "许德明", "许德明", ""},
-			{"陈安礼，字叔", "", "许德明", "陈安礼"}, // unlisted person with the full formula
-			{"韩正，字守中", "韩正", "韩正", ""},
-			{"孙彦，字伯英", "孙彦", "孙彦", ""}, // entry inside a line
-			{"周通者，吴县", "周通", "周通", ""},
-			{"赞曰：思远、", "", "", ""},
+			{"林思远(弟思", "", "", "", ""},
+			{"林思远，字子", "林思远", "林思远", "", ""},
+			{"思道，字子行", "林思道", "林思远", "林思道", "林思远"}, // relative named in the listing
+			{"许德明，吴江", "许德明", "许德明", "", ""},
+			{"陈安礼，字叔", "陈安礼", "许德明", "陈安礼", "许德明"}, // unlisted person with the full formula
+			{"韩正，字守中", "韩正", "韩正", "", ""},
+			{"孙彦，字伯英", "孙彦", "孙彦", "", ""}, // entry inside a line
+			{"周通者，吴县", "周通", "周通", "", ""},
+			{"赞曰：思远、", "", "", "", ""},
 		}},
 		{"open volume", volOpen, []piece{
-			{"沈文，字仲章", "沈文", "沈文", ""},
-			{"子琏，字孟璞", "", "沈文", "沈琏"},
-			{"杨礼，江阴人", "杨礼", "杨礼", ""},
+			{"沈文，字仲章", "沈文", "沈文", "", ""},
+			{"子琏，字孟璞", "沈琏", "沈文", "沈琏", "沈文"},
+			{"杨礼，江阴人", "杨礼", "杨礼", "", ""},
+			{"又董清，不知", "董清", "杨礼", "董清", "杨礼"},
 		}},
 		// Between two names found verbatim, the one-name gaps of the
 		// listing are filled by the entries written differently.
 		// Between two names found verbatim, a one-name gap of the listing
 		// is filled by the entry written differently.
 		{"given name only, variant character", "陈安王濂孙彦叶应聪周通\n陈安，字子定，福清人。\n濂，字习古，定远人。善文辞。\n孙彦，上元人。\n叶应骢，字肃卿，鄞人。举进士。\n周通，不知何许人。\n", []piece{
-			{"陈安王濂孙彦", "", "", ""},
-			{"陈安，字子定", "陈安", "陈安", ""},
-			{"濂，字习古，", "王濂", "王濂", ""},
-			{"孙彦，上元人", "孙彦", "孙彦", ""},
-			{"叶应骢，字肃", "叶应聪", "叶应聪", ""},
-			{"周通，不知何", "周通", "周通", ""},
+			{"陈安王濂孙彦", "", "", "", ""},
+			{"陈安，字子定", "陈安", "陈安", "", ""},
+			{"濂，字习古，", "王濂", "王濂", "", ""},
+			{"孙彦，上元人", "孙彦", "孙彦", "", ""},
+			{"叶应骢，字肃", "叶应聪", "叶应聪", "", ""},
+			{"周通，不知何", "周通", "周通", "", ""},
 		}},
 		{"listed name missing from the text", "甲乙丙丁\n甲乙，字子丙，某州人。\n丙丁，某县人。\n", []piece{
-			{"甲乙丙丁\n", "", "", ""},
-			{"甲乙，字子丙", "甲乙", "甲乙", ""},
-			{"丙丁，某县人", "丙丁", "丙丁", ""},
+			{"甲乙丙丁\n", "", "", "", ""},
+			{"甲乙，字子丙", "甲乙", "甲乙", "", ""},
+			{"丙丁，某县人", "丙丁", "丙丁", "", ""},
 		}},
-		{"no entry at all", "天下之治，在于得人。\n", []piece{{"天下之治，在", "", "", ""}}},
+		{"no entry at all", "天下之治，在于得人。\n", []piece{{"天下之治，在", "", "", "", ""}}},
 	}
 	c := chunker.New(chunker.Config{})
 	for _, tt := range tests {
@@ -123,10 +137,12 @@ func TestLiezhuan(t *testing.T) {
 	}
 }
 
-// A chunk that begins a relative's or an attached person's sub-entry names
-// that person in SubEntry, completing a given name with the entry's
-// surname when the listing or a kinship word makes the person a relative
-// of that surname; other chunks leave it empty and keep their subject.
+// A chunk that begins a relative's or an attached person's entry inside
+// another's is that person's attached entry: Subject, Entry and SubEntry
+// name the person, completing a given name with the entry's surname when
+// the listing or a kinship word makes the person a relative of that
+// surname, and Main the person whose entry it opens in; other chunks leave
+// SubEntry empty.
 func TestLiezhuanSubEntries(t *testing.T) {
 	tests := []struct {
 		name string
@@ -165,7 +181,7 @@ func TestLiezhuanSubEntries(t *testing.T) {
 			"济熺，字景明": "济熺",
 		}},
 		{"open volume", volOpen, map[string]string{
-			"沈文，字仲章": "", "子琏，字孟璞": "沈琏", "杨礼，江阴人": "",
+			"沈文，字仲章": "", "子琏，字孟璞": "沈琏", "杨礼，江阴人": "", "又董清，不知": "董清",
 		}},
 	}
 	c := chunker.New(chunker.Config{})
@@ -180,9 +196,9 @@ func TestLiezhuanSubEntries(t *testing.T) {
 			got := map[string]string{}
 			for _, ch := range chunks {
 				got[pieces([]schemas.Chunk{ch})[0].head] = ch.SubEntry
-				if ch.SubEntry != "" && (ch.Entry == "" || ch.Subject != "") {
-					t.Errorf("chunk %q: sub-entry %q outside an entry's continuation (entry %q, subject %q)",
-						ch.Text, ch.SubEntry, ch.Entry, ch.Subject)
+				if ch.SubEntry != "" && (!ch.Attached || ch.Subject != ch.SubEntry || ch.Main == "" || ch.Main == ch.Subject) {
+					t.Errorf("chunk %q: sub-entry %q is not an attached entry (subject %q, main %q)",
+						ch.Text, ch.SubEntry, ch.Subject, ch.Main)
 				}
 			}
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
@@ -203,18 +219,19 @@ func TestLiezhuanPrinces(t *testing.T) {
 	}
 	checkTiles(t, doc, chunks)
 	want := []piece{
-		{"◎诸王\n○高", "", "", ""},
-		{"云康王柏，高", "云王柏", "云王柏", ""}, // and his successor's paragraph
-		{"石泉王瑞烨，", "", "云王柏", "石泉王瑞烨"},
-		{"岚悼王，高宗", "岚王", "岚王", ""},
-		{"韩王松，高宗", "韩王松", "韩王松", ""},
+		{"◎诸王\n○高", "", "", "", ""},
+		{"云康王柏，高", "云王柏", "云王柏", "", ""}, // and his successor's paragraph
+		{"石泉王瑞烨，", "石泉王瑞烨", "云王柏", "石泉王瑞烨", "云王柏"},
+		{"岚悼王，高宗", "岚王", "岚王", "", ""},
+		{"韩王松，高宗", "韩王松", "韩王松", "", ""},
 	}
 	if got := pieces(chunks); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("pieces\n got %v\nwant %v", got, want)
 	}
 }
 
-// A listed volume's entry chunks spell its listing (parentheses removed).
+// A listed volume's main entry chunks spell its listing (parentheses
+// removed); attached people's entries are left out.
 func TestLiezhuanSubjectsSpellListing(t *testing.T) {
 	chunks, err := chunker.New(chunker.Config{}).Chunk(context.Background(), schemas.Document{DocID: "v", Text: volListed})
 	if err != nil {
@@ -222,7 +239,9 @@ func TestLiezhuanSubjectsSpellListing(t *testing.T) {
 	}
 	var subjects strings.Builder
 	for _, c := range chunks {
-		subjects.WriteString(c.Subject)
+		if !c.Attached {
+			subjects.WriteString(c.Subject)
+		}
 	}
 	if got := subjects.String(); got != "林思远许德明韩正孙彦周通" {
 		t.Fatalf("subjects spell %q", got)
@@ -417,7 +436,7 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestToJSON(t *testing.T) {
-	chunks, err := chunker.New(chunker.Config{}).Chunk(context.Background(), schemas.Document{DocID: "j", Text: volOpen})
+	chunks, err := chunker.New(chunker.Config{}).Chunk(context.Background(), schemas.Document{DocID: "j", Text: volSubEntries})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,10 +444,56 @@ func TestToJSON(t *testing.T) {
 	if len(view) != len(chunks) {
 		t.Fatalf("%d views of %d chunks", len(view), len(chunks))
 	}
+	attached := 0
 	for i, v := range view {
 		c := chunks[i]
-		if v.ID != c.ChunkID || v.Subject != c.Subject || v.Start != c.Start || v.End != c.End || v.Text != c.Text {
+		if v.ID != c.ChunkID || v.Subject != c.Subject || v.Start != c.Start || v.End != c.End || v.Text != c.Text ||
+			v.Attached != c.Attached || v.Main != c.Main {
 			t.Fatalf("view %d = %+v of %+v", i, v, c)
 		}
+		if v.Attached {
+			attached++
+		}
+	}
+	if attached == 0 {
+		t.Fatal("no attached entry in the view")
+	}
+	b, err := json.Marshal(view[0])
+	if err != nil || !strings.Contains(string(b), `"attached":false`) || !strings.Contains(string(b), `"main":""`) {
+		t.Fatalf("view of a chunk outside entries: %s (%v)", b, err)
+	}
+}
+
+// An attached person's long entry is cut into continuation chunks that
+// stay that person's: Entry and EntryChunk point at the attached chunk,
+// Main at the person whose entry it opens in.
+func TestAttachedContinuations(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("周文渊(子琮)\n周文渊，字伯深，临川人。举进士，授御史。\n子琮，字季玉，以荫入官。")
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, "琮第%d年守城，贼至，力战却之。", i)
+	}
+	b.WriteString("\n")
+	doc := schemas.Document{DocID: "a", Text: b.String(), Profile: chunker.ProfileLiezhuan}
+	chunks, err := chunker.New(chunker.Config{MaxEntryChars: 300}).Chunk(context.Background(), doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTiles(t, doc, chunks)
+	var head schemas.Chunk
+	conts := 0
+	for _, c := range chunks {
+		switch {
+		case c.Attached:
+			head = c
+		case head.ChunkID != "":
+			conts++
+			if c.Subject != "" || c.SubEntry != "周琮" || c.Entry != "周文渊" || c.EntryChunk != head.EntryChunk || c.Main != "周文渊" {
+				t.Fatalf("continuation %+v", c)
+			}
+		}
+	}
+	if head.Subject != "周琮" || head.Main != "周文渊" || head.Entry != "周文渊" || head.EntryChunk != chunks[1].ChunkID || conts == 0 {
+		t.Fatalf("attached chunk %+v, %d continuations", head, conts)
 	}
 }

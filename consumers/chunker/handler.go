@@ -68,16 +68,20 @@ func (c *Chunker) Handler(sink Sink) pipeline.Handler {
 type ChunkJSON struct {
 	ID      string `json:"id"`
 	Subject string `json:"subject"`
-	Start   int    `json:"start"`
-	End     int    `json:"end"`
-	Text    string `json:"text"`
+	// Attached says Subject's entry opens inside another person's: a
+	// person attached to the entry of Main.
+	Attached bool   `json:"attached"`
+	Main     string `json:"main"`
+	Start    int    `json:"start"`
+	End      int    `json:"end"`
+	Text     string `json:"text"`
 }
 
 // ToJSON returns the printable view of chunks, in order.
 func ToJSON(chunks []schemas.Chunk) []ChunkJSON {
 	out := make([]ChunkJSON, len(chunks))
 	for i, c := range chunks {
-		out[i] = ChunkJSON{ID: c.ChunkID, Subject: c.Subject, Start: c.Start, End: c.End, Text: c.Text}
+		out[i] = ChunkJSON{ID: c.ChunkID, Subject: c.Subject, Attached: c.Attached, Main: c.Main, Start: c.Start, End: c.End, Text: c.Text}
 	}
 	return out
 }

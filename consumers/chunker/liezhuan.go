@@ -11,10 +11,12 @@ import (
 // The liezhuan profile reads a document as a volume of biographies in the
 // manner of the official histories: an optional listing of the people the
 // volume covers (its first line, or heading lines without sentence
-// punctuation), then one entry per person, each opening with the person's
-// name and a formula — "Name，字X，Place人。", "Name，Place人。",
-// "Name，字X。", "Name者，…". Relatives' sub-entries inside an entry open the
-// same way, often with the given name alone ("琏，字孟藻").
+// punctuation; names may be run together with "、"), then one entry per person, each opening with the person's name
+// and a formula — "Name，字X，Place人。", "Name，Place人。", "Name，字X。",
+// "Name者，…", "Name，X氏，世居Y", "Name，满洲正白旗人", "Name，武善弟",
+// "Name字X，号Y" (the scholars' records). Relatives' and attached
+// people's entries inside an entry open the same way, often with the given
+// name alone ("琏，字孟藻").
 //
 // Entry detection has two modes:
 //
@@ -28,17 +30,22 @@ import (
 //     openings at a line start and followed by an entry formula; a one-name
 //     gap the chain leaves between two aligned names is then filled by the
 //     entry that writes the name differently (a variant character, the
-//     given name alone). Only listed names begin entry chunks, so the entry
-//     chunks of a volume spell its listing. Openings of relatives named in
-//     the listing's parentheses, and of unlisted people with a formula at a
-//     line start, start continuation chunks of the entry they sit in: a
-//     chunk never spans two people the text introduces.
-//   - open: no listing. A line that opens with a 2–5 character name and an
-//     entry formula begins an entry, as does a sentence inside a line that
-//     opens with the full "Name，字X，…人" formula (paragraph breaks are
-//     sometimes lost in transcription). A "name" beginning with a particle
-//     ("又董镛", "时有凌汉") is not one; a name written after a kinship
-//     word ("子琏，字孟璞") begins a relative's continuation chunk instead.
+//     given name alone). Only listed names begin main entry chunks, so the
+//     main entry chunks of a volume spell its listing. Openings of
+//     relatives named in the listing's parentheses, and of unlisted people
+//     whose words show a person, begin attached persons' entries inside
+//     the entry they sit in (an unlisted person before the first listed
+//     entry begins an entry of their own): a chunk never spans two people
+//     the text introduces. A line start without a formula is aligned with
+//     a listed name only when some line of the volume opens with strong
+//     person evidence: a volume on countries lists places.
+//   - open: no listing. Every line that opens with a name and person
+//     evidence begins a chunk with a subject, as does a sentence inside a
+//     line that opens with the full "Name，字X，…人" formula (paragraph
+//     breaks are sometimes lost in transcription); openMarks says which
+//     are main entries and which attached, from the text alone. A "name"
+//     beginning with a particle ("又董镛" without an introducing word, "时
+//     有…") or that is a date ("二十九年春", "嘉靖间") is not one.
 //
 // In both modes heading lines and the historian's closing appraisal
 // ("赞曰：") begin chunks that belong to no entry.
@@ -61,8 +68,22 @@ type opening struct {
 	// person says the words after the name show it names a person, not a
 	// place or a topic ("互市者，和亲别名也"): the full formula, or
 	// personEvidence after a name of at most three characters or after
-	// "Name者".
+	// "Name者", or strong or kinship evidence after a longer name.
 	person bool
+	// strong says the words after the name are a formula only a person's
+	// entry opens with: a courtesy or other name, an ancestry, a clan, a
+	// banner, or the full formula.
+	strong bool
+	// kin says the words after the name are a kinship clause ending in a
+	// relation ("布善，武善弟", "多铎，太祖第十五子").
+	kin bool
+	// clan says the words after the name are a clan or a banner.
+	clan bool
+	// identity says the first clause after the name is a short statement
+	// closed by 也 ("穆宗朝内官监太监也"): who the person was.
+	identity bool
+	// end is the offset of the words after the name.
+	end int
 }
 
 // mark starts a piece of the document. subject is the entry's person as
@@ -111,7 +132,8 @@ func lines(rs []rune) []text.Span {
 
 // isListLine reports whether a line is a listing or heading line: Chinese
 // text with no sentence punctuation outside parentheses (a relatives' group
-// sometimes ends in a stop: "(程济等。)").
+// sometimes ends in a stop: "(程济等。)"); names may be run together with
+// "、" (the Draft History of Qing lists relatives so: "噶盖子武善、布善").
 func isListLine(line []rune) bool {
 	han, depth := 0, 0
 	for _, r := range line {
@@ -120,7 +142,7 @@ func isListLine(line []rune) bool {
 			depth++
 		case ')', '）':
 			depth = max(0, depth-1)
-		case '，', '。', '：', '；', '！', '？', ',', '.', ':', ';', '!', '?', '、':
+		case '，', '。', '：', '；', '！', '？', ',', '.', ':', ';', '!', '?':
 			if depth == 0 {
 				return false
 			}
@@ -137,7 +159,8 @@ func (er *entryRules) isMarker(r rune) bool {
 	return slices.Contains(er.markers, r) || unicode.IsSpace(r)
 }
 
-// parseListing reads the listing lines of a volume.
+// parseListing reads the listing lines of a volume; the "、" between
+// names is kept: it says who is listed as a relative (listedRelative).
 func (er *entryRules) parseListing(rs []rune, ls []text.Span, list []bool) listing {
 	var l listing
 	for i, sp := range ls {
@@ -191,6 +214,12 @@ func maxNameRunes(name []rune) int {
 	return 5
 }
 
+// maxTitledRunes bounds a name written with a title ("睿忠亲王多尔衮",
+// "孝安皇后陈氏"): such a name opens an entry only before a kinship clause
+// that says whose son the person is ("太祖第十四子"), or, for a woman
+// named by title and clan, before person evidence ("通州人").
+const maxTitledRunes = 8
+
 // openings finds the sentence starts of rs that begin with a name: the
 // name followed by "，", by "者，", by "、" and a second name (a joint
 // entry), or by "。字" (a slip for "，字").
@@ -201,7 +230,7 @@ func (er *entryRules) openings(rs []rune, sentences []text.Span) []opening {
 		for p < sp.End && unicode.IsSpace(rs[p]) {
 			p++
 		}
-		if p >= sp.End || !isNameRune(rs[p]) {
+		if p >= sp.End {
 			continue
 		}
 		lineStart := true
@@ -214,44 +243,111 @@ func (er *entryRules) openings(rs []rune, sentences []text.Span) []opening {
 				break
 			}
 		}
-		e := p
-		for e < len(rs) && e-p < 10 && isNameRune(rs[e]) {
-			e++
-		}
-		if e >= len(rs) || e == p {
-			continue
-		}
-		name := rs[p:e]
-		if len(name) > maxNameRunes(name) {
-			continue
-		}
-		o := opening{pos: p, lineStart: lineStart}
-		switch {
-		case rs[e] == '，':
-			if len(name) >= 3 && name[len(name)-1] == '者' {
-				o.name, o.evidence = name[:len(name)-1], evFormula
-				o.person = er.personEvidence(rs, e+1)
-			} else {
-				o.name, o.evidence = name, er.evidence(rs, e+1)
-				o.person = o.evidence == evFull || len(name) <= 3 && er.personEvidence(rs, e+1)
-			}
-		case rs[e] == '、':
-			// A joint entry: "杨元杲、阮弘道，皆滁人".
-			f := e + 1
-			for f < len(rs) && f-e <= 5 && isNameRune(rs[f]) {
-				f++
-			}
-			if f < len(rs) && rs[f] == '，' && f-e >= 3 && er.evidence(rs, f+1) >= evFormula {
-				o.name, o.evidence = name, evFormula
-			}
-		case rs[e] == '。' && e+1 < len(rs) && rs[e+1] == '字':
-			o.name, o.evidence, o.person = name, evFormula, true
-		}
-		if o.name != nil {
+		if o, ok := er.openingAt(rs, p, lineStart); ok {
 			out = append(out, o)
+		}
+		// A person brought in inside a sentence, after a comma, with an
+		// introducing word and a formula: "…部侍郎者，有王景，字景彰".
+		for i := p; i+2 < sp.End; i++ {
+			if rs[i] != '，' || !er.introducerStart(rs[i+1]) {
+				continue
+			}
+			if o, ok := er.openingAt(rs, i+1, false); ok && er.introduced(o.name) != nil && (o.strong || o.person) {
+				out = append(out, o)
+			}
 		}
 	}
 	return out
+}
+
+// openingAt reads the opening at p, a sentence or clause start: a name,
+// then the words that say what the name is.
+func (er *entryRules) openingAt(rs []rune, p int, lineStart bool) (opening, bool) {
+	if !isNameRune(rs[p]) {
+		return opening{}, false
+	}
+	e := p
+	for e < len(rs) && e-p < 10 && isNameRune(rs[e]) {
+		e++
+	}
+	if e >= len(rs) || e == p {
+		return opening{}, false
+	}
+	name := rs[p:e]
+	titled := len(name) > maxNameRunes(name)
+	if titled && len(name) > maxTitledRunes || timeName(name) {
+		return opening{}, false
+	}
+	o := opening{pos: p, lineStart: lineStart, end: e + 1}
+	switch {
+	case rs[e] == '，' && courtesyRun(name) > 0:
+		// "马理字伯循，号谿田": the courtesy name written on without a
+		// comma, as the scholars' records (学案) open.
+		k := courtesyRun(name)
+		o.name, o.evidence, o.person, o.strong = name[:k], evFormula, true, true
+		o.end = p + k
+		titled = false
+	case rs[e] == '，' && afterZhe(name) > 0:
+		// "代之者刘璋，字廷信": the person after a clause that names
+		// the post ("he who replaced him").
+		k := afterZhe(name)
+		o.name, o.evidence = name[k:], er.evidence(rs, e+1)
+		c := clauseAt(rs, e+1)
+		o.strong = o.evidence == evFull || len(c) > 0 && c[0] == '字' && len(c) <= 6
+		o.person = o.strong
+		titled = false
+	case rs[e] == '，':
+		if len(name) >= 3 && name[len(name)-1] == '者' {
+			o.name, o.evidence = name[:len(name)-1], evFormula
+			o.person = er.personEvidence(rs, e+1)
+		} else {
+			o.name, o.evidence = name, er.evidence(rs, e+1)
+			c := clauseAt(rs, e+1)
+			o.clan = er.clauseEnd(c)
+			o.strong = o.evidence == evFull || len(c) > 0 && (c[0] == '字' && len(c) <= 6 || o.clan || er.formula(c))
+			o.kin = er.relation(c)
+			o.identity = len(c) >= 3 && len(c) <= 12 && c[len(c)-1] == '也'
+			o.person = o.evidence == evFull || (len(name) <= 3 || name[len(name)-1] == '氏') && er.personEvidence(rs, e+1) || o.strong || o.kin
+		}
+	case rs[e] == '、':
+		// A joint entry: "杨元杲、阮弘道，皆滁人".
+		f := e + 1
+		for f < len(rs) && f-e <= 5 && isNameRune(rs[f]) {
+			f++
+		}
+		if f < len(rs) && rs[f] == '，' && f-e >= 3 && er.evidence(rs, f+1) >= evFormula {
+			o.name, o.evidence, o.person = name, evFormula, true
+		}
+	case rs[e] == '。' && e+1 < len(rs) && rs[e+1] == '字':
+		o.name, o.evidence, o.person, o.strong = name, evFormula, true, true
+	}
+	if titled && !o.kin && !(len(o.name) > 0 && o.name[len(o.name)-1] == '氏' && o.person) {
+		return opening{}, false
+	}
+	return o, o.name != nil
+}
+
+// afterZhe returns where the name starts in a run "X者Name" (a clause of
+// one or more characters closed by 者, then a name of two or three), 0
+// when the run is not one.
+func afterZhe(run []rune) int {
+	k := slices.Index(run, '者')
+	if k < 1 || len(run)-k-1 < 2 || len(run)-k-1 > 3 {
+		return 0
+	}
+	return k + 1
+}
+
+// courtesyRun returns the length of the name in a run "Name字X" (a name
+// of two to four characters, 字, a courtesy name of one to three), 0 when
+// the run is not one.
+func courtesyRun(run []rune) int {
+	for k := 2; k <= 4 && k < len(run); k++ {
+		if run[k] == '字' && len(run)-k-1 >= 1 && len(run)-k-1 <= 3 {
+			return k
+		}
+	}
+	return 0
 }
 
 // notNameStart reports characters that begin sentences but (almost) never
@@ -260,6 +356,22 @@ func (er *entryRules) openings(rs []rune, sentences []text.Span) []opening {
 // Given names may start with them (时雍, 其休), so the list only guards
 // volumes without a listing.
 func (er *entryRules) notNameStart(r rune) bool { return slices.Contains(er.notNameStarts, r) }
+
+// introducerStart reports a character an introducing word begins with.
+func (er *entryRules) introducerStart(r rune) bool {
+	for _, w := range er.introducerRunes {
+		if w[0] == r {
+			return true
+		}
+	}
+	return false
+}
+
+// notName reports a "name" that begins with a particle, unless the
+// particle is part of a word that introduces a person ("有吴敬者").
+func (er *entryRules) notName(name []rune) bool {
+	return er.notNameStart(name[0]) && er.introduced(name) == nil
+}
 
 // kinPrefixed reports a name written with a kinship word before it ("子琏",
 // "弟思道"): a relative's sub-entry, never a main entry. 孙, 叔 and 伯 are
@@ -272,7 +384,6 @@ func (er *entryRules) kinPrefixed(name []rune) bool {
 // formula.
 func (er *entryRules) evidence(rs []rune, i int) int {
 	clause := func(i int) []rune { return clauseAt(rs, i) }
-	native := native
 	c1 := clause(i)
 	if len(c1) == 0 {
 		return evNone
@@ -285,7 +396,7 @@ func (er *entryRules) evidence(rs []rune, i int) int {
 		}
 		return evFormula
 	}
-	if native(c1) || er.formula(c1) {
+	if native(c1) || er.formula(c1) || er.clauseEnd(c1) {
 		return evFormula
 	}
 	if len(c1) <= 6 {
@@ -295,7 +406,63 @@ func (er *entryRules) evidence(rs []rune, i int) int {
 			}
 		}
 	}
+	if er.relation(c1) {
+		return evRelation
+	}
 	return evNone
+}
+
+// clauseEnd reports a clause of a clan or a banner: a short clause ending
+// with one of the profile's clause ends ("钮祜禄氏", "隶镶红旗" ends
+// with 旗 too).
+func (er *entryRules) clauseEnd(c []rune) bool {
+	if len(c) < 2 || len(c) > 7 || !nameRunesOnly(c) {
+		return false
+	}
+	for _, w := range er.clauseEnds {
+		if hasSuffix(c, w) && len(c) > len(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// relation reports a kinship clause: a name or a title and a relation,
+// perhaps a rank among siblings and a closing 也 ("武善弟", "太祖第十四子",
+// "多铎第一子也").
+func (er *entryRules) relation(c []rune) bool {
+	if n := len(c); n >= 3 && c[n-1] == '也' {
+		c = c[:n-1]
+	}
+	if len(c) < 2 || len(c) > 10 || !nameRunesOnly(c) {
+		return false
+	}
+	for _, w := range er.relationEnds {
+		if hasSuffix(c, w) && len(c) > len(w) {
+			// Whose relative: a name or a title, or 其 (his); no particle
+			// ("光宗之子" is no entry's words, "待天子" no relation).
+			for i, r := range c[:len(c)-len(w)] {
+				if r == '之' || i > 0 && er.notNameStart(r) {
+					return false
+				}
+			}
+			return !er.isKin(c[0]) || len(c) > 3
+		}
+	}
+	return false
+}
+
+func nameRunesOnly(c []rune) bool {
+	for _, r := range c {
+		if !isNameRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasSuffix(rs, w []rune) bool {
+	return len(rs) >= len(w) && slices.Equal(rs[len(rs)-len(w):], w)
 }
 
 // clauseAt is the clause of rs from i to the next clause end, at most 16
@@ -352,14 +519,14 @@ func (er *entryRules) personEvidence(rs []rune, i int) bool {
 	case native(c):
 		return !slices.ContainsFunc(c, func(r rune) bool { return slices.Contains(er.appointment, r) })
 	}
-	return er.formula(c)
+	return er.formula(c) || er.clauseEnd(c) || er.relation(c)
 }
 
 // formula reports whether a clause opens with one of the profile's entry
 // formula words (名, 初名, 其先, 号 …).
 func (er *entryRules) formula(c []rune) bool {
 	for _, p := range er.formulas {
-		if hasPrefix(c, p) {
+		if len(c) >= len(p) && slices.Equal(c[:len(p)], p) {
 			return true
 		}
 	}
@@ -396,12 +563,12 @@ func (er *entryRules) liezhuanMarks(d *docText) []mark {
 	ls := lines(d.rs)
 	list := make([]bool, len(ls))
 	marks := er.structureMarks(d.rs, ls, list)
-	ops := er.openings(d.rs, d.sentences)
+	ops := d.openings(er)
 	l := er.parseListing(d.rs, ls, list)
 	if len(l.main) > 0 {
 		marks = append(marks, er.listedMarks(ops, l)...)
 	} else {
-		marks = append(marks, er.openMarks(ops)...)
+		marks = append(marks, er.openMarks(d.rs, ops)...)
 	}
 	return marks
 }
@@ -438,22 +605,245 @@ func (er *entryRules) structureMarks(rs []rune, ls []text.Span, list []bool) []m
 	return marks
 }
 
-// openMarks are the entries of a volume without a listing.
-func (er *entryRules) openMarks(ops []opening) []mark {
-	var out []mark
+// openMarks are the entries of a volume without a listing: every opening
+// that shows a person begins a chunk with a subject, either a main entry
+// or, inside one, an attached person's (markSub with a subject). The
+// evidence is the text's own:
+//
+//   - an opening shows a person when it starts a line and the words after
+//     the name say so (o.person), or, inside a line after a lost paragraph
+//     break, when they are the full formula;
+//   - a name model learned from the volume's openings (learnNames) gives
+//     the characters names begin with (surnames) and the lengths they
+//     have;
+//   - an opening is an attached person's when a main entry is open and
+//     the name is written after a kinship or introducing word ("子琏",
+//     "同邑刘俨"), is one character, is a given name the text has written
+//     before after a surname of the model ("寿辉" after "徐寿辉"), says
+//     whose relative the person is and that person belongs to the open
+//     entry ("布善，武善弟"), is a weak opening (no strong evidence)
+//     whose text runs short before the next person's, or is a person the
+//     open entry has named before whose own text is under a fifth of the
+//     entry's so far: a main entry is a biography, an attached person's a
+//     paragraph.
+func (er *entryRules) openMarks(rs []rune, ops []opening) []mark {
+	var cands []opening
 	for _, o := range ops {
-		if len(o.name) < 2 || er.notNameStart(o.name[0]) || !(o.lineStart && o.evidence >= evFormula || o.evidence == evFull) {
+		if len(o.name) == 0 || er.notName(o.name) {
 			continue
 		}
-		if er.kinPrefixed(o.name) {
-			// The evidence test above makes the opening a formula, so a
-			// person.
-			out = append(out, mark{pos: o.pos, kind: markSub, subject: string(o.name)})
+		if o.lineStart && o.person || o.evidence == evFull {
+			cands = append(cands, o)
+		}
+	}
+	m := er.learnNames(cands)
+	var out []mark
+	mainStart, mainName := -1, []rune(nil)
+	for i, o := range cands {
+		next := len(rs)
+		if i+1 < len(cands) {
+			next = cands[i+1].pos
+		}
+		name := o.name
+		attached := false
+		switch {
+		case len(name) < 2, er.kinPrefixed(name), er.introduced(name) != nil, er.relativeName(name, mainName):
+			attached = true
+		case er.titled(name) != nil:
+			name, attached = er.titled(name), true
+		case o.kin && mainStart >= 0 && er.relativeOf(rs, o, mainStart):
+			attached = true
+		case !m.fits(name) && !er.compound(name) && !o.kin && name[len(name)-1] != '氏':
+			attached = true
+		case knownGiven(rs[:o.pos], name, m.surnames):
+			attached = true
+		case !o.strong && next-o.pos < shortEntry:
+			attached = true
+		case mainStart >= 0 && companionShare*(next-o.pos) < o.pos-mainStart && text.IndexRunes(rs[mainStart:o.pos], name, 0) >= 0:
+			attached = true
+		}
+		if attached {
+			if mainStart >= 0 {
+				out = append(out, mark{pos: o.pos, kind: markSub, subject: string(name)})
+			}
 			continue
 		}
-		out = append(out, mark{pos: o.pos, kind: markEntry, subject: string(o.name)})
+		mainStart, mainName = o.pos, name
+		out = append(out, mark{pos: o.pos, kind: markEntry, subject: string(name)})
 	}
 	return out
+}
+
+// nameModel is what a volume's confident openings say its names look
+// like: the characters they begin with (surnames) and how many of them
+// have each length.
+type nameModel struct {
+	surnames map[rune]bool
+	lengths  map[int]int
+	total    int
+}
+
+// learnNames learns the name model from the volume's openings at a line
+// start whose name is not written after a kinship, introducing or office
+// word: surnames from the names of three characters, lengths from the
+// confident ones (strong evidence, and a clan, a banner or a compound
+// surname for a name longer than three characters).
+func (er *entryRules) learnNames(cands []opening) nameModel {
+	m := nameModel{surnames: map[rune]bool{}, lengths: map[int]int{}}
+	for _, o := range cands {
+		if !o.lineStart || len(o.name) < 2 || er.kinPrefixed(o.name) || er.introduced(o.name) != nil || er.titled(o.name) != nil ||
+			er.relativeName(o.name, nil) {
+			continue
+		}
+		if len(o.name) == 3 {
+			// A name of three characters is a surname and a given name:
+			// two-character ones may be a given name alone.
+			m.surnames[o.name[0]] = true
+		}
+		if !o.strong || len(o.name) > 3 && !o.clan && !er.compound(o.name) {
+			continue
+		}
+		m.lengths[len(o.name)]++
+		m.total++
+	}
+	return m
+}
+
+// fits reports whether a name has a length the model's names have: two
+// or three characters always, or a compound surname; longer ones when at
+// least a tenth of the confident names are as long.
+func (m nameModel) fits(name []rune) bool {
+	n := len(name)
+	if n <= 3 {
+		return true
+	}
+	return m.total > 0 && 10*m.lengths[n] >= m.total
+}
+
+// shortEntry is the length in characters below which the text an opening
+// without strong evidence begins, up to the next person's opening, reads
+// as a paragraph on an attached person rather than a biography of its
+// own.
+const shortEntry = 150
+
+// compound reports a name that begins with a compound surname.
+func (er *entryRules) compound(name []rune) bool {
+	for _, c := range er.surnames {
+		if hasPrefix(name, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// titled returns the name written after an office title ("郎中胡琏",
+// "锦衣指挥周彧": 胡琏, 周彧), nil if the name has none: a person the
+// text brings in by office inside another's entry.
+func (er *entryRules) titled(name []rune) []rune {
+	for _, tr := range er.officeTerms {
+		for q := text.IndexRunes(name, tr, 0); q >= 0; q = text.IndexRunes(name, tr, q+1) {
+			if rest := name[q+len(tr):]; len(rest) >= 2 && len(rest) <= 3 {
+				return rest
+			}
+		}
+	}
+	return nil
+}
+
+// relativeName reports a name written after a kinship word that says
+// whose relative the person is ("季子铭", "曾孙应聘", or "汧子枋" after a
+// name the open entry has: the entry's person's given name).
+func (er *entryRules) relativeName(name, main []rune) bool {
+	for _, kw := range er.subentryKinRunes {
+		for q := text.IndexRunes(name, kw, 0); q >= 0; q = text.IndexRunes(name, kw, q+1) {
+			rest := len(name) - q - len(kw)
+			switch {
+			case rest < 1:
+			case q == 0 && len(kw) >= 2:
+				return true
+			case q > 0 && len(main) > q && slices.Equal(main[len(main)-q:], name[:q]):
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// companionShare: a person the open entry has already named, whose own
+// text is under this share of the entry's text so far (one fifth), is a
+// companion given a paragraph inside the entry, not a biography of
+// their own.
+const companionShare = 5
+
+// introduced returns the word written before a name that introduces a
+// person without kinship ("同邑刘俨", "又袁义"), nil if none.
+func (er *entryRules) introduced(name []rune) []rune {
+	for _, wr := range er.introducerRunes {
+		if len(name) >= len(wr)+2 && slices.Equal(name[:len(wr)], wr) {
+			return wr
+		}
+	}
+	return nil
+}
+
+// relativeOf reports whether a kinship opening ("布善，武善弟",
+// "米思翰，其长子也") names a relative of someone in the entry that opened
+// at mainStart: the clause's person is "其" (his), or is written in that
+// entry's text.
+func (er *entryRules) relativeOf(rs []rune, o opening, mainStart int) bool {
+	c := clauseAt(rs, o.end)
+	if n := len(c); n >= 3 && c[n-1] == '也' {
+		c = c[:n-1]
+	}
+	for _, w := range er.relationEnds {
+		if hasSuffix(c, w) {
+			c = c[:len(c)-len(w)]
+			break
+		}
+	}
+	if i := slices.Index(c, '第'); i >= 0 {
+		c = c[:i]
+	}
+	for len(c) > 0 && er.isKin(c[len(c)-1]) {
+		c = c[:len(c)-1]
+	}
+	if len(c) == 0 || c[0] == '其' {
+		return true
+	}
+	return len(c) >= 2 && text.IndexRunes(rs[mainStart:o.pos], c, 0) >= 0
+}
+
+// knownGiven reports whether a two-character name that does not begin
+// like the model's names (its first character is no surname of theirs)
+// is written in before after one of their surnames: the opening then gives,
+// by the given name alone, a person the text brought in before in full
+// ("毕拱辰", then "拱辰，字星伯").
+func knownGiven(before, name []rune, surnames map[rune]bool) bool {
+	if len(name) != 2 || surnames[name[0]] {
+		return false
+	}
+	for q := text.IndexRunes(before, name, 0); q >= 0; q = text.IndexRunes(before, name, q+1) {
+		if q > 0 && surnames[before[q-1]] {
+			return true
+		}
+	}
+	return false
+}
+
+// timeName reports a "name" that is a time: 年, 月 or 日 after a numeral
+// or a word for which one ("二十九年春", "明年", "二月初一", "次日"), or
+// a reign ending in 间 ("嘉靖间"; not 时, which ends names: 方逢时).
+func timeName(name []rune) bool {
+	for k := 1; k < len(name); k++ {
+		switch name[k] {
+		case '年', '月', '日':
+			if strings.ContainsRune("一二三四五六七八九十廿元是明次其翌越逾末初数", name[k-1]) {
+				return true
+			}
+		}
+	}
+	return len(name) >= 3 && name[len(name)-1] == '间'
+
 }
 
 // listedMarks aligns the openings with the listing: entries for the chain
@@ -480,6 +870,11 @@ func (er *entryRules) listedMarks(ops []opening, l listing) []mark {
 		score int
 	}
 	var cands []cand
+	// A line start without a formula is taken for a listed name only in
+	// a volume whose openings show people somewhere, or when its first
+	// clause says who the person was ("李芳，穆宗朝内官监太监也"): a volume
+	// on countries or tribes lists places.
+	persons := slices.ContainsFunc(ops, func(o opening) bool { return o.lineStart && o.strong })
 	for i, o := range ops {
 		quality := 0
 		titled := untitled(o.name)
@@ -488,7 +883,7 @@ func (er *entryRules) listedMarks(ops []opening, l listing) []mark {
 			quality = 5
 		case o.lineStart && o.evidence == evRelation, !o.lineStart && o.evidence >= evFormula:
 			quality = 3
-		case o.lineStart:
+		case o.lineStart && (persons || o.identity):
 			quality = 1
 		case titled != nil && o.evidence == evRelation:
 			// "晋恭王，太祖第三子也" inside a line: a prince's entry after a
@@ -535,7 +930,11 @@ func (er *entryRules) listedMarks(ops []opening, l listing) []mark {
 	var out []mark
 	for _, c := range chain {
 		chosen[c.op] = true
-		out = append(out, mark{pos: ops[c.op].pos, kind: markEntry, subject: string(l.main[c.q : c.q+c.n])})
+		kind := markEntry
+		if er.listedRelative(l.main, c.q) {
+			kind = markSub
+		}
+		out = append(out, mark{pos: ops[c.op].pos, kind: kind, subject: string(l.main[c.q : c.q+c.n])})
 	}
 	// Fill the one-name runs the chain leaves.
 	for k := 0; k <= len(chain); k++ {
@@ -570,7 +969,8 @@ func (er *entryRules) listedMarks(ops []opening, l listing) []mark {
 		}
 		relative := er.inGroups(o.name, l.groups) &&
 			(o.lineStart && o.evidence >= evRelation || o.evidence >= evFormula)
-		unlisted := len(o.name) >= 2 && (o.lineStart && o.evidence >= evFormula || o.evidence == evFull)
+		unlisted := !er.notName(o.name) && (len(o.name) >= 2 && (o.lineStart && o.evidence >= evFormula || o.evidence == evFull) ||
+			o.lineStart && o.person && (len(o.name) >= 2 || o.strong))
 		if relative || unlisted {
 			// A relative is a person the listing names; an unlisted opening
 			// is one only when its words say so.
@@ -582,6 +982,15 @@ func (er *entryRules) listedMarks(ops []opening, l listing) []mark {
 		}
 	}
 	return out
+}
+
+// listedRelative reports whether the listed name at main[q:] is listed as
+// a relative in a listing that runs relatives on with "、" (the Draft
+// History of Qing: "噶盖、噶盖子武善、布善" lists 噶盖 and, as his
+// relatives, 武善 and 布善): the name follows a kinship character or a
+// "、". Listings without "、" put relatives in parentheses instead.
+func (er *entryRules) listedRelative(main []rune, q int) bool {
+	return q > 0 && slices.Contains(main, '、') && (main[q-1] == '、' || er.isKin(main[q-1]))
 }
 
 // untitled returns the forms a listing gives a prince written with his
@@ -607,9 +1016,13 @@ func abs(x int) int {
 	return x
 }
 
-// inGroups reports whether name is written in one of the parenthesised
-// runs and is more than a kinship term.
+// inGroups reports whether name, without a word that introduces it ("有王
+// 景"), is written in one of the parenthesised runs and is more than a
+// kinship term.
 func (er *entryRules) inGroups(name []rune, groups [][]rune) bool {
+	if w := er.introduced(name); w != nil {
+		name = name[len(w):]
+	}
 	kinOnly := true
 	for _, r := range name {
 		if !er.isKin(r) {
@@ -632,7 +1045,7 @@ func (er *entryRules) inGroups(name []rune, groups [][]rune) bool {
 func (er *entryRules) entryOpenings(ops []opening) int {
 	n := 0
 	for _, o := range ops {
-		if o.lineStart && len(o.name) >= 2 && o.evidence >= evFormula {
+		if o.lineStart && len(o.name) >= 2 && (o.evidence >= evFormula || o.kin) && !er.notName(o.name) {
 			n++
 		}
 	}

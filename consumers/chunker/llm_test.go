@@ -71,14 +71,14 @@ func TestLLMValidAnswer(t *testing.T) {
 			t.Fatalf("method %q fallback %q calls %d", res.Method, res.Fallback, res.LLMCalls)
 		}
 		want := []piece{
-			{"林思远(弟思", "", "", ""},
-			{"林思远，字子", "林思远", "林思远", ""},
-			{"思道，字子行", "", "林思远", "林思道"},
-			{"许德明，吴江", "许德明", "许德明", ""},
-			{"韩正，字守中", "韩正", "韩正", ""},
-			{"孙彦，字伯英", "孙彦", "孙彦", ""},
-			{"周通者，吴县", "周通", "周通", ""},
-			{"赞曰：思远、", "", "", ""},
+			{"林思远(弟思", "", "", "", ""},
+			{"林思远，字子", "林思远", "林思远", "", ""},
+			{"思道，字子行", "林思道", "林思远", "林思道", "林思远"},
+			{"许德明，吴江", "许德明", "许德明", "", ""},
+			{"韩正，字守中", "韩正", "韩正", "", ""},
+			{"孙彦，字伯英", "孙彦", "孙彦", "", ""},
+			{"周通者，吴县", "周通", "周通", "", ""},
+			{"赞曰：思远、", "", "", "", ""},
 		}
 		if got := pieces(res.Chunks); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("pieces\n got %v\nwant %v", got, want)
@@ -140,7 +140,7 @@ func TestLLMWindows(t *testing.T) {
 	}
 	var subjects []string
 	for _, c := range res.Chunks {
-		if c.Subject != "" {
+		if c.Subject != "" && !c.Attached {
 			subjects = append(subjects, c.Subject)
 		}
 		if n := len([]rune(c.Text)); n > chunker.DefaultMaxEntryChars {

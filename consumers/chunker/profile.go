@@ -2,6 +2,7 @@ package chunker
 
 import (
 	"sync"
+	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/internal/profile"
 	"github.com/annalist-dev/annalist/internal/text"
@@ -34,26 +35,31 @@ func Detect(s string) string {
 	if len(rs) > detectSample {
 		rs = rs[:detectSample]
 	}
-	return detectRunes(profile.Default(), rs, text.SentencesRunes(rs), text.Lang(string(rs)), nil)
+	return detectRunes(profile.Default(), rs, text.SentencesRunes(rs), text.Lang(string(rs)), nil, nil)
 }
 
 // Detect picks the profile for a text among the chunker's: the first
 // profile, by name, that may be detected (an entries profile that says
 // so: liezhuan), is in the text's language and whose entry formulas open
-// lines ("Name，字X…", "Name，Place人") at least once per 20,000
-// characters read; generic otherwise. It reads at most the first 40,000
-// characters.
+// lines ("Name，字X…", "Name，Place人", "Name，X氏", "Name，Y弟") at least
+// once per 20,000 characters read; generic otherwise. It reads at most
+// the first 40,000 characters.
 func (c *Chunker) Detect(s string) string {
 	rs := []rune(s)
 	if len(rs) > detectSample {
 		rs = rs[:detectSample]
 	}
-	return detectRunes(c.cfg.Profiles, rs, text.SentencesRunes(rs), text.Lang(string(rs)), &c.rules)
+	return detectRunes(c.cfg.Profiles, rs, text.SentencesRunes(rs), text.Lang(string(rs)), &c.rules, nil)
 }
 
 // detectRunes is Detect on a prepared text whose language is lang; rules
-// caches the entry rules of profiles (nil: build them here).
-func detectRunes(set *profile.Set, rs []rune, sentences []text.Span, lang string, rules *sync.Map) string {
+// caches the entry rules of profiles (nil: build them here). d, when not
+// nil, is the whole document rs is, whose openings are kept for chunking
+// it (a document no longer than Detect reads).
+func detectRunes(set *profile.Set, rs []rune, sentences []text.Span, lang string, rules *sync.Map, d *docText) string {
+	if d != nil && len(d.rs) > detectSample {
+		d = nil
+	}
 	if len(rs) > detectSample {
 		rs = rs[:detectSample]
 		for len(sentences) > 0 && sentences[len(sentences)-1].End > len(rs) {
@@ -66,7 +72,13 @@ func detectRunes(set *profile.Set, rs []rune, sentences []text.Span, lang string
 			continue
 		}
 		er := rulesOf(rules, p)
-		n := er.entryOpenings(er.openings(rs, sentences))
+		var ops []opening
+		if d != nil {
+			ops = d.openings(er)
+		} else {
+			ops = er.openings(rs, sentences)
+		}
+		n := er.entryOpenings(ops)
 		if n >= 1 && n*20000 >= len(rs) {
 			return name
 		}
@@ -77,11 +89,17 @@ func detectRunes(set *profile.Set, rs []rune, sentences []text.Span, lang string
 // entryRules are the entry patterns of one profile, ready for the
 // liezhuan engine: formula words, kinship words and characters, names.
 type entryRules struct {
-	formulas    []string
-	appraisals  []string
-	introducers []string
-	surnames    []string
-	subentryKin []profile.KinWord
+	formulas     [][]rune
+	appraisals   []string
+	introducers  []string
+	surnames     []string
+	subentryKin  []profile.KinWord
+	clauseEnds   [][]rune
+	relationEnds [][]rune
+	officeTerms  [][]rune
+	// introducerRunes and subentryKinRunes are introducers and the
+	// words of subentryKin as runes.
+	introducerRunes, subentryKinRunes [][]rune
 
 	notNameStarts, markers, appointment, kinChars, prefixChars []rune
 	demos                                                      []demo
@@ -89,10 +107,20 @@ type entryRules struct {
 
 func newEntryRules(p *profile.Profile) *entryRules {
 	er := &entryRules{
-		formulas: p.Entry.Formulas, appraisals: p.Entry.Appraisals, introducers: p.Names.Introducers,
+		formulas: runesOf(p.Entry.Formulas), appraisals: p.Entry.Appraisals, introducers: p.Names.Introducers,
 		surnames: p.Names.CompoundSurnames, subentryKin: p.Kin.WithRole(profile.RoleSubEntry),
 		notNameStarts: p.Entry.NotNameStarts, markers: p.Entry.Markers, appointment: p.Entry.AppointmentChars,
 		kinChars: p.Kin.Chars, prefixChars: p.Kin.PrefixChars,
+		clauseEnds: runesOf(p.Entry.ClauseEnds), relationEnds: runesOf(p.Entry.RelationEnds),
+	}
+	er.introducerRunes = runesOf(er.introducers)
+	for _, k := range er.subentryKin {
+		er.subentryKinRunes = append(er.subentryKinRunes, []rune(k.Word))
+	}
+	for _, o := range p.Offices.Terms {
+		if utf8.RuneCountInString(o.Term) >= 2 {
+			er.officeTerms = append(er.officeTerms, []rune(o.Term))
+		}
 	}
 	for _, d := range p.ChunkDemos {
 		dm := demo{Listing: d.Listing, Text: d.Text}
@@ -102,6 +130,15 @@ func newEntryRules(p *profile.Profile) *entryRules {
 		er.demos = append(er.demos, dm)
 	}
 	return er
+}
+
+// runesOf converts words to runes once, for the scans over every opening.
+func runesOf(ws []string) [][]rune {
+	out := make([][]rune, len(ws))
+	for i, w := range ws {
+		out[i] = []rune(w)
+	}
+	return out
 }
 
 // rulesOf returns the entry rules of p, from cache when it is not nil.

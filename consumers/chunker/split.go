@@ -15,6 +15,18 @@ type docText struct {
 	// paraEnd[i] when a paragraph does.
 	sentEnd []bool
 	paraEnd []bool
+	// ops are the openings found with the entry rules opsOf, kept so
+	// that detecting the profile and chunking read them once.
+	ops   []opening
+	opsOf *entryRules
+}
+
+// openings returns the openings of the document under er's rules.
+func (d *docText) openings(er *entryRules) []opening {
+	if d.opsOf != er {
+		d.ops, d.opsOf = er.openings(d.rs, d.sentences), er
+	}
+	return d.ops
 }
 
 func newDocText(s string) *docText {

@@ -49,8 +49,11 @@ func cmdChunk(ctx context.Context, io IO, args []string) error {
 	}
 	for _, ch := range out {
 		subject := ch.Subject
-		if subject == "" {
+		switch {
+		case subject == "":
 			subject = "—"
+		case ch.Attached:
+			subject += " (in " + ch.Main + ")"
 		}
 		fmt.Fprintf(io.Stdout, "%s  [%d,%d)  %s  %s\n", ch.ID, ch.Start, ch.End, subject, preview(ch.Text, 40))
 	}

@@ -47,33 +47,40 @@ func TestChunkJSONTilesTheFile(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var chunks []struct {
-		ID      string `json:"id"`
-		Subject string `json:"subject"`
-		Start   int    `json:"start"`
-		End     int    `json:"end"`
-		Text    string `json:"text"`
+		ID       string `json:"id"`
+		Subject  string `json:"subject"`
+		Attached *bool  `json:"attached"`
+		Main     string `json:"main"`
+		Start    int    `json:"start"`
+		End      int    `json:"end"`
+		Text     string `json:"text"`
 	}
 	if err := json.Unmarshal([]byte(out), &chunks); err != nil {
 		t.Fatalf("stdout is not the JSON array: %v\n%s", err, out)
 	}
 	var text strings.Builder
-	var subjects []string
+	var subjects, attached []string
 	prevEnd := 0
 	for _, c := range chunks {
-		if c.Start != prevEnd || c.End-c.Start != len([]rune(c.Text)) || c.ID == "" {
-			t.Fatalf("chunk %+v does not continue at %d", c, prevEnd)
+		if c.Start != prevEnd || c.End-c.Start != len([]rune(c.Text)) || c.ID == "" || c.Attached == nil {
+			t.Fatalf("chunk %+v does not continue at %d or lacks attached", c, prevEnd)
 		}
 		prevEnd = c.End
 		text.WriteString(c.Text)
-		if c.Subject != "" {
+		switch {
+		case *c.Attached:
+			attached = append(attached, c.Subject+"<"+c.Main)
+		case c.Subject != "":
 			subjects = append(subjects, c.Subject)
 		}
 	}
 	if text.String() != volume {
 		t.Fatal("chunks do not tile the file")
 	}
-	if strings.Join(subjects, ",") != "甲乙,丁戊" {
-		t.Fatalf("entry subjects %v, want 甲乙 and 丁戊", subjects)
+	// 子丙 opens an entry of his own inside his father's: the listing's
+	// relative, his surname completed.
+	if strings.Join(subjects, ",") != "甲乙,丁戊" || strings.Join(attached, ",") != "甲丙<甲乙" {
+		t.Fatalf("entry subjects %v and attached %v, want 甲乙 and 丁戊, and 甲丙 in 甲乙's entry", subjects, attached)
 	}
 }
 

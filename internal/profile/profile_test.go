@@ -65,6 +65,12 @@ func TestEmbeddedProfilesLoad(t *testing.T) {
 	if a, b := profile.Default(), profile.Default(); a != b {
 		t.Error("Default loads more than once")
 	}
+	// The entry openings of a clan or banner and of a kinship clause are
+	// the profile's data, longest first.
+	if !slices.Contains(lz.Entry.ClauseEnds, "氏") || !slices.Contains(lz.Entry.RelationEnds, "弟") ||
+		len([]rune(lz.Entry.ClauseEnds[0])) < len([]rune(lz.Entry.ClauseEnds[len(lz.Entry.ClauseEnds)-1])) {
+		t.Errorf("liezhuan clause ends %v, relation ends %v", lz.Entry.ClauseEnds, lz.Entry.RelationEnds)
+	}
 }
 
 // TestDataFiles reads every data file as the loader does and checks what
