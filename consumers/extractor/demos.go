@@ -30,7 +30,8 @@ var relationText = map[string]string{
 	schemas.RelNativePlace:  "the person's native place, e.g. 福清 in 福清人",
 	schemas.RelJinshi:       "the year the person passed the jinshi (进士) examination, as era name plus year, e.g. 万历十一年",
 	schemas.RelOffice:       "an office the person was appointed to (a title, not a clause)",
-	schemas.RelDeath:        "when the person died (a year, or the age at death)",
+	schemas.RelDeath:        "when the person died: a year or date, e.g. 万历五年 in 万历五年卒 (never an age)",
+	schemas.RelDeathAge:     "the person's age at death, e.g. 七十一 in 卒，年七十一",
 	schemas.RelBirth:        "when or where the person was born",
 	schemas.RelRelative:     "a named relative of the person (father, son, brother)",
 }

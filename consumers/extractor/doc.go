@@ -11,9 +11,11 @@
 //     "Name，字X，号Y，Place人" introduces a person; its clauses give the
 //     courtesy name, art name, other names and native place. Narrative
 //     patterns find the jinshi year and rank, offices (verb + a phrase
-//     that must end in a known office title), death (time or age) and
-//     named relatives (父X, 子X …). For English prose: born, died, native
-//     of, appointed, courtesy name/styled. The chunk's corpus profile
+//     that must end in a known office title), death (its time, and the
+//     age at death as a relation of its own: "卒，年七十一" is death_age
+//     七十一, never a death dated 七十一) and named relatives (父X, 子X
+//     …). For English prose: born, died (and "aged 71"), native of,
+//     appointed, courtesy name/styled. The chunk's corpus profile
 //     (internal/profile) decides which: Chinese patterns under a Chinese
 //     profile, English ones under an English profile, whatever characters
 //     the text holds; the eras (internal/era's table), the office lexicon,
@@ -42,7 +44,18 @@
 // does not pile its deaths on the first holder, and each heir is linked to
 // the holder before him (relative, qualifier succession=1); a section
 // whose person cannot be named yields nothing; an office tail must end
-// with a known office title; a death needs a time or an age. Every
+// with a known office title; a death needs a time. People are also
+// introduced after a time or a colon ("洪武初，有张琬者，鄱阳人", "殉难者：
+// 萧震，侯官人"), after a semicolon ("…巴人；童存德，字居敬"), by a paragraph
+// that opens with whose relative they are ("鄂乐舜亦鄂尔泰从子") or with a
+// kinship word and a given name ("子维城，举万历四十七年进士": the paragraph
+// is the son's). An opening gives one native place; a relative the text
+// names after a kinship word and then as a subject ("孙同敞", "同敞负志节")
+// takes the office written after the verb with his name ("改同敞尚宝卿")
+// and the paragraph that opens with him; a death told after the head's
+// death ("守仁既卒") is someone else's; a paragraph that opens with another
+// name and his degree ("平定郗夔，弘治十五年进士") gives the head no degree.
+// Every
 // triplet of an entry's chunk keeps Entry and EntryChunk whatever its
 // head: the KG anchors each person an entry introduces to that entry, the
 // sub-entry's person as an entity of his own.

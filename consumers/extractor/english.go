@@ -21,8 +21,11 @@ var (
 	// heading.
 	reEnIntro = regexp.MustCompile(`(?m)(?:^#+[ \t]*(` + enName + `)[ \t]*$|(?:^|[.!?]\s+)(` + enName + `)(?:\s*\([^)]{0,80}\))?(?:,[^,.;]{1,60},)?,?\s+(?:was|is|became|served|lived|died)\b)`)
 
-	reEnBorn      = regexp.MustCompile(enSubj + `,?\s+was\s+born\s+([^.;:()]{1,160})`)
-	reEnDied      = regexp.MustCompile(enSubj + `,?\s+(?:later\s+|eventually\s+)?(?:died|passed\s+away)\s+([^.;:()]{1,160})`)
+	reEnBorn = regexp.MustCompile(enSubj + `,?\s+was\s+born\s+([^.;:()]{1,160})`)
+	reEnDied = regexp.MustCompile(enSubj + `,?\s+(?:later\s+|eventually\s+)?(?:died|passed\s+away)\s+([^.;:()]{1,160})`)
+	// reEnAge is the age in a death clause: "died in 1571, aged 71", "died
+	// at the age of seventy-one", "died at 71" (a year has four digits).
+	reEnAge       = regexp.MustCompile(`\b(?:(?:aged|at\s+the\s+age\s+of)\s+(\d{1,3}|[a-z]+(?:-[a-z]+)?)|at\s+(\d{1,3}))\b`)
 	reEnNative    = regexp.MustCompile(enSubj + `,?\s+(?:was\s+)?a\s+native\s+of\s+([A-Z][^.;:,()]{1,80})`)
 	reEnAppointed = regexp.MustCompile(enSubj + `,?\s+was\s+(?:later\s+|subsequently\s+|then\s+|soon\s+)?appointed\s+(?:as\s+)?([^.;:,()]{2,120})`)
 	reEnStyled    = regexp.MustCompile(`(` + enName + `)(?:\s*\([^)]{0,80}\))?,\s+(courtesy\s+name|styled|art\s+name|pen\s+name)\s+([A-Z][\p{L}'’\-]+(?:\s+[A-Z][\p{L}'’\-]+)?)`)
@@ -155,6 +158,14 @@ func extractEnglish(text, fallback string) []fact {
 		if h := c.head(text[m[2]:m[3]], m[2]); h != "" {
 			for _, f := range lifeEvent(text, m, h, schemas.RelDeath, "en.death") {
 				add(f)
+			}
+			if a := reEnAge.FindStringSubmatchIndex(text[m[4]:m[5]]); a != nil {
+				g := 2
+				if a[2] < 0 {
+					g = 4
+				}
+				add(fact{head: h, rel: schemas.RelDeathAge, tail: text[m[4]+a[g] : m[4]+a[g+1]], tailType: schemas.EntityValue,
+					start: m[0], end: m[4] + a[1], pattern: "en.death_age"})
 			}
 		}
 	}

@@ -115,7 +115,7 @@ func TestClassicalChineseEntries(t *testing.T) {
 				"陆文渊 office 礼部右侍郎 {verb=擢}",
 				"陆文渊 office 吏部左侍郎 {verb=改}",
 				"陆文渊 office 南京礼部尚书 {verb=官至}",
-				"陆文渊 death 七十一 {age=七十一}",
+				"陆文渊 death_age 七十一",
 				"陆文渊 relative 陆琮 {kin=子}",
 				"陆琮 mentions ",
 				"陆琮 courtesy_name 季玉",
@@ -126,7 +126,7 @@ func TestClassicalChineseEntries(t *testing.T) {
 				"陆文渊 native_place 苏州吴县":                        "苏州吴县人",
 				"陆文渊 jinshi 嘉靖二十年 {era=嘉靖 rank=第二 year=嘉靖二十年}": "举嘉靖二十年进士第二",
 				"陆文渊 office 礼部右侍郎 {verb=擢}":                    "擢文渊礼部右侍郎",
-				"陆文渊 death 七十一 {age=七十一}":                      "卒，年七十一",
+				"陆文渊 death_age 七十一":                            "卒，年七十一",
 			},
 			// 沈懋学's death, the soldiers (士卒) and "进言者" are not facts
 			// about 陆文渊.
@@ -145,6 +145,7 @@ func TestClassicalChineseEntries(t *testing.T) {
 				"顾承泽 office 浙江按察副使 {verb=出为}",
 				"顾承泽 office 右佥都御史 {verb=擢}",
 				"顾承泽 death 隆庆元年 {age=五十八 place=官 time=隆庆元年}",
+				"顾承泽 death_age 五十八 {place=官 time=隆庆元年}",
 				"顾承泽 relative 顾承恩 {kin=弟}",
 				"顾承恩 mentions ",
 				"顾承恩 courtesy_name 仲润",

@@ -24,11 +24,16 @@ var (
 	// reKinMore continues a list of relatives: "子用懋、用嘉".
 	reKinMore = regexp.MustCompile(`^、(\p{Han}{1,2}?)(?:嗣|袭|[、，。])`)
 	reSelfHao = regexp.MustCompile(`自号(\p{Han}{2,6}?)(?:[，。；]|$)`)
-	reOffice  = regexp.MustCompile(`^(召为|出为|入为|累迁|累官|官至|历官|历迁|超擢|超拜|授|除|擢|迁|升|改|调|拜|进)(\p{Han}{1,20})`)
+	reOffice  = regexp.MustCompile(`^(召为|出为|入为|累迁|累官|官至|历官|历迁|超擢|超拜|授|除|擢|迁|升|改|调|拜|进|官)(\p{Han}{1,20})`)
+	// reKinOf says whose relative a person is: "武善弟", "鄂尔泰从子".
+	reKinOf = regexp.MustCompile(`^[^之第者其]{2,4}?(?:从子|从弟|从孙|族子|族弟|族孙|子|弟|兄|孙|侄)$`)
 	// reSuccession ends a clause that makes an heir the subject:
 	// "弟简王有爝嗣，景泰三年薨" is the heir's death.
 	reSuccession = regexp.MustCompile(`(?:嗣|袭|袭封|袭爵)(?:[，。；]|$)|传至`)
-	reSentZi     = regexp.MustCompile(`^([^，。；]{1,8})，字`)
+	// reSentZi is a sentence that opens with a person and his courtesy
+	// name, maybe after words that end in 者 ("时与悦同里而先为南京兵部尚书
+	// 者张蓥，字廷器").
+	reSentZi = regexp.MustCompile(`^(?:[^，。；]{1,24}者)?([^，。；者]{1,8})，字`)
 	// reClauseSubject finds a clause that opens with a subject of two or
 	// three characters followed by an adverb or an appointment verb ("鸿儒
 	// 遂…", "时中累官…", "向高亦…"). One character before an adverb is too
@@ -51,11 +56,13 @@ type hanHeader struct {
 	lineStart bool
 	body      string
 	head, kin string
-	clauses   []hanClause
+	// full says head is known to be a full name (see section).
+	full    bool
+	clauses []hanClause
 }
 
 type hanClause struct {
-	kind       string // zi, hao, ming, xiaozi, yizixing, place
+	kind       string // zi, hao, ming, xiaozi, yizixing, place, kin_of
 	word, val  string
 	start, end int
 }
@@ -67,34 +74,96 @@ func (hz *han) parseHeaders(text string) []hanHeader {
 	var out []hanHeader
 	sentenceStarts(text, func(at int, lineStart bool) {
 		at += len(text[at:]) - len(strings.TrimLeft(text[at:], " 　\t"))
-		comma := strings.Index(text[at:], "，")
-		if comma <= 0 {
-			return
+		end := len(text)
+		if j := strings.IndexAny(text[at:], "。\n"); j >= 0 {
+			end = at + j
 		}
-		body := text[at : at+comma]
-		if utf8.RuneCountInString(body) > 12 || strings.ContainsAny(body, "。；：、 　\t\n") {
-			return
-		}
-		bodyEnd, restStart := at+comma, at+comma+len("，")
-		if !hz.bodyLike(body) {
-			// "王畿字汝中，别号龙溪": the courtesy name written straight
-			// after the name, as the Mingru xuean and many archive books
-			// open a life.
-			name, zi, ok := strings.Cut(body, "字")
-			if !ok || utf8.RuneCountInString(name) < 2 || !nameLike(name) || classifyClause("字"+zi).kind != "zi" {
-				return
+		// "尹竑，字太和，巴人；童存德，字居敬，兰溪人": people listed one
+		// after another, a semicolon between them.
+		defer func() {
+			for i := at; ; {
+				j := strings.Index(text[i:end], "；")
+				if j < 0 {
+					return
+				}
+				i += j + len("；")
+				// A name of one character there is a wife's surname
+				// ("冯智懋妻谢，智懋，长洲人；谢，嘉兴人"), not a new person.
+				if b, _, ok := strings.Cut(text[i:end], "，"); ok && utf8.RuneCountInString(b) >= 2 {
+					hz.headerAt(text, i, false, &out)
+				}
 			}
-			bodyEnd, restStart = at+len(name), at+len(name)
+		}()
+		n := len(out)
+		hz.headerAt(text, at, lineStart, &out)
+		if len(out) > n {
+			return
 		}
-		restEnd := len(text)
-		if j := strings.IndexAny(text[restStart:], "。\n"); j >= 0 {
-			restEnd = restStart + j
-		}
-		if h, ok := hz.parseHeader(text, at, bodyEnd, restStart, restEnd, lineStart); ok {
-			out = append(out, h)
+		// "洪武初，有张琬者，鄱阳人": a time, then the person; "同时闽中殉难
+		// 者：萧震，侯官人": a colon, then the first of a list of people.
+		if c := strings.Index(text[at:end], "："); c > 0 {
+			// Not speech ("帝曰：…").
+			if r, _ := utf8.DecodeLastRuneInString(text[at : at+c]); !strings.ContainsRune("曰云言奏诏谕书", r) {
+				hz.headerAt(text, at+c+len("："), false, &out)
+			}
+		} else if c := strings.Index(text[at:end], "，"); c > 0 && hz.timeLead(text[at:at+c]) {
+			hz.headerAt(text, at+c+len("，"), false, &out)
 		}
 	})
 	return out
+}
+
+// headerAt parses a header that would begin at byte at, and appends it to
+// out if it introduces a person.
+func (hz *han) headerAt(text string, at int, lineStart bool, out *[]hanHeader) {
+	comma := strings.Index(text[at:], "，")
+	if comma <= 0 {
+		return
+	}
+	body := text[at : at+comma]
+	if utf8.RuneCountInString(body) > 12 || strings.ContainsAny(body, "。；：、 　\t\n") {
+		return
+	}
+	if !hz.bodyLike(body) || strings.Contains(strings.TrimSuffix(body, "者"), "者") {
+		// "代之者刘璋，字廷信", "又都给事中龚泰，义乌人", "户部主事安玺，宛平
+		// 人": the name after the words that describe him, an office
+		// or a clause ending in 者.
+		if k := hz.describedName(body); k > 0 {
+			at += k
+			comma -= k
+			body = text[at : at+comma]
+		}
+	}
+	bodyEnd, restStart := at+comma, at+comma+len("，")
+	if name, rel, ok := strings.Cut(body, "亦"); ok && lineStart && utf8.RuneCountInString(name) >= 2 && nameLike(name) &&
+		reKinOf.MatchString(rel) {
+		// "鄂乐舜亦鄂尔泰从子，初名鄂敏": a paragraph that opens with a
+		// person and whose relative he is.
+		bodyEnd, restStart = at+len(name), at+len(name)+len("亦")
+	} else if name, rest, ok := strings.Cut(body, "名"); ok && utf8.RuneCountInString(name) >= 2 && nameLike(name) &&
+		classifyClause("名"+rest).kind == "ming" && utf8.RuneCountInString(rest) <= 2 {
+		// "嘉猷名升，以字行": his name written straight after the name
+		// he goes by.
+		bodyEnd, restStart = at+len(name), at+len(name)
+	} else if !hz.bodyLike(body) {
+		// "王畿字汝中，别号龙溪": the courtesy name written straight
+		// after the name, as the Mingru xuean and many archive books
+		// open a life.
+		name, zi, ok := strings.Cut(body, "字")
+		if !ok || utf8.RuneCountInString(name) < 2 || !nameLike(name) || classifyClause("字"+zi).kind != "zi" {
+			return
+		}
+		bodyEnd, restStart = at+len(name), at+len(name)
+	}
+	// "尹竑，字太和，巴人；童存德，字居敬，兰溪人": a semicolon ends one
+	// person's opening.
+	restEnd := len(text)
+	if j := strings.IndexAny(text[restStart:], "。；\n"); j >= 0 {
+		restEnd = restStart + j
+	}
+	if h, ok := hz.parseHeader(text, at, bodyEnd, restStart, restEnd, lineStart); ok {
+		*out = append(*out, h)
+	}
 }
 
 // parseHeader reads the clauses after a header's name (text[at:bodyEnd]),
@@ -109,6 +178,16 @@ func (hz *han) parseHeader(text string, at, bodyEnd, restStart, restEnd int, lin
 		c := classifyClause(cl)
 		if c.kind == "" && len(h.clauses) > 0 && h.clauses[len(h.clauses)-1].kind == "zi" {
 			c = classifyOpeningPlace(cl)
+		}
+		if c.kind == "" && i == 0 && lineStart && reKinOf.MatchString(cl) {
+			// "布善，武善弟": at a paragraph's start, whose relative he is
+			// introduces him as the courtesy name would.
+			c = hanClause{kind: "kin_of", val: cl}
+		}
+		if c.kind == "place" && slices.ContainsFunc(h.clauses, func(o hanClause) bool { return o.kind == "place" }) {
+			// An opening gives one native place: "王莹，鄞人，起家举人" (rose
+			// as a provincial graduate), "显际，真定人，士骥官中书舍人".
+			c = hanClause{}
 		}
 		if c.kind == "" {
 			// "朱宽，莆田人，李翔，大足人": a clause that could be a name
@@ -136,6 +215,21 @@ func (hz *han) parseHeader(text string, at, bodyEnd, restStart, restEnd int, lin
 		}
 		off += len(cl) + len("，")
 		rest = next
+	}
+	if !early && lineStart && len(h.clauses) == 0 {
+		// "涂棐，天顺四年进士": a paragraph that opens with a name and his
+		// degree introduces him.
+		if n := utf8.RuneCountInString(h.body); n >= 2 && n <= 3 && nameLike(h.body) {
+			first, _, _ := strings.Cut(text[restStart:restEnd], "，")
+			if loc := hz.reJinshi.FindStringIndex(first); loc != nil && loc[0] == 0 {
+				early = true
+			}
+		}
+	}
+	if !early && lineStart && len(h.clauses) == 0 && hz.kinBody(h.body) {
+		// "子维城，举万历四十七年进士": a paragraph that opens with a
+		// relative, named after the kinship word, tells of him.
+		early = true
 	}
 	return h, early && (lineStart || strong)
 }
@@ -210,6 +304,38 @@ func (hz *han) bodyLike(b string) bool {
 	return false
 }
 
+// describedName returns the byte offset in body of a name of two or three
+// characters that ends it after words describing him: a clause ending in
+// 者 ("代之者"), or an office phrase, maybe after 时, 又 or 而 ("时广西佥
+// 事"). 0 if there is none.
+func (hz *han) describedName(body string) int {
+	rs := []rune(body)
+	for _, l := range []int{3, 2} {
+		if len(rs) < l+2 {
+			continue
+		}
+		name, pre := string(rs[len(rs)-l:]), string(rs[:len(rs)-l])
+		if !nameLike(name) || strings.ContainsAny(name, officeBanned+"者") {
+			continue
+		}
+		if strings.HasSuffix(pre, "者") || hz.officePhrase(strings.TrimLeft(pre, "时又而")) &&
+			!hz.officePhrase(pre+string(rs[len(rs)-l])) {
+			return len(pre)
+		}
+	}
+	return 0
+}
+
+// kinBody reports whether a header's name is a kinship word and a given
+// name of one or two characters ("子维城"), none of them a character that
+// makes an event or a group of the words ("父丧", "子孙").
+func (hz *han) kinBody(b string) bool {
+	k, rest, _ := hz.cutKin(strings.TrimPrefix(b, "其"))
+	n := utf8.RuneCountInString(rest)
+	return k != "" && n >= 1 && n <= 2 && nameLike(rest) && !strings.ContainsAny(rest, kinNameStop+"嗣袭") &&
+		!strings.ContainsRune(kinNameFirstStop, firstRune(rest))
+}
+
 // trimBody drops the words around a header's name that introduce it: a
 // leading 又 or 其 ("又袁义", "其弟子…") and a trailing 者 ("詹鼎者").
 func trimBody(b string) string {
@@ -243,6 +369,9 @@ func (hz *han) resolveHead(body, entry, sub, before string) (head, kin string, o
 		switch {
 		case same && k == "孙" && n >= 2:
 			// 孙 is also a surname: "孙嘉绩" is a name, not "grandson 嘉绩".
+		case same && n == 2 && sur != "" && strings.HasPrefix(rest, sur):
+			// "子顾俨": the son written with his surname.
+			return rest, k, true
 		case same && n <= 2 && sur != "":
 			return sur + rest, k, true
 		case same && n <= 2:
@@ -341,6 +470,38 @@ type section struct {
 	// name if afterFull.
 	pred, kin, after string
 	afterFull        bool
+	// relatives are the given names of relatives the chunk names after a
+	// kinship word and also writes as a subject (relativesNamed).
+	relatives map[string]bool
+}
+
+// relativesNamed returns the two-character names the text writes after a
+// kinship word ("敬修孙同敞请复武荫") that also open a clause as its subject
+// ("同敞负志节"): relatives the text goes on to tell of. The entry's
+// person and his given name are not among them.
+func (hz *han) relativesNamed(text, entry string) map[string]bool {
+	_, g := hz.surname(entry)
+	out := map[string]bool{}
+	for _, m := range hz.reKinAny.FindAllStringSubmatchIndex(text, -1) {
+		w := text[m[2]:m[3]]
+		if out[w] || w == g || strings.Contains(entry, w) || !nameLike(w) {
+			continue
+		}
+		for i := strings.Index(text, w); i >= 0; {
+			r, _ := utf8.DecodeLastRuneInString(text[:i])
+			next, _ := utf8.DecodeRuneInString(text[i+len(w):])
+			if (i == 0 || strings.ContainsRune("，。；\n", r)) && next != '，' && next != '、' && next != '。' && next != utf8.RuneError {
+				out[w] = true
+				break
+			}
+			j := strings.Index(text[i+len(w):], w)
+			if j < 0 {
+				break
+			}
+			i += len(w) + j
+		}
+	}
+	return out
 }
 
 // hanSections splits text by the person it talks about. In an entry chunk
@@ -379,11 +540,17 @@ func (hz *han) hanSections(text, entry, sub string, begins bool, headers []hanHe
 			}
 		}
 		h.head, h.kin, _ = hz.resolveHead(h.body, entry, sub, text[:h.at])
+		if entry != "" && hz.namedBy(headers[:i], entry, h.body) {
+			// "詹枚妻王，名贞仪……；贞仪，泗州人": a name the entry's
+			// opening gave its person.
+			h.head, h.kin = entry, ""
+		}
 		full := h.head != "" && (h.head == entry || h.head != trimBody(h.body) ||
 			utf8.RuneCountInString(h.head) >= 3)
 		if h.head != "" && h.head == sub {
 			full = hz.fullSub(sub, entry)
 		}
+		h.full = full
 		sec := section{start: h.at, end: end, head: h.head, full: full, hdr: h}
 		out = append(out, sec)
 		if h.lineStart && entry != "" {
@@ -394,6 +561,22 @@ func (hz *han) hanSections(text, entry, sub string, begins bool, headers []hanHe
 		}
 	}
 	return out
+}
+
+// namedBy reports whether one of the headers, about the entry's person,
+// gave him the name body (名贞仪, 初名…).
+func (hz *han) namedBy(headers []hanHeader, entry, body string) bool {
+	for _, o := range headers {
+		if o.head != entry {
+			continue
+		}
+		for _, c := range o.clauses {
+			if (c.kind == "ming" || c.kind == "xiaozi") && c.val == body {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // fullSub reports whether a sub-entry's person is named in full, so his
@@ -607,10 +790,43 @@ func (hz *han) attributable(text string, secs []section, start int) *section {
 	if s == nil || s.head == "" {
 		return nil
 	}
-	if !hz.ownClause(text[clauseStart(text, start, s.start):start], s.head) || hz.foreignSentence(text, start, s) {
+	if !hz.ownClause(text[clauseStart(text, start, s.start):start], s.head) || hz.foreignSentence(text, start, s) ||
+		hz.relativeParagraph(text, start, s) {
 		return nil
 	}
 	return s
+}
+
+// namesRelative reports whether s opens with the name of one of the
+// section's relatives.
+func (hz *han) namesRelative(s string, sec *section) bool {
+	for n := range sec.relatives {
+		if strings.HasPrefix(s, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// relativeParagraph reports whether the paragraph holding b opens with a
+// relative as its subject ("同敞负志节，感帝恩，益自奋。……擢兵部右侍郎")
+// and no sentence of it before b returns to the head by name: the
+// paragraph tells of the relative.
+func (hz *han) relativeParagraph(text string, b int, s *section) bool {
+	ps := s.start
+	if i := strings.LastIndexByte(text[s.start:b], '\n'); i >= 0 {
+		ps = s.start + i + 1
+	}
+	if s.hdr != nil && ps <= s.hdr.at || !hz.namesRelative(text[ps:b], s) {
+		return false
+	}
+	_, g := hz.surname(s.head)
+	for _, sent := range strings.Split(text[ps:b], "。") {
+		if strings.HasPrefix(sent, s.head) || g != "" && strings.HasPrefix(sent, g) {
+			return false
+		}
+	}
+	return true
 }
 
 // Confidence of hand-made patterns: header clauses are the most regular
@@ -637,6 +853,12 @@ const (
 // matches.
 func (hz *han) extractHan(text, entry, sub string, begins bool) ([]fact, []section) {
 	headers := hz.parseHeaders(text)
+	// A relative's paragraph the chunk already begins as his sub-entry
+	// ("子恭，举人" of 陈恭) needs no header of its own.
+	headers = slices.DeleteFunc(headers, func(h hanHeader) bool {
+		_, ok := hz.namesSub(h.body, sub)
+		return len(h.clauses) == 0 && ok
+	})
 	secs := hz.splitSuccessions(text, entry, hz.hanSections(text, entry, sub, begins, headers))
 	kins := hz.kinNames(text)
 	others := map[string]bool{}
@@ -653,8 +875,13 @@ func (hz *han) extractHan(text, entry, sub string, begins bool) ([]fact, []secti
 			others[s.hdr.body] = true
 		}
 	}
+	rels := hz.relativesNamed(text, entry)
+	for n := range rels {
+		others[n] = true
+	}
 	for i := range secs {
 		secs[i].others = others
+		secs[i].relatives = rels
 	}
 	var facts []fact
 	add := func(f fact) {
@@ -751,7 +978,7 @@ func (hz *han) headerFacts(text string, h *hanHeader, add func(fact)) {
 				start: c.start, end: c.end, pattern: "han.header.art_name", conf: confHeader})
 		case "ming", "xiaozi":
 			tail := c.val
-			if c.kind == "ming" && sur != "" && utf8.RuneCountInString(c.val) <= 2 {
+			if c.kind == "ming" && sur != "" && utf8.RuneCountInString(c.val) <= 2 && !strings.HasPrefix(c.val, sur) && h.full {
 				tail = sur + c.val
 			}
 			if tail == h.head {
@@ -762,8 +989,13 @@ func (hz *han) headerFacts(text string, h *hanHeader, add func(fact)) {
 				pattern: "han.header.alias", conf: confAlias})
 		case "yizixing":
 			// "吴伯宗，名祐，以字行": he went by his courtesy name, the
-			// given name of the header.
-			if sur != "" && given != "" {
+			// given name of the header. After "字原礼" (戴思恭，字原礼，
+			// 浦江人，以字行) it is the courtesy name given that he went by;
+			// a 字 after it (文徵明，…以字行，更字徵仲) is a later one.
+			hasZi := slices.ContainsFunc(h.clauses, func(o hanClause) bool { return o.kind == "zi" && o.start < c.start })
+			// A head not known to be a full name may be a given name
+			// alone ("嘉猷名升，以字行" of 林嘉猷): its surname is unknown.
+			if sur != "" && given != "" && !hasZi && h.full {
 				add(fact{head: h.head, rel: schemas.RelCourtesyName, tail: given, tailType: schemas.EntityName,
 					quals: map[string]string{"note": "以字行"}, start: h.at, end: c.end,
 					pattern: "han.header.courtesy_name", conf: confAlias})
@@ -786,7 +1018,7 @@ func (hz *han) jinshiFacts(text string, secs []section, add func(fact)) {
 			continue
 		}
 		era, year, exam := text[m[2]:m[3]], text[m[4]:m[5]], text[m[6]:m[7]]
-		if hz.givenNameAsEra(s.head, era) {
+		if hz.givenNameAsEra(s.head, era) || hz.namedDegree(text, m[0], s) {
 			continue
 		}
 		q := map[string]string{"era": era}
@@ -811,6 +1043,27 @@ func (hz *han) jinshiFacts(text string, secs []section, add func(fact)) {
 		add(fact{head: s.head, rel: schemas.RelJinshi, tail: tail, tailType: schemas.EntityTime, quals: q,
 			start: m[0], end: m[1], pattern: "han.jinshi", conf: conf})
 	}
+}
+
+// namedDegree reports whether the degree at b is given in a paragraph
+// that opens with another person's name and the degree straight after it:
+// "平定郗夔，弘治十五年进士" (a place and a name) in another's entry. The
+// head's own header sentence, his name and given name are his; inside a
+// paragraph the words before the comma are too often a clause ("年十九，举
+// 万历五年进士").
+func (hz *han) namedDegree(text string, b int, s *section) bool {
+	ss := sentenceStart(text, b, s.start)
+	if s.hdr != nil && ss == s.hdr.at || ss > 0 && text[ss-1] != '\n' {
+		return false
+	}
+	w, rest, ok := strings.Cut(strings.TrimLeft(text[ss:b], " 　"), "，")
+	if !ok || strings.TrimLeft(rest, "举登成中") != "" || utf8.RuneCountInString(w) < 2 || !nameLike(w) ||
+		hz.timeLead(w) {
+		return false
+	}
+	_, g := hz.surname(s.head)
+	return !strings.HasPrefix(w, s.head) && (g == "" || !strings.HasPrefix(w, g)) && !strings.HasSuffix(s.head, w) &&
+		!sovereign(w)
 }
 
 // officeFacts finds "verb + office" phrases. The verb may be followed by the
@@ -839,6 +1092,13 @@ func (hz *han) officeFacts(text string, secs []section, add func(fact)) {
 		verb := text[loc[2]:loc[3]]
 		runStart, run := loc[4], text[loc[4]:loc[5]]
 		pos = loc[3]
+		if verb == "官" {
+			// "子如法，官刑部主事": 官 alone is the verb only opening a
+			// clause; elsewhere it is a word ("百官", "官军").
+			if r, _ := utf8.DecodeLastRuneInString(text[:loc[0]]); loc[0] > 0 && !strings.ContainsRune("，。；\n", r) {
+				continue
+			}
+		}
 		s := hz.attributable(text, secs, loc[0])
 		if s == nil {
 			continue
@@ -849,10 +1109,15 @@ func (hz *han) officeFacts(text string, secs []section, add func(fact)) {
 		} else if _, g := hz.surname(s.head); g != "" && strings.HasPrefix(run, g) {
 			skip = len(g)
 		}
-		for _, w := range []string{"为", "至"} {
+		for _, w := range []string{"亦", "终", "为", "至"} {
 			if strings.HasPrefix(run[skip:], w) {
 				skip += len(w)
 			}
+		}
+		if hz.namesRelative(run[skip:], s) {
+			// "改同敞尚宝卿": the office is the relative's, named after
+			// the verb.
+			continue
 		}
 		office := hz.longestOffice(run[skip:])
 		if office == "" {
@@ -896,6 +1161,24 @@ func (hz *han) longestOffice(run string) string {
 }
 
 func (hz *han) deathFacts(text string, secs []section, add func(fact)) {
+	// A person dies once: after the text has told the head's death ("守
+	// 仁既卒"), a death without a named subject is someone else's ("生子正
+	// 亿……隆庆初，袭新建伯。万历五年卒" is the son's).
+	died := func(s *section, at int) bool {
+		before := text[s.start:at]
+		_, g := hz.surname(s.head)
+		for _, n := range []string{s.head, g} {
+			if utf8.RuneCountInString(n) < 2 {
+				continue
+			}
+			for _, w := range []string{"既卒", "已卒", "卒后", "既殁", "既没", "既死", "死后", "殁后", "没后"} {
+				if strings.Contains(before, n+w) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	for _, m := range findAll(hz.reDeathA, text, hanEnds, "卒", "薨") {
 		timeS, placeS, ageS := sub(text, m, 1), sub(text, m, 3), sub(text, m, 4)
 		start := m[0]
@@ -919,7 +1202,7 @@ func (hz *han) deathFacts(text string, secs []section, add func(fact)) {
 			}
 		}
 		s := hz.attributable(text, secs, m[0])
-		if s == nil {
+		if s == nil || died(s, start) {
 			continue
 		}
 		if timeS != "" && hz.givenNameAsEra(s.head, timeS) {
@@ -931,14 +1214,18 @@ func (hz *han) deathFacts(text string, secs []section, add func(fact)) {
 				continue
 			}
 		}
-		add(deathFact(s.head, timeS, placeS, ageS, start, m[1], "han.death"))
+		for _, f := range deathFacts(s.head, timeS, placeS, ageS, start, m[1], "han.death") {
+			add(f)
+		}
 	}
 	for _, m := range findAll(reDeathB, text, hanEnds, "卒", "薨") {
 		s := hz.attributable(text, secs, m[0])
-		if s == nil {
+		if s == nil || died(s, m[0]) {
 			continue
 		}
-		add(deathFact(s.head, "", sub(text, m, 3), sub(text, m, 1), m[0], m[1], "han.death.age"))
+		for _, f := range deathFacts(s.head, "", sub(text, m, 3), sub(text, m, 1), m[0], m[1], "han.death.age") {
+			add(f)
+		}
 	}
 }
 
@@ -985,22 +1272,35 @@ func (hz *han) timeBefore(text string, b int) (string, int) {
 	return "", b
 }
 
-func deathFact(head, timeS, placeS, ageS string, start, end int, pattern string) fact {
-	q := map[string]string{}
-	tail, typ := timeS, schemas.EntityTime
-	if timeS == "" {
-		tail, typ = ageS, schemas.EntityValue
-	} else {
-		q["time"] = timeS
+// deathFacts are the facts of one death clause: the death itself when the
+// clause gives its time ("万历五年卒", qualified by the place and the age),
+// and the age at death as a relation of its own ("卒，年七十一"), qualified
+// by the time. An age is never a death's tail: it is not a date.
+func deathFacts(head, timeS, placeS, ageS string, start, end int, pattern string) []fact {
+	var out []fact
+	if timeS != "" {
+		q := map[string]string{"time": timeS}
+		if ageS != "" {
+			q["age"] = ageS
+		}
+		if placeS != "" {
+			q["place"] = placeS
+		}
+		out = append(out, fact{head: head, rel: schemas.RelDeath, tail: timeS, tailType: schemas.EntityTime, quals: q,
+			start: start, end: end, pattern: pattern, conf: confDeath})
 	}
 	if ageS != "" {
-		q["age"] = ageS
+		q := map[string]string{}
+		if timeS != "" {
+			q["time"] = timeS
+		}
+		if placeS != "" {
+			q["place"] = placeS
+		}
+		out = append(out, fact{head: head, rel: schemas.RelDeathAge, tail: ageS, tailType: schemas.EntityValue, quals: q,
+			start: start, end: end, pattern: strings.TrimSuffix(pattern, ".age") + ".age", conf: confDeath})
 	}
-	if placeS != "" {
-		q["place"] = placeS
-	}
-	return fact{head: head, rel: schemas.RelDeath, tail: tail, tailType: typ, quals: q,
-		start: start, end: end, pattern: pattern, conf: confDeath}
+	return out
 }
 
 // kinName is a relative named after a kinship word: "父朝荣", and each of

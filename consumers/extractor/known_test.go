@@ -73,7 +73,7 @@ func TestFactsOfKnownPersonsOutsideEntries(t *testing.T) {
 		// A known person opening a sentence, after a date.
 		"陆文渊 jinshi 嘉靖二十年 {era=嘉靖 year=嘉靖二十年} @han.jinshi.known",
 		"顾承泽 office 郎中 {verb=迁} @han.office.known",
-		"顾承泽 death 六十 {age=六十 place=官} @han.death.known",
+		"顾承泽 death_age 六十 {place=官} @han.death.age.known",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("linked facts:\n got %v\nwant %v", got, want)

@@ -42,6 +42,7 @@ var roleNames = map[string][]string{
 	schemas.RelJinshi:       {"era", "year", "rank"},
 	schemas.RelOffice:       {"verb", "year"},
 	schemas.RelDeath:        {"time", "age", "place"},
+	schemas.RelDeathAge:     {"time", "place"},
 	schemas.RelBirth:        {"time", "place"},
 	schemas.RelRelative:     {"kin"},
 }
@@ -64,6 +65,7 @@ var tailBound = map[string]int{
 	schemas.RelJinshi:       10,
 	schemas.RelOffice:       16,
 	schemas.RelDeath:        12,
+	schemas.RelDeathAge:     6,
 	schemas.RelBirth:        8,
 	schemas.RelRelative:     6,
 }
@@ -72,7 +74,7 @@ var tailBound = map[string]int{
 // them many times in one chunk matches something else.
 var singleValued = map[string]bool{
 	schemas.RelCourtesyName: true, schemas.RelArtName: true, schemas.RelNativePlace: true,
-	schemas.RelJinshi: true, schemas.RelBirth: true, schemas.RelDeath: true,
+	schemas.RelJinshi: true, schemas.RelBirth: true, schemas.RelDeath: true, schemas.RelDeathAge: true,
 }
 
 // controls are unrelated sentences, classical Chinese and English, that

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/annalist-dev/annalist/internal/era"
 	"github.com/annalist-dev/annalist/internal/graph"
 	"github.com/annalist-dev/annalist/internal/profile"
 	"github.com/annalist-dev/annalist/internal/text"
@@ -48,7 +49,7 @@ func WithReviews(d Disagreements, rs ReviewStore, profiles *profile.Set) Option 
 // right. Offices, relatives and art names accumulate instead.
 var singleValued = map[string]bool{
 	schemas.RelCourtesyName: true, schemas.RelNativePlace: true, schemas.RelJinshi: true,
-	schemas.RelDeath: true, schemas.RelBirth: true,
+	schemas.RelDeath: true, schemas.RelDeathAge: true, schemas.RelBirth: true,
 }
 
 // pending is a triplet whose new edges may contradict the graph.
@@ -173,11 +174,18 @@ const reviewOpen = "open"
 // precisions agree: 福清 and 福建福清, 万历四十五年 and 万历四十五年八月,
 // 万历中 and 万历十一年. Values that cannot be compared say nothing: an
 // ancestral place (其先…人) beside a native one, a date beside an age, a
-// year in Western digits beside an era year.
+// year in Western digits beside an era year. Ages at death compare as
+// numbers.
 func contradicts(a, b graph.Edge) bool {
 	x, y := a.Tail, b.Tail
 	if x == "" || y == "" || x == y {
 		return false
+	}
+	if a.Relation == schemas.RelDeathAge {
+		// 七十一 and 七十有一 are one age; so are 七十一 and 71.
+		m, okM := era.ParseNumeral(x)
+		n, okN := era.ParseNumeral(y)
+		return okM && okN && m != n
 	}
 	if hasHan(x) != hasHan(y) {
 		return false

@@ -67,7 +67,7 @@ func newProfile(e graph.Entity, eras *era.Table) *profile {
 	}
 	for _, ed := range e.Edges {
 		switch ed.Relation {
-		case schemas.RelNativePlace, schemas.RelJinshi, schemas.RelBirth, schemas.RelDeath,
+		case schemas.RelNativePlace, schemas.RelJinshi, schemas.RelBirth, schemas.RelDeath, schemas.RelDeathAge,
 			schemas.RelRelative, schemas.RelCourtesyName, schemas.RelArtName, schemas.RelAlias:
 			if ed.HeadID == e.ID {
 				p.facts++

@@ -295,7 +295,7 @@ func recogniseClause(lex *lexicon, c string, ci int, cls []clause, rs []rune, id
 		}
 	}
 	if m := reAge.FindStringSubmatch(c); m != nil && prevRel == schemas.RelDeath {
-		return schemas.RelDeath, m[1]
+		return schemas.RelDeathAge, m[1]
 	}
 	if ps := lex.examPhrases(c); len(ps) > 0 {
 		return schemas.RelJinshi, ps[0]
@@ -307,6 +307,10 @@ func recogniseClause(lex *lexicon, c string, ci int, cls []clause, rs []rune, id
 		return schemas.RelOffice, c
 	}
 	if isDeath(c) {
+		// "年七十一卒", "卒年七十一": the age at death, not a date.
+		if m := reAge.FindStringSubmatch(deathValue(c)); m != nil {
+			return schemas.RelDeathAge, m[1]
+		}
 		return schemas.RelDeath, deathValue(c)
 	}
 	if strings.HasPrefix(c, "生于") || strings.HasPrefix(c, "生") && runeLen(c) <= 3 {
@@ -430,7 +434,13 @@ var (
 	reEnNative    = regexp.MustCompile(`(?i)\b(?:a native of|native of|came from|was from)\s+([A-Z][\w' -]*)`)
 	reEnOffice    = regexp.MustCompile(`(?i)\b(?:appointed|became|served as|promoted to|made)\s+(?:an?\s+|the\s+)?(.+)`)
 	reEnDied      = regexp.MustCompile(`(?i)\bdied\b|\bdeath\b`)
-	reEnBorn      = regexp.MustCompile(`(?i)\bborn\b`)
+	// reEnDiedAge is a death with the age: "He died at 71", "died in 1571,
+	// aged seventy-one". A number of four digits after "at" is a year.
+	reEnDiedAge = regexp.MustCompile(`(?i)\b(?:died|death)\b.*?\b(?:(?:at\s+the\s+age\s+of|aged)\s+(\d{1,3}|[a-z]+(?:-[a-z]+)?)|at\s+(\d{1,3}))\b`)
+	reEnBorn    = regexp.MustCompile(`(?i)\bborn\b`)
+	// reEnAgeAlone is a clause that gives only an age ("aged 71"): after a
+	// death clause, the age at death.
+	reEnAgeAlone = regexp.MustCompile(`(?i)^(?:aged|at\s+the\s+age\s+of)\s+(\d{1,3}|[a-z]+(?:-[a-z]+)?)$`)
 )
 
 // atomizeEnglish splits an English sentence at clause boundaries.
@@ -486,6 +496,11 @@ func atomizeEnglish(tab *era.Table, sentence string) []atom {
 			rel = schemas.RelJinshi
 		case reEnOffice.MatchString(seg):
 			rel, val = schemas.RelOffice, strings.TrimSpace(reEnOffice.FindStringSubmatch(seg)[1])
+		case reEnAgeAlone.MatchString(strings.TrimSpace(seg)) && lastRelation(out) == schemas.RelDeath:
+			rel, val = schemas.RelDeathAge, reEnAgeAlone.FindStringSubmatch(strings.TrimSpace(seg))[1]
+		case reEnDiedAge.MatchString(seg):
+			m := reEnDiedAge.FindStringSubmatch(seg)
+			rel, val = schemas.RelDeathAge, m[1]+m[2]
 		case reEnDied.MatchString(seg):
 			rel = schemas.RelDeath
 		case reEnBorn.MatchString(seg):
@@ -504,4 +519,14 @@ func sortAtoms(as []atom) {
 			as[j], as[j-1] = as[j-1], as[j]
 		}
 	}
+}
+
+// lastRelation is the relation of the last clause atom (dates aside).
+func lastRelation(atoms []atom) string {
+	for i := len(atoms) - 1; i >= 0; i-- {
+		if atoms[i].date == nil {
+			return atoms[i].fact.Relation
+		}
+	}
+	return ""
 }

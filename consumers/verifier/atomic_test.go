@@ -53,7 +53,7 @@ func TestAtomic(t *testing.T) {
 		{"death with age", "天启二年卒，年七十一。", []schemas.Fact{
 			f("天启二年卒", schemas.RelDeath, "天启二年"),
 			f("天启二年", verifier.RelDate, "天启二年"),
-			f("年七十一", schemas.RelDeath, "七十一"),
+			f("年七十一", schemas.RelDeathAge, "七十一"),
 		}},
 		{"a count is no place", "林敬安，字守拙，率众三千余人。", []schemas.Fact{
 			f("林敬安", schemas.RelAlias, "林敬安"),

@@ -22,7 +22,7 @@ const (
 	textArchive   = "林敬安，仙游人，以清节著。"
 	fixtureName   = "林敬安"
 	englishChunk  = "en-0001"
-	englishText   = "Thomas Ellery was born in 1820 in Bristol. He was appointed harbour master of Gloucester in 1851. He retired to Clifton and died in 1890."
+	englishText   = "Thomas Ellery was born in 1820 in Bristol. He was appointed harbour master of Gloucester in 1851. He retired to Clifton and died in 1890, aged 71."
 	englishPerson = "Thomas Ellery"
 )
 
@@ -61,6 +61,7 @@ func fixtureRefs(t testing.TB) *schemas.ReferenceSet {
 			fact(t, schemas.RelOffice, "太常寺少卿", chunkEntry, textEntry, "擢太常寺少卿"),
 			fact(t, schemas.RelOffice, "礼部右侍郎", chunkEntry, textEntry, "进礼部右侍郎"),
 			fact(t, schemas.RelDeath, "天启二年", chunkEntry, textEntry, "天启二年卒"),
+			fact(t, schemas.RelDeathAge, "七十一", chunkEntry, textEntry, "天启二年卒，年七十一"),
 		},
 	}
 }
@@ -81,5 +82,7 @@ func englishRefs() *schemas.ReferenceSet {
 		Subject: englishPerson, Name: englishPerson, Lang: "en", Aliases: []string{englishPerson},
 		References: []schemas.Reference{{ChunkID: englishChunk, DocID: "en", Text: englishText, Score: 1,
 			Source: schemas.SourceEntity}},
+		Facts: []schemas.KGFact{{Relation: schemas.RelDeathAge, Value: "71", ChunkID: englishChunk,
+			Evidence: "died in 1890, aged 71"}},
 	}
 }

@@ -36,6 +36,7 @@ func TestOfflineCheck(t *testing.T) {
 		{"era in a copied clause", "敬安少颖悟，举万历十三年进士，授行人，迁吏部主事。", schemas.StatusNotSupported, schemas.ErrorEra, "万历十一年"},
 		{"relative year changed", "二十七年，擢太常寺少卿，上疏论边储之弊，言甚切直。", schemas.StatusNotSupported, schemas.ErrorEra, "二十六年"},
 		{"death year changed", "天启三年卒，年七十一，谥文恪。", schemas.StatusNotSupported, schemas.ErrorEra, "天启二年"},
+		{"death age changed", "天启二年卒，年六十一，谥文恪。", schemas.StatusNotSupported, schemas.ErrorOther, "七十一"},
 		{"courtesy swapped", "林敬安，字子敏，号南溪，莆田人。", schemas.StatusNotSupported, schemas.ErrorAlias, "守拙"},
 		{"art name changed", "林敬安，字守拙，号东山，莆田人。", schemas.StatusNotSupported, schemas.ErrorAlias, "南溪"},
 		{"place swapped", "林敬安，字守拙，号南溪，南昌人。", schemas.StatusNotSupported, schemas.ErrorOther, "莆田"},
@@ -211,6 +212,9 @@ func TestOfflineEnglish(t *testing.T) {
 		{"Thomas Ellery was born in 1820 in Bristol.", schemas.StatusSupported, ""},
 		{"He was appointed harbour master of Gloucester in 1853.", schemas.StatusNotSupported, schemas.ErrorEra},
 		{"He retired to Clifton and died in 1890, having surveyed the Orkney lighthouses.", schemas.StatusNotIncluded, ""},
+		{"He died at 71.", schemas.StatusSupported, ""},
+		{"He died aged seventy-one.", schemas.StatusSupported, ""},
+		{"He died at 60.", schemas.StatusNotSupported, schemas.ErrorOther},
 	}
 	chk := verifier.NewOffline(verifier.Config{})
 	for _, tt := range tests {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/annalist-dev/annalist/internal/era"
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -240,6 +241,8 @@ func relName(rel string) string {
 		return "native place"
 	case schemas.RelJinshi:
 		return "examination"
+	case schemas.RelDeathAge:
+		return "age at death"
 	case schemas.RelAlias:
 		return "name"
 	case RelDate:
@@ -370,6 +373,21 @@ func (s *sentenceCheck) bySlot(a atom) (schemas.FactVerdict, bool) {
 					fmt.Sprintf("office %s is stated in chunk %s", f.Value, f.ChunkID), s.kgEvidence(f)), true
 			}
 		}
+	case schemas.RelDeathAge:
+		n, ok := ageNumber(val)
+		fs := s.kg(rel)
+		if !ok || len(fs) == 0 {
+			return schemas.FactVerdict{}, false
+		}
+		for _, f := range fs {
+			if m, ok := ageNumber(f.Value); ok && m == n {
+				return verdictOf(a.fact, schemas.StatusSupported, "",
+					fmt.Sprintf("age at death %s is stated in chunk %s", f.Value, f.ChunkID), s.kgEvidence(f)), true
+			}
+		}
+		f := fs[0]
+		return verdictOf(a.fact, schemas.StatusNotSupported, schemas.ErrorOther,
+			fmt.Sprintf("age at death %s contradicts %s in chunk %s", val, f.Value, f.ChunkID), s.kgEvidence(f)), true
 	case schemas.RelOffice, schemas.RelDeath, schemas.RelBirth:
 		if val == "" {
 			return schemas.FactVerdict{}, false
@@ -572,4 +590,34 @@ func slotRelation(rel string) bool {
 		return true
 	}
 	return false
+}
+
+// ageNumber reads an age as the text or a sentence writes it: Chinese
+// numerals (七十一, 七十有一), digits (71) or English words (seventy-one),
+// with a trailing 岁 or "years".
+func ageNumber(v string) (int, bool) {
+	v = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "岁"))
+	v = strings.TrimSpace(strings.TrimSuffix(v, "years"))
+	if n, ok := era.ParseNumeral(v); ok && v != "元" {
+		return n, true
+	}
+	units := map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+		"nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+		"sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
+	tens := map[string]int{"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+		"eighty": 80, "ninety": 90}
+	w := strings.ToLower(v)
+	if n, ok := units[w]; ok {
+		return n, true
+	}
+	t, u, _ := strings.Cut(w, "-")
+	n, ok := tens[t]
+	if !ok {
+		return 0, false
+	}
+	if u == "" {
+		return n, true
+	}
+	m, ok := units[u]
+	return n + m, ok && m < 10
 }

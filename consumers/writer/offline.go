@@ -337,18 +337,30 @@ func (p *planner) all(rel string) []schemas.KGFact {
 }
 
 // entryChunk is the chunk the subject's entry opens with: the first own
-// reference that begins with one of the subject's names, else where the
-// identity facts were read, else the first fact's chunk, else the first
-// own reference.
+// reference that begins with one of the subject's names and holds one of
+// his identity facts, else where the identity facts were read (an
+// attached person's entry may open "同时朱国祯，字文宁", and a later
+// document may open with his name: "朱国祯生于…"), else the first own
+// reference that begins with one of his names, else the first fact's
+// chunk, else the first own reference.
 func (p *planner) entryChunk() string {
+	identity := []string{schemas.RelCourtesyName, schemas.RelNativePlace, schemas.RelArtName}
 	for _, r := range p.refs.References {
-		if r.Source == schemas.SourceEntity && p.opensWithName(strings.TrimLeftFunc(r.Text, isBlank)) {
+		if r.Source == schemas.SourceEntity && p.opensWithName(strings.TrimLeftFunc(r.Text, isBlank)) &&
+			slices.ContainsFunc(p.facts, func(f schemas.KGFact) bool {
+				return f.ChunkID == r.ChunkID && slices.Contains(identity, f.Relation)
+			}) {
 			return r.ChunkID
 		}
 	}
-	for _, rel := range []string{schemas.RelCourtesyName, schemas.RelNativePlace, schemas.RelArtName} {
+	for _, rel := range identity {
 		if f, ok := p.first(rel); ok {
 			return f.ChunkID
+		}
+	}
+	for _, r := range p.refs.References {
+		if r.Source == schemas.SourceEntity && p.opensWithName(strings.TrimLeftFunc(r.Text, isBlank)) {
+			return r.ChunkID
 		}
 	}
 	if len(p.facts) > 0 {
@@ -637,15 +649,35 @@ func (p *planner) plan() []PlanItem {
 		case profile.PlanNotable:
 			atHead = false
 		case profile.PlanDeath:
-			if f, ok := p.first(schemas.RelDeath); ok {
-				add(p.factItem(ItemDeath, f))
-			}
+			add(p.death())
 		case profile.PlanPosthumous:
 			add(p.posthumous())
 		}
 	}
 	notable := p.notable(len(head) + len(tail))
 	return slices.Concat(head, notable, tail)
+}
+
+// death is the sentence of the subject's death: that of its time, which
+// the text usually closes with the age ("万历五年卒，年七十一"), else that
+// of the age alone ("卒，年七十一"). The age is one of the item's facts when
+// the sentence states it.
+func (p *planner) death() (PlanItem, bool) {
+	d, okD := p.first(schemas.RelDeath)
+	a, okA := p.first(schemas.RelDeathAge)
+	switch {
+	case okD:
+		it, ok := p.factItem(ItemDeath, d)
+		if ok && okA && !p.saidFact(a) && strings.Contains(it.Text, a.Value) {
+			p.say(a)
+			it.Facts = append(it.Facts, factOf(a))
+			it.Citations = citationsOf(it.Facts)
+		}
+		return it, ok
+	case okA:
+		return p.factItem(ItemDeath, a)
+	}
+	return PlanItem{}, false
 }
 
 // identity is the entry's opening sentence when it is short and names the

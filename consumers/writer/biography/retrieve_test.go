@@ -125,7 +125,7 @@ func TestRetrieveReferenceSet(t *testing.T) {
 		}
 	}
 	for _, k := range []string{"courtesy_name:子平", "art_name:石溪", "native_place:闽县", "jinshi:万历五年",
-		"office:礼部尚书", "death:六十二", "relative:林昭"} {
+		"office:礼部尚书", "death_age:六十二", "relative:林昭"} {
 		if _, ok := got[k]; !ok {
 			t.Errorf("fact %s missing from %v", k, rs.Facts)
 		}

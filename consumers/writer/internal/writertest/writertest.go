@@ -192,7 +192,7 @@ func NewFixture(t testing.TB) *Fixture {
 	f.apply(t, f.Lin2,
 		fact{head: "林安", rel: schemas.RelOffice, tail: "吏部右侍郎", tailType: schemas.EntityOffice, evidence: "历官吏部右侍郎"},
 		fact{head: "林安", rel: schemas.RelOffice, tail: "礼部尚书", tailType: schemas.EntityOffice, evidence: "官至礼部尚书"},
-		fact{head: "林安", rel: schemas.RelDeath, tail: "六十二", tailType: schemas.EntityTime, evidence: "卒，年六十二"})
+		fact{head: "林安", rel: schemas.RelDeathAge, tail: "六十二", tailType: schemas.EntityValue, evidence: "卒，年六十二"})
 	f.apply(t, f.Zhou,
 		fact{head: "周明", rel: schemas.RelCourtesyName, tail: "子平", evidence: "字子平"},
 		fact{head: "周明", rel: schemas.RelNativePlace, tail: "闽县", tailType: schemas.EntityPlace, evidence: "闽县人"},
