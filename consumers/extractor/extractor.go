@@ -48,6 +48,16 @@ type Config struct {
 	MaxPromptRunes int
 	// DisablePlanB turns off direct extraction by the model.
 	DisablePlanB bool
+	// AskAlways turns the gates off: the model is asked about every gap
+	// that memory does not fill, and plan B about every relation still
+	// missing, even those the model answered absent. It measures what the
+	// gates save.
+	AskAlways bool
+	// MinYieldCalls is the price of a fact in model calls: a question
+	// (a relation, in chunks of one shape) asked that many times that
+	// yielded a fact less than once per that many calls is not asked again
+	// (default 8; see Gating in llm.go).
+	MinYieldCalls int
 	// Profiles are the corpus profiles a chunk's Profile names (default
 	// profile.Default()): their language decides which hand-made patterns
 	// run, and their eras, lexicons and demonstrations feed them.
@@ -69,6 +79,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxPromptRunes <= 0 {
 		c.MaxPromptRunes = 4000
+	}
+	if c.MinYieldCalls <= 0 {
+		c.MinYieldCalls = 8
 	}
 	if c.Profiles == nil {
 		c.Profiles = profile.Default()
@@ -109,6 +122,11 @@ type Extractor struct {
 
 	mu       sync.Mutex
 	compiled map[string]compiledPattern
+	gaps     map[string]*GapStats
+	// cues caches patternCues by pattern id; tallies are the model
+	// outcomes by tenant and profile when the memory does not keep them.
+	cues    map[string][][]string
+	tallies map[string]map[string]regexmem.Outcome
 	// rules are the compiled Chinese rules by profile (*profile.Profile →
 	// hanResult): a profile's are built on its first chunk.
 	rules sync.Map
@@ -154,11 +172,66 @@ type Stats struct {
 	PlanBTriplets int64 `json:"plan_b_triplets"`
 	// PlanBRejected counts malformed plan B answers and dropped triplets.
 	PlanBRejected int64 `json:"plan_b_rejected"`
+	// GapsNoCue counts relation gaps the model was not asked about: the
+	// person's text has none of the words the relation's patterns need.
+	GapsNoCue int64 `json:"gaps_no_cue"`
+	// GapsAbsent counts relation gaps the model was not asked about:
+	// the model found the relation absent in chunks of this shape.
+	GapsAbsent int64 `json:"gaps_absent"`
 }
 
 type counters struct {
 	chunks, triplets, llmCalls, regexCalls, planBCalls, callsSaved atomic.Int64
 	regexLearned, regexRejected, planBTriplets, planBRejected      atomic.Int64
+	gapsNoCue, gapsAbsent                                          atomic.Int64
+}
+
+// GapStats is what became of one relation's gaps: the expected relation
+// of an entry's opening chunk that the hand-made patterns missed.
+type GapStats struct {
+	Gaps int64 `json:"gaps"`
+	// FromMemory were filled by a stored regex, without a model call.
+	FromMemory int64 `json:"from_memory"`
+	// NoCue and Absent were not asked about (Stats.GapsNoCue,
+	// Stats.GapsAbsent).
+	NoCue  int64 `json:"no_cue"`
+	Absent int64 `json:"absent"`
+	// RegexCalls are the regex synthesis calls made for the relation;
+	// Learned the regexes validated and stored.
+	RegexCalls int64 `json:"regex_calls"`
+	Learned    int64 `json:"learned"`
+	// PlanB counts the plan B calls that asked for the relation (one call
+	// may ask for several) and PlanBFilled the gaps they filled.
+	PlanB       int64 `json:"plan_b"`
+	PlanBFilled int64 `json:"plan_b_filled"`
+	// Unfilled are the gaps no path filled.
+	Unfilled int64 `json:"unfilled"`
+}
+
+// GapStats returns a snapshot of the gap counters by relation.
+func (e *Extractor) GapStats() map[string]GapStats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make(map[string]GapStats, len(e.gaps))
+	for r, g := range e.gaps {
+		out[r] = *g
+	}
+	return out
+}
+
+// gap updates the counters of relation rel.
+func (e *Extractor) gap(rel string, update func(*GapStats)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.gaps == nil {
+		e.gaps = map[string]*GapStats{}
+	}
+	g := e.gaps[rel]
+	if g == nil {
+		g = &GapStats{}
+		e.gaps[rel] = g
+	}
+	update(g)
 }
 
 // Stats returns a snapshot of the counters.
@@ -169,6 +242,7 @@ func (e *Extractor) Stats() Stats {
 		RegexCalls: c.regexCalls.Load(), PlanBCalls: c.planBCalls.Load(), CallsSaved: c.callsSaved.Load(),
 		RegexLearned: c.regexLearned.Load(), RegexRejected: c.regexRejected.Load(),
 		PlanBTriplets: c.planBTriplets.Load(), PlanBRejected: c.planBRejected.Load(),
+		GapsNoCue: c.gapsNoCue.Load(), GapsAbsent: c.gapsAbsent.Load(),
 	}
 }
 
@@ -295,7 +369,9 @@ func beginsEntry(c schemas.Chunk) bool {
 
 // fillGaps looks for the expected relations of the entry's person that the
 // hand-made patterns missed: first with regexes from memory (no model
-// call), then with a regex the model writes, then by plan B.
+// call), then, when the gates let it (see Gating in llm.go), with a regex
+// the model writes, then by plan B for the relations whose regexes all
+// failed validation.
 func (e *Extractor) fillGaps(ctx context.Context, tenant string, c schemas.Chunk, target string,
 	facts []fact, secs []section) ([]fact, error) {
 	if target == "" || !beginsEntry(c) || (e.model == nil && e.memory == nil) {
@@ -323,31 +399,95 @@ func (e *Extractor) fillGaps(ctx context.Context, tenant string, c schemas.Chunk
 			return nil, fmt.Errorf("read regex memory %s/%s: %w", tenant, c.Profile, err)
 		}
 	}
+	var tally map[string]regexmem.Outcome
+	var own string
+	if e.model != nil {
+		var err error
+		if tally, err = e.outcomes(ctx, tenant, c.Profile); err != nil {
+			return nil, err
+		}
+		own = ownText(c.Text, secs, target)
+	}
+	prof := e.profileOf(c)
 	var out []fact
-	var still []string
+	var failed []string
+	asked := map[string]string{}
 	for _, rel := range missing {
+		e.gap(rel, func(g *GapStats) { g.Gaps++ })
 		got, err := e.fromMemory(ctx, tenant, c, rel, target, secs, memory)
 		if err != nil {
 			return nil, err
 		}
-		if len(got) == 0 && e.model != nil {
-			if got, err = e.synthesise(ctx, tenant, c, rel, target, secs, memory); err != nil {
-				return nil, err
-			}
+		if len(got) > 0 {
+			e.gap(rel, func(g *GapStats) { g.FromMemory++ })
+			out = append(out, got...)
+			continue
 		}
-		if len(got) == 0 {
-			still = append(still, rel)
+		if e.model == nil {
+			e.gap(rel, func(g *GapStats) { g.Unfilled++ })
+			continue
 		}
-		out = append(out, got...)
-	}
-	if len(still) > 0 && e.model != nil && !e.cfg.DisablePlanB {
-		got, err := e.planB(ctx, c, target, still)
+		sentence, cued := e.gapShape(prof, rel, own, memory)
+		shape := shapeKey(rel, sentence)
+		switch {
+		case e.cfg.AskAlways:
+		case !cued:
+			e.stats.gapsNoCue.Add(1)
+			e.gap(rel, func(g *GapStats) { g.NoCue++; g.Unfilled++ })
+			continue
+		case !e.worthAsking(tally, rel, sentence):
+			e.stats.gapsAbsent.Add(1)
+			e.gap(rel, func(g *GapStats) { g.Absent++; g.Unfilled++ })
+			continue
+		}
+		asked[rel] = shape
+		got, absent, err := e.synthesise(ctx, tenant, c, rel, target, secs, memory)
 		if err != nil {
 			return nil, err
 		}
+		if len(got) > 0 || absent && !e.cfg.AskAlways {
+			if err := e.recordOutcome(ctx, tenant, c.Profile, shape, len(got) > 0); err != nil {
+				return nil, err
+			}
+		}
+		if absent && !e.cfg.AskAlways {
+			e.gap(rel, func(g *GapStats) { g.Unfilled++ })
+		}
+		if len(got) == 0 && (!absent || e.cfg.AskAlways) {
+			failed = append(failed, rel)
+		}
 		out = append(out, got...)
 	}
-	return out, nil
+	if len(failed) == 0 {
+		return out, nil
+	}
+	var got []fact
+	if !e.cfg.DisablePlanB {
+		var err error
+		if got, err = e.planB(ctx, c, target, failed); err != nil {
+			return nil, err
+		}
+	}
+	filled := map[string]bool{}
+	for _, f := range got {
+		filled[f.rel] = true
+	}
+	for _, rel := range failed {
+		if err := e.recordOutcome(ctx, tenant, c.Profile, asked[rel], filled[rel]); err != nil {
+			return nil, err
+		}
+		e.gap(rel, func(g *GapStats) {
+			if !e.cfg.DisablePlanB {
+				g.PlanB++
+			}
+			if filled[rel] {
+				g.PlanBFilled++
+			} else {
+				g.Unfilled++
+			}
+		})
+	}
+	return append(out, got...), nil
 }
 
 // fromMemory tries the stored patterns for rel, most used first; the first

@@ -3,6 +3,7 @@ package extractor_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -188,8 +189,9 @@ func TestInvalidAndOverBroadRegexesAreRejected(t *testing.T) {
 
 func TestPlanBWhenNoRegexValidates(t *testing.T) {
 	m := llmtest.Answers(
-		// Regex synthesis: the model finds none.
-		`{"relation": "courtesy_name", "regex": "", "groups": {}}`,
+		// Regex synthesis: no regex the model writes validates.
+		`{"relation": "courtesy_name", "regex": "表字(.*)", "groups": {"tail": 1}}`,
+		`{"relation": "courtesy_name", "regex": "(\\p{Han}{2})，", "groups": {"tail": 1}}`,
 		// Plan B: prose first (rejected, retried), then triplets of which
 		// only the first is valid.
 		`The courtesy name is 叔平.`,
@@ -216,19 +218,20 @@ func TestPlanBWhenNoRegexValidates(t *testing.T) {
 		checkTriplet(t, c, tr)
 	}
 	st := ex.Stats()
-	want := extractor.Stats{Chunks: 1, Triplets: st.Triplets, LLMCalls: 3, RegexCalls: 1, PlanBCalls: 2,
-		PlanBTriplets: 1, PlanBRejected: 1 + 4}
+	want := extractor.Stats{Chunks: 1, Triplets: st.Triplets, LLMCalls: 4, RegexCalls: 2, RegexRejected: 2,
+		PlanBCalls: 2, PlanBTriplets: 1, PlanBRejected: 1 + 4}
 	if st != want {
 		t.Fatalf("stats = %+v, want %+v", st, want)
 	}
-	if !strings.Contains(m.Prompts()[2], "not the JSON object") {
-		t.Fatalf("plan B retry lacks the reason:\n%s", m.Prompts()[2])
+	if !strings.Contains(m.Prompts()[3], "not the JSON object") {
+		t.Fatalf("plan B retry lacks the reason:\n%s", m.Prompts()[3])
 	}
 }
 
 func TestPlanBGivesUpOnMalformedAnswers(t *testing.T) {
 	m := llmtest.Answers(
-		`{"relation": "courtesy_name", "regex": "", "groups": {}}`,
+		`{"relation": "courtesy_name", "regex": "表字(.*)", "groups": {"tail": 1}}`,
+		`{"relation": "courtesy_name", "regex": "表字(.*)", "groups": {"tail": 1}}`,
 		`{"triplets": [{"relation": "courtesy_name", "tail": "叔平"}]} trailing`,
 		`{"facts": []}`,
 	)
@@ -275,5 +278,141 @@ func TestMemoryServesWithoutModel(t *testing.T) {
 	}
 	if st := ex.Stats(); st.CallsSaved != 1 || st.LLMCalls != 0 || mem.pats[p.ID].Hits != 1 {
 		t.Fatalf("stats = %+v, hits %d", st, mem.pats[p.ID].Hits)
+	}
+}
+
+const absentCourtesy = `{"relation": "courtesy_name", "regex": "", "groups": {}}`
+
+func TestGapWithoutCueIsNotAsked(t *testing.T) {
+	ctx := context.Background()
+	mem := &fakeMemory{}
+	m := llmtest.Answers(absentCourtesy)
+	ex := extractor.New(extractor.Config{}, extractor.WithModel(m), extractor.WithMemory(mem))
+	// No 字 in the text: no courtesy-name pattern, hand-made or stored,
+	// can match, so the model is not asked.
+	if _, err := ex.Extract(ctx, "", chunk("wu1", "吴甲", "吴甲，长洲人。授户部主事。")); err != nil {
+		t.Fatal(err)
+	}
+	if m.Calls() != 0 || ex.Stats().GapsNoCue != 1 {
+		t.Fatalf("%d calls, stats %+v; want none, one gap without a cue", m.Calls(), ex.Stats())
+	}
+	// A stored pattern brings its own cue: 表德 opens the gate although the
+	// text has no 字.
+	p := regexmem.Pattern{Relation: schemas.RelCourtesyName, Source: `表德(\p{Han}{2})，`, Groups: map[string]int{"tail": 1}}
+	p.ID = regexmem.ID(p.Relation, p.Source, p.Groups)
+	if err := mem.Save(ctx, "", extractor.ProfileLiezhuan, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ex.Extract(ctx, "", chunk("wu2", "吴乙", "吴乙，长洲人。乡人以表德重之。")); err != nil {
+		t.Fatal(err)
+	}
+	if m.Calls() != 1 {
+		t.Fatalf("%d calls; want the model asked once, the cue 表德 of a stored pattern being there", m.Calls())
+	}
+	// The model answered that the chunk does not state the fact: plan B is
+	// not asked for it again.
+	if st := ex.Stats(); st.PlanBCalls != 0 || st.RegexCalls != 1 {
+		t.Fatalf("stats = %+v; want one regex call and no plan B", st)
+	}
+	g := ex.GapStats()[schemas.RelCourtesyName]
+	if g != (extractor.GapStats{Gaps: 2, NoCue: 1, RegexCalls: 1, Unfilled: 2}) {
+		t.Fatalf("courtesy-name gaps = %+v", g)
+	}
+}
+
+// Entries whose only 字 stands in the third sentence or later, and one with
+// 表字 in its opening.
+var (
+	lateCue = []string{
+		"吴丙，长洲人。授户部主事。其文字简质。",
+		"吴丁，华亭人。授行人。其文字典雅。",
+		"吴戊，昆山人。授编修。其文字可观。",
+	}
+	laterCue = "吴己，常熟人。授编修。迁侍读。其文字可观。"
+)
+
+func TestShapeMemoryStopsAskingWhereTheModelFindsNothing(t *testing.T) {
+	ctx := context.Background()
+	rdb := redistest.Client(t)
+	mem := memory.NewRegexes(rdb, 0)
+	m := llmtest.Repeat(absentCourtesy)
+	cfg := extractor.Config{MinYieldCalls: 2}
+	ex := extractor.New(cfg, extractor.WithModel(m), extractor.WithMemory(mem))
+	for i, text := range lateCue {
+		if _, err := ex.Extract(ctx, "t1", chunk(fmt.Sprint("late", i), strings.SplitN(text, "，", 2)[0], text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Asked twice, both absent: the third chunk of that shape is not asked.
+	if st := ex.Stats(); m.Calls() != 2 || st.GapsAbsent != 1 {
+		t.Fatalf("%d calls, stats %+v; want 2 calls, then one gap skipped", m.Calls(), st)
+	}
+	// A cue further from the opening is no better: not asked either.
+	if _, err := ex.Extract(ctx, "t1", chunk("later", "吴己", laterCue)); err != nil {
+		t.Fatal(err)
+	}
+	if m.Calls() != 2 {
+		t.Fatalf("%d calls after a later cue; want still 2", m.Calls())
+	}
+	// The opening's own 字 clause is another shape: asked.
+	if _, err := ex.Extract(ctx, "t1", chunk("lin", "林远", entryLin)); err != nil {
+		t.Fatal(err)
+	}
+	if m.Calls() != 3 {
+		t.Fatalf("%d calls after an opening 表字; want 3", m.Calls())
+	}
+	// The tallies live in Redis with the patterns: another extractor on the
+	// same memory does not ask again, another tenant does.
+	got, err := mem.Outcomes(ctx, "t1", extractor.ProfileLiezhuan)
+	if err != nil || got["courtesy_name@s2"] != (regexmem.Outcome{Asked: 2}) || got["courtesy_name@s0"] != (regexmem.Outcome{Asked: 1}) {
+		t.Fatalf("outcomes = %+v, %v", got, err)
+	}
+	m2 := llmtest.Repeat(absentCourtesy)
+	ex2 := extractor.New(cfg, extractor.WithModel(m2), extractor.WithMemory(mem))
+	c := chunk("late-again", "吴丙", lateCue[0])
+	if _, err := ex2.Extract(ctx, "t1", c); err != nil || m2.Calls() != 0 {
+		t.Fatalf("a new extractor: %d calls, %v; want none", m2.Calls(), err)
+	}
+	if _, err := ex2.Extract(ctx, "t2", c); err != nil || m2.Calls() != 1 {
+		t.Fatalf("tenant t2: %d calls, %v; want 1", m2.Calls(), err)
+	}
+}
+
+func TestFoundAnswersKeepAShapeAsked(t *testing.T) {
+	ctx := context.Background()
+	// Each 表字 entry gets a regex for its own courtesy name that the next
+	// entry cannot reuse (the name is in the pattern), so every entry asks;
+	// the model finds the fact every time and the shape stays open.
+	var answers []string
+	var entries []schemas.Chunk
+	for i, e := range []struct{ name, zi string }{{"林远", "子文"}, {"周敬", "伯安"}, {"吴达", "子明"}, {"郑恒", "叔平"}} {
+		answers = append(answers, fmt.Sprintf(`{"relation": "courtesy_name", "regex": "表字(%s)", "groups": {"tail": 1}}`, e.zi))
+		entries = append(entries, chunk(fmt.Sprint("e", i), e.name, e.name+"，表字"+e.zi+"，吴县人。"))
+	}
+	m := llmtest.Answers(answers...)
+	ex := extractor.New(extractor.Config{MinYieldCalls: 2}, extractor.WithModel(m), extractor.WithMemory(&fakeMemory{}))
+	for _, c := range entries {
+		ts, err := ex.Extract(ctx, "", c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cn := find(ts, schemas.RelCourtesyName); len(cn) != 1 {
+			t.Fatalf("%s: courtesy name %+v", c.ChunkID, cn)
+		}
+	}
+	if st := ex.Stats(); m.Calls() != 4 || st.RegexLearned != 4 || st.GapsAbsent != 0 {
+		t.Fatalf("%d calls, stats %+v; want 4 calls, 4 regexes learned", m.Calls(), st)
+	}
+}
+
+func TestAskAlwaysIsTheUngatedEngine(t *testing.T) {
+	m := llmtest.Answers(absentCourtesy, `{"triplets": []}`)
+	ex := extractor.New(extractor.Config{AskAlways: true}, extractor.WithModel(m))
+	// No cue, and an absent answer: asked anyway, then plan B.
+	if _, err := ex.Extract(context.Background(), "", chunk("wu", "吴甲", "吴甲，长洲人。授户部主事。")); err != nil {
+		t.Fatal(err)
+	}
+	if st := ex.Stats(); m.Calls() != 2 || st.RegexCalls != 1 || st.PlanBCalls != 1 {
+		t.Fatalf("%d calls, stats %+v; want a regex call and plan B", m.Calls(), st)
 	}
 }

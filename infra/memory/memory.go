@@ -9,12 +9,16 @@
 //	mem:{t}:regex:<profile>           sorted set: pattern id → hits
 //	mem:{t}:regex:<profile>:p:<id>    hash: relation, source, groups (JSON),
 //	                                  example, prompt, created (RFC 3339)
+//	mem:{t}:regex:<profile>:outcomes  hash: <key>:asked, <key>:found — what
+//	                                  asking the model yielded, by question
 package memory
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/annalist-dev/annalist/internal/regexmem"
@@ -171,4 +175,53 @@ func (r *Regexes) Count(ctx context.Context, tenant, profile string) (int64, err
 		return 0, fmt.Errorf("count regexes of %s/%s: %w", tenant, profile, err)
 	}
 	return n, nil
+}
+
+var _ regexmem.Outcomes = (*Regexes)(nil)
+
+// outcomesKey holds a profile's tallies: fields <key>:asked and
+// <key>:found.
+func outcomesKey(tenant, profile string) string { return setKey(tenant, profile) + ":outcomes" }
+
+// RecordOutcome adds one question of key to the profile's tally.
+func (r *Regexes) RecordOutcome(ctx context.Context, tenant, profile, key string, found bool) error {
+	p := r.c.TxPipeline()
+	p.HIncrBy(ctx, outcomesKey(tenant, profile), key+":asked", 1)
+	if found {
+		p.HIncrBy(ctx, outcomesKey(tenant, profile), key+":found", 1)
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		return fmt.Errorf("record outcome %s of %s/%s: %w", key, tenant, profile, err)
+	}
+	return nil
+}
+
+// Outcomes returns the profile's tallies by key.
+func (r *Regexes) Outcomes(ctx context.Context, tenant, profile string) (map[string]regexmem.Outcome, error) {
+	h, err := r.c.HGetAll(ctx, outcomesKey(tenant, profile)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("read outcomes of %s/%s: %w", tenant, profile, err)
+	}
+	out := make(map[string]regexmem.Outcome, len(h)/2)
+	for f, v := range h {
+		i := strings.LastIndexByte(f, ':')
+		if i < 0 {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("outcome %s of %s/%s: %w", f, tenant, profile, err)
+		}
+		o := out[f[:i]]
+		switch f[i+1:] {
+		case "asked":
+			o.Asked = n
+		case "found":
+			o.Found = n
+		default:
+			continue
+		}
+		out[f[:i]] = o
+	}
+	return out, nil
 }

@@ -112,3 +112,50 @@ func TestRegexesEvictLeastUsed(t *testing.T) {
 		t.Fatal("evicted pattern's hash was kept")
 	}
 }
+
+var _ regexmem.Outcomes = (*memory.Regexes)(nil)
+
+func TestRegexesOutcomes(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Client(t)
+	m := memory.NewRegexes(c, 0)
+	if got, err := m.Outcomes(ctx, "t1", "liezhuan"); err != nil || len(got) != 0 {
+		t.Fatalf("empty memory: %v, %v", got, err)
+	}
+	for _, r := range []struct {
+		key   string
+		found bool
+	}{{"courtesy_name@s0", true}, {"courtesy_name@s0", false}, {"courtesy_name@s2", false}, {"native_place@any", true}} {
+		if err := m.RecordOutcome(ctx, "t1", "liezhuan", r.key, r.found); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Another tenant and another profile keep their own tallies.
+	if err := m.RecordOutcome(ctx, "t2", "liezhuan", "courtesy_name@s0", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.RecordOutcome(ctx, "t1", "generic", "courtesy_name@s0", true); err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.Outcomes(ctx, "t1", "liezhuan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]regexmem.Outcome{
+		"courtesy_name@s0": {Asked: 2, Found: 1},
+		"courtesy_name@s2": {Asked: 1},
+		"native_place@any": {Asked: 1, Found: 1},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("outcomes = %+v, want %+v", got, want)
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("outcome %s = %+v, want %+v", k, got[k], w)
+		}
+	}
+	// The tallies do not show up as patterns.
+	if pats, err := m.Patterns(ctx, "t1", "liezhuan", 10); err != nil || len(pats) != 0 {
+		t.Fatalf("patterns = %+v, %v", pats, err)
+	}
+}

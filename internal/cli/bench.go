@@ -8,8 +8,10 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/infra/vector"
 	"github.com/annalist-dev/annalist/internal/app"
+	"github.com/annalist-dev/annalist/internal/eval"
 	"github.com/annalist-dev/annalist/internal/progress"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
@@ -42,6 +44,32 @@ type BenchIngest struct {
 	Engine               string          `json:"engine"`
 	CPUs                 int             `json:"cpus"`
 	Errors               []string        `json:"errors,omitempty"`
+	// LLMCalls and LLMCallsPerChunk (calls over the chunks made), with
+	// the engine llm only: every model call of the chunker and the
+	// extractor, retries included; LLM splits them.
+	LLMCalls         *int64    `json:"llm_calls,omitempty"`
+	LLMCallsPerChunk *float64  `json:"llm_calls_per_chunk,omitempty"`
+	LLM              *BenchLLM `json:"llm,omitempty"`
+}
+
+// BenchLLM is where the LLM engine's calls went in `bench ingest --engine
+// llm`.
+type BenchLLM struct {
+	// Model is "scripted" when the bench served internal/eval's
+	// IngestModel on loopback, else the --llm-model asked.
+	Model        string `json:"model"`
+	ChunkerCalls int64  `json:"chunker_calls"`
+	// ChunkerFallbacks counts documents whose model answers were unusable
+	// and were chunked by the pattern engine.
+	ChunkerFallbacks int64           `json:"chunker_fallbacks"`
+	Extractor        extractor.Stats `json:"extractor"`
+	// Relations splits the extractor's gaps per relation.
+	Relations map[string]extractor.GapStats `json:"relations"`
+	// ServerCalls counts the answers of the scripted model by kind, as the
+	// server saw them (absent with an external server).
+	ServerCalls map[string]int `json:"server_calls,omitempty"`
+	// Unexpected are the prompts the scripted model refused.
+	Unexpected []string `json:"unexpected,omitempty"`
 }
 
 func cmdBench(ctx context.Context, io IO, args []string) error {
@@ -59,6 +87,7 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	nUpdates := fs.Int("updates", 30, "regenerate: documents streamed (a third new, a third superseding them, a third retracting them)")
 	kindFlag := fs.String("kind", schemas.KindBiography, "generate, regenerate: page kind: biography, topic, or all (side by side)")
 	procs := fs.Int("processes", 0, "regenerate: run the generation stages (scheduler included) as this many `annalist consume generate` processes (0: in this process)")
+	engine := fs.String("engine", "offline", "ingest: offline (the --llm-* flags are ignored), or llm: the LLM engine on the --llm-* server, or without --llm-base-url the scripted ingestion model (internal/eval) served on 127.0.0.1")
 	fs.IntVar(&rc.Dim, "dim", 256, "vector: dimension")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -108,6 +137,23 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 		}
 		return benchGenerateKinds(ctx, io, s, dir, kinds, n, *conc, *keep, *seed)
 	}
+	var scripted *eval.IngestModel
+	switch *engine {
+	case "offline":
+		s.app.LLM.BaseURL, s.app.LLM.Model = "", ""
+	case "llm":
+		if s.app.LLM.BaseURL == "" {
+			scripted = eval.NewIngestModel()
+			srv, err := eval.Serve(scripted)
+			if err != nil {
+				return err
+			}
+			defer srv.Close()
+			s.app.LLM.BaseURL, s.app.LLM.Model = srv.BaseURL(), "scripted"
+		}
+	default:
+		return fmt.Errorf("%w: --engine %q: want offline or llm", errUsage, *engine)
+	}
 	cleanup, err := s.freshDataDir("bench ingest", "bench-", *keep)
 	if err != nil {
 		return err
@@ -136,8 +182,17 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 		Documents: res.Documents, Chars: res.Chars, Bytes: res.Bytes, Chunks: res.Chunks,
 		Triplets: res.Triplets, Vectors: res.Vectors, DeadLetters: res.DeadLetters,
 		Seconds: res.Seconds, StartupSeconds: startupSeconds, Store: res.Store,
-		Engine: "offline", CPUs: runtime.NumCPU(), Errors: res.Errors,
+		Engine: *engine, CPUs: runtime.NumCPU(), Errors: res.Errors,
 		AnchorCharsPerSecond: anchorChars / anchorSeconds,
+	}
+	if *engine == "llm" {
+		out.LLM = benchLLM(a.Agents(), s.app.LLM.Model, scripted)
+		calls := out.LLM.ChunkerCalls + out.LLM.Extractor.LLMCalls
+		perChunk := 0.0
+		if res.Chunks > 0 {
+			perChunk = float64(calls) / float64(res.Chunks)
+		}
+		out.LLMCalls, out.LLMCallsPerChunk = &calls, &perChunk
 	}
 	if res.Seconds > 0 {
 		out.CharsPerSecond = float64(res.Chars) / res.Seconds
@@ -154,7 +209,31 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 		out.Documents, out.Chars, out.Chunks, out.Triplets, out.Vectors, out.Seconds)
 	fmt.Fprintf(io.Stdout, "%.0f chars/s (%.0f chunks/s); Alstorian anchor %.0f chars/s → %.0f×\n",
 		out.CharsPerSecond, out.ChunksPerSecond, out.AnchorCharsPerSecond, out.SpeedupVsAnchor)
+	if l := out.LLM; l != nil {
+		x := l.Extractor
+		fmt.Fprintf(io.Stdout, "LLM engine (%s): %d calls, %.3f per chunk: chunker %d, extractor %d (regex synthesis %d, plan B %d)\n",
+			l.Model, *out.LLMCalls, *out.LLMCallsPerChunk, l.ChunkerCalls, x.LLMCalls, x.RegexCalls, x.PlanBCalls)
+		fmt.Fprintf(io.Stdout, "relation gaps: %d filled from regex memory, %d regexes learned, %d skipped without a cue, %d skipped as usually absent\n",
+			x.CallsSaved, x.RegexLearned, x.GapsNoCue, x.GapsAbsent)
+	}
 	return nil
+}
+
+// benchLLM reads where the LLM engine's calls went from the stages this
+// process ran.
+func benchLLM(ag app.Agents, modelName string, scripted *eval.IngestModel) *BenchLLM {
+	out := &BenchLLM{Model: modelName}
+	if ag.Chunker != nil {
+		st := ag.Chunker.Stats()
+		out.ChunkerCalls, out.ChunkerFallbacks = st.LLMCalls, st.LLMFallbacks
+	}
+	if ag.Extractor != nil {
+		out.Extractor, out.Relations = ag.Extractor.Stats(), ag.Extractor.GapStats()
+	}
+	if scripted != nil {
+		out.ServerCalls, out.Unexpected = scripted.Calls(), scripted.Unexpected()
+	}
+	return out
 }
 
 // benchVector measures the embedded HNSW index: recall@10 against exact

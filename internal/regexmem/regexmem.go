@@ -64,3 +64,22 @@ type Memory interface {
 	// Hit records that pattern id served a chunk.
 	Hit(ctx context.Context, tenant, profile, id string) error
 }
+
+// Outcome is how often the model was asked one kind of question and how
+// often its answer gave a fact.
+type Outcome struct {
+	Asked int64 `json:"asked"`
+	Found int64 `json:"found"`
+}
+
+// Outcomes remembers, per tenant and profile, what asking the model
+// yielded, by question key (the extractor's keys are a relation and the
+// shape of the chunk asked about). A Memory that also implements Outcomes
+// keeps them with the patterns; implementations must be safe for
+// concurrent use.
+type Outcomes interface {
+	// Outcomes returns every key's tally of the profile.
+	Outcomes(ctx context.Context, tenant, profile string) (map[string]Outcome, error)
+	// RecordOutcome adds one question of key to the tally, found or not.
+	RecordOutcome(ctx context.Context, tenant, profile, key string, found bool) error
+}
