@@ -156,6 +156,11 @@ func (hz *han) timeLead(cl string) bool {
 	if knownTimeLeads[cl] {
 		return true
 	}
+	// Every time the patterns below read ends in one of these: a clause
+	// that does not is no time, and the era pattern need not run.
+	if r, _ := utf8.DecodeLastRuneInString(cl); !strings.ContainsRune("年中末初月春夏秋冬", r) {
+		return false
+	}
 	if loc := hz.reTimeLead.FindStringIndex(cl); loc != nil && loc[1] == len(cl) {
 		return true
 	}
