@@ -16,31 +16,48 @@ import (
 //
 //   - an opening shows a person when it starts a line and the words after
 //     the name say so (o.person), or, inside a line after a lost paragraph
-//     break, when they are the full formula;
+//     break, when they are the full formula; a line that opens "Name，"
+//     with a name the closing appraisal writes shows one too, whatever its
+//     words ("蔡迁，不详其乡里"); a "name" whose only evidence is a
+//     kinship-like clause and that the volume never writes again
+//     ("久之还朝，进左庶子") does not;
 //   - a name model learned from the volume's openings (learnNames) gives
 //     the characters names begin with (surnames) and the lengths they
 //     have;
+//   - the first person of a volume, and a person the closing appraisal
+//     names, open main entries unless the name is written as a
+//     relative's or a companion's (below, up to the given name written
+//     before);
 //   - an opening is an attached person's when a main entry is open and
 //     the name is written after a kinship or introducing word ("子琏",
 //     "同邑刘俨"), is one character, is a given name the text has written
-//     before after a surname of the model ("寿辉" after "徐寿辉"), says
-//     whose relative the person is and that person belongs to the open
-//     entry ("布善，武善弟"), is a weak opening (no strong evidence)
-//     whose text runs short before the next person's, or is a person the
-//     open entry has named before whose own text is under a fifth of the
-//     entry's so far: a main entry is a biography, an attached person's a
-//     paragraph.
+//     before after a surname of the model ("寿辉" after "徐寿辉") or that
+//     its own text repeats whole (givenAlone; not a name given with a
+//     clan or a banner, which is written in full), says whose relative the
+//     person is and that person belongs to the open entry ("布善，武善弟"),
+//     gives the native place by another person's ("亦江阴人", "国珍同县
+//     人"), is a weak opening (no strong evidence) whose text runs short
+//     before the next person's, or is a person the open entry has named
+//     before whose own text (with the paragraphs of the relatives that
+//     follow it, reaches) is under a fifth of the entry's so far: a main
+//     entry is a biography, an attached person's a paragraph.
 func (er *entryRules) openMarks(rs []rune, ops []opening) []mark {
+	appraised := er.appraisedNames(rs)
 	var cands []opening
 	for _, o := range ops {
 		if len(o.name) == 0 || er.notName(o.name) {
 			continue
 		}
-		if o.lineStart && o.person || o.evidence == evFull {
-			cands = append(cands, o)
+		switch {
+		case (o.lineStart && o.person || o.evidence == evFull) && !er.unnamedKin(rs, o):
+		case o.lineStart && appraised(o.name) && nameLen(o.name) <= 3 && !er.attachedByForm(o.name):
+		default:
+			continue
 		}
+		cands = append(cands, o)
 	}
 	m := er.learnNames(cands)
+	reach := er.reaches(rs, cands)
 	var out []mark
 	mainStart, mainName := -1, []rune(nil)
 	for i, o := range cands {
@@ -61,9 +78,12 @@ func (er *entryRules) openMarks(rs []rune, ops []opening) []mark {
 			attached = true
 		case knownGiven(rs[:o.pos], name, m.surnames):
 			attached = true
+		case mainStart < 0, appraised(name):
+		case relativePlace(rs, o.end), !er.clanOpening(rs, o) && givenAlone(rs[o.end:reach[i]], name):
+			attached = true
 		case !o.strong && next-o.pos < shortEntry:
 			attached = true
-		case mainStart >= 0 && companionShare*(next-o.pos) < o.pos-mainStart && text.IndexRunes(rs[mainStart:o.pos], name, 0) >= 0:
+		case companionShare*(reach[i]-o.pos) < o.pos-mainStart && text.IndexRunes(rs[mainStart:o.pos], name, 0) >= 0:
 			attached = true
 		}
 		if attached {
@@ -99,15 +119,15 @@ func (er *entryRules) learnNames(cands []opening) nameModel {
 			er.relativeName(o.name, nil) {
 			continue
 		}
-		if len(o.name) == 3 {
+		if nameLen(o.name) == 3 {
 			// A name of three characters is a surname and a given name:
 			// two-character ones may be a given name alone.
 			m.surnames[o.name[0]] = true
 		}
-		if !o.strong || len(o.name) > 3 && !o.clan && !er.compound(o.name) {
+		if !o.strong || nameLen(o.name) > 3 && !o.clan && !er.compound(o.name) {
 			continue
 		}
-		m.lengths[len(o.name)]++
+		m.lengths[nameLen(o.name)]++
 		m.total++
 	}
 	return m
@@ -117,11 +137,33 @@ func (er *entryRules) learnNames(cands []opening) nameModel {
 // or three characters always, or a compound surname; longer ones when at
 // least a tenth of the confident names are as long.
 func (m nameModel) fits(name []rune) bool {
-	n := len(name)
+	n := nameLen(name)
 	if n <= 3 {
 		return true
 	}
 	return m.total > 0 && 10*m.lengths[n] >= m.total
+}
+
+// nameLen is the number of characters of a name, a rare character
+// spelled out by its components (刘季｛虎｝, 李国〈木普〉) counting as one.
+func nameLen(name []rune) int {
+	n, depth := 0, 0
+	for _, r := range name {
+		switch r {
+		case '｛', '〈':
+			if depth == 0 {
+				n++
+			}
+			depth++
+		case '｝', '〉':
+			depth = max(0, depth-1)
+		default:
+			if depth == 0 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // shortEntry is the length in characters below which the text an opening
@@ -230,6 +272,153 @@ func knownGiven(before, name []rune, surnames map[rune]bool) bool {
 		if q > 0 && surnames[before[q-1]] {
 			return true
 		}
+	}
+	return false
+}
+
+// reaches returns, for each opening, where the text it begins ends for
+// the length rules: at the next opening that may begin a main entry. The
+// openings whose name alone says they are attached (one character, after
+// a kinship, introducing or office word) are the main person's relatives
+// and companions, and their paragraphs belong to the entry's length.
+func (er *entryRules) reaches(rs []rune, cands []opening) []int {
+	out := make([]int, len(cands))
+	next := len(rs)
+	for i := len(cands) - 1; i >= 0; i-- {
+		out[i] = next
+		if !er.attachedByForm(cands[i].name) {
+			next = cands[i].pos
+		}
+	}
+	return out
+}
+
+// attachedByForm reports a name whose written form says it is an
+// attached person's: one character (a given name alone), or written after
+// a kinship, introducing or office word.
+func (er *entryRules) attachedByForm(name []rune) bool {
+	return len(name) < 2 || er.kinPrefixed(name) || er.introduced(name) != nil || er.relativeName(name, nil) || er.titled(name) != nil
+}
+
+// relativePlace reports whether the words after an opening's name give
+// the native place by someone else's: "亦江阴人" (also of Jiangyin, as
+// the person before), "国珍同县人" (of Guozhen's county). The person is
+// introduced by reference to another the text has named, as a companion
+// in that person's entry is; a main entry states its person's own place.
+func relativePlace(rs []rune, i int) bool {
+	for k := 0; k < 2 && i < len(rs); k++ {
+		c := clauseAt(rs, i)
+		if native(c) {
+			if c[0] == '亦' {
+				return true
+			}
+			for _, w := range []string{"同县", "同邑", "同里", "同郡", "同乡"} {
+				if text.IndexRunes(c, []rune(w), 1) > 0 {
+					return true
+				}
+			}
+			return false
+		}
+		i += len(c)
+		if i >= len(rs) || rs[i] != '，' {
+			break
+		}
+		i++
+	}
+	return false
+}
+
+// unnamedKin reports an opening whose only evidence of a person is a
+// kinship clause ("良玉少孤，育于叔父", "久之还朝，进左庶子") and whose
+// "name" the volume never writes again, in full or, for a name of three
+// characters, by the given name: a person's name recurs in the text about
+// them, a run of words read as a name does not. A name written with an
+// office or a prince's title ("锦衣指挥周彧，太后弟也", "武功郡王阿泰，
+// 太祖第三子") has the title for evidence, and a clause naming a relative
+// the text wrote before ("布泰，费扬古弟") the relative.
+func (er *entryRules) unnamedKin(rs []rune, o opening) bool {
+	c := clauseAt(rs, o.end)
+	if o.strong || o.evidence == evFull || !er.relation(c) || native(c) {
+		return false
+	}
+	if er.titled(o.name) != nil || len(o.name) > maxNameRunes(o.name) || er.relativeOf(rs, o, 0) {
+		return false
+	}
+	forms := [][]rune{o.name}
+	if len(o.name) == 3 {
+		forms = append(forms, o.name[1:])
+	}
+	for _, f := range forms {
+		if text.IndexRunes(rs, f, o.end) >= 0 || text.IndexRunes(rs[:o.pos], f, 0) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// appraisedNames returns a test for the names the volume's closing
+// appraisals (赞曰) write: the historian names there the people the
+// volume is about, so a line that opens with such a name and a comma
+// ("蔡迁，不详其乡里") opens that person's entry though its words give
+// no formula, and such a person is a main entry's.
+func (er *entryRules) appraisedNames(rs []rune) func(name []rune) bool {
+	var appr [][]rune
+	for _, sp := range lines(rs) {
+		if line := rs[sp.Start:sp.End]; er.appraisal(line) {
+			appr = append(appr, line)
+		}
+	}
+	return func(name []rune) bool {
+		if nameLen(name) < 2 {
+			return false
+		}
+		for _, a := range appr {
+			if text.IndexRunes(a, name, 0) >= 0 {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// givenAlone reports a name of two characters that its own text, text,
+// repeats whole more often than it writes the second character alone (and
+// at least twice): a biography calls its person by the given name, so
+// the text of a full name "蔡迁" says "迁", while that of a given name
+// written alone ("寿辉" for 徐寿辉) says "寿辉" again.
+func givenAlone(text, name []rune) bool {
+	if len(name) != 2 {
+		return false
+	}
+	whole, alone := 0, 0
+	for i, r := range text {
+		switch {
+		case r != name[1]:
+		case i > 0 && text[i-1] == name[0]:
+			whole++
+		default:
+			alone++
+		}
+	}
+	return whole >= 2 && whole > alone
+}
+
+// clanOpening reports an opening whose first or second clause gives a
+// clan or a banner ("珠满，瓜尔佳氏，隶满洲正白旗", "桑格，喜塔腊氏，满洲
+// 正白旗人"): such a name is written in full however often the text
+// repeats it, with no surname and given name to tell apart.
+func (er *entryRules) clanOpening(rs []rune, o opening) bool {
+	i := o.end
+	for k := 0; k < 2 && i < len(rs); k++ {
+		c := clauseAt(rs, i)
+		if er.clauseEnd(c) || len(c) > 1 && c[len(c)-1] == '人' && er.clauseEnd(c[:len(c)-1]) {
+			return true
+		}
+		i += len(c)
+		if i >= len(rs) || rs[i] != '，' {
+			break
+		}
+		i++
 	}
 	return false
 }
