@@ -567,6 +567,8 @@ func (er *entryRules) liezhuanMarks(d *docText) []mark {
 	l := er.parseListing(d.rs, ls, list)
 	if len(l.main) > 0 {
 		marks = append(marks, er.listedMarks(ops, l)...)
+		marks = append(marks, er.listedIntroductions(d.rs, ops, l, marks)...)
+
 	} else {
 		marks = append(marks, er.openMarks(d.rs, ops)...)
 	}

@@ -24,7 +24,10 @@ var (
 	// reKinMore continues a list of relatives: "子用懋、用嘉".
 	reKinMore = regexp.MustCompile(`^、(\p{Han}{1,2}?)(?:嗣|袭|[、，。])`)
 	reSelfHao = regexp.MustCompile(`自号(\p{Han}{2,6}?)(?:[，。；]|$)`)
-	reOffice  = regexp.MustCompile(`^(召为|出为|入为|累迁|累官|官至|历官|历迁|超擢|超拜|授|除|擢|迁|升|改|调|拜|进|官)(\p{Han}{1,20})`)
+	// reMagistrate is a clause that makes a person the magistrate of a
+	// county, a department or a prefecture: "知宁海县".
+	reMagistrate = regexp.MustCompile(`^知(\p{Han}{2,4}?)(县|州|府)$`)
+	reOffice     = regexp.MustCompile(`^(召为|出为|入为|累迁|累官|官至|仕至|积功至|累功至|历官|历迁|超擢|超拜|授|除|擢|迁|升|改|调|拜|进|历|官|为)(\p{Han}{1,20})`)
 	// reKinOf says whose relative a person is: "武善弟", "鄂尔泰从子".
 	reKinOf = regexp.MustCompile(`^[^之第者其]{2,4}?(?:从子|从弟|从孙|族子|族弟|族孙|子|弟|兄|孙|侄)$`)
 	// reSuccession ends a clause that makes an heir the subject:
@@ -62,7 +65,7 @@ type hanHeader struct {
 }
 
 type hanClause struct {
-	kind       string // zi, hao, ming, xiaozi, yizixing, place, kin_of
+	kind       string // zi, hao, ming, xiaozi, yizixing, place, kin_of, office
 	word, val  string
 	start, end int
 }
@@ -117,6 +120,13 @@ func (hz *han) parseHeaders(text string) []hanHeader {
 // out if it introduces a person.
 func (hz *han) headerAt(text string, at int, lineStart bool, out *[]hanHeader) {
 	comma := strings.Index(text[at:], "，")
+	if stop := strings.Index(text[at:], "。"); stop > 0 && (comma < 0 || stop < comma) {
+		// "汝稷字元立。好学": the courtesy name written on, then a stop.
+		if name, zi, ok := strings.Cut(text[at:at+stop], "字"); ok && utf8.RuneCountInString(name) >= 2 && nameLike(name) &&
+			classifyClause("字"+zi).kind == "zi" {
+			comma = stop
+		}
+	}
 	if comma <= 0 {
 		return
 	}
@@ -178,6 +188,17 @@ func (hz *han) parseHeader(text string, at, bodyEnd, restStart, restEnd int, lin
 		c := classifyClause(cl)
 		if c.kind == "" && len(h.clauses) > 0 && h.clauses[len(h.clauses)-1].kind == "zi" {
 			c = classifyOpeningPlace(cl)
+		}
+		if m := reMagistrate.FindStringSubmatch(cl); c.kind == "" && i == 0 && m != nil {
+			// "又王士弘者，知宁海县": the magistrate of a county.
+			c = hanClause{kind: "office", val: "知" + m[2], word: m[1]}
+		}
+		if c.kind == "" && i == 0 && strings.HasSuffix(cl, "也") {
+			// "有华敏者，南京锦衣军余也", "袁敏者，金齿卫知事也": who he
+			// was, an office.
+			if o := strings.TrimSuffix(cl, "也"); o != "" && hz.longestOffice(o) == o {
+				c = hanClause{kind: "office", val: o}
+			}
 		}
 		if c.kind == "" && i == 0 && lineStart && reKinOf.MatchString(cl) {
 			// "布善，武善弟": at a paragraph's start, whose relative he is
@@ -266,9 +287,13 @@ func classifyClause(s string) hanClause {
 	if s == "以字行" {
 		return hanClause{kind: "yizixing", word: s}
 	}
-	if m := rePlace.FindStringSubmatch(s); m != nil {
-		// "亦莆田人" (also of 莆田), "本乐安人" (originally of 乐安), "黄冈举人"
-		// (a provincial graduate of 黄冈).
+	place := s
+	if strings.HasSuffix(place, "人也") {
+		place = strings.TrimSuffix(place, "也")
+	}
+	if m := rePlace.FindStringSubmatch(place); m != nil {
+		// "亦莆田人" (also of 莆田), "江宁人也" (of 江宁), "本乐安人"
+		// (originally of 乐安), "黄冈举人" (a provincial graduate of 黄冈).
 		place := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(m[2], "亦"), "本"), "举")
 		// "浙之山阴人": a county after its province, joined by 之.
 		if p, county, ok := strings.Cut(place, "之"); ok && utf8.RuneCountInString(p) <= 2 && utf8.RuneCountInString(county) >= 2 {
@@ -423,7 +448,9 @@ func (hz *han) namesSub(body, sub string) (kin string, ok bool) {
 		}
 	}
 	// "孙作" is a name when the chunker says so: 孙 is a surname too.
-	if b == sub {
+	// "潞城赵泰", "时御史古田林英": the person after words that
+	// introduce him, a place or an office.
+	if b == sub || utf8.RuneCountInString(sub) >= 2 && strings.HasSuffix(b, sub) {
 		return "", true
 	}
 	if k, rest, _ := hz.cutKin(b); k != "" && rest != "" && (rest == sub || strings.HasSuffix(sub, rest)) {
@@ -482,8 +509,7 @@ type section struct {
 func (hz *han) relativesNamed(text, entry string) map[string]bool {
 	_, g := hz.surname(entry)
 	out := map[string]bool{}
-	for _, m := range hz.reKinAny.FindAllStringSubmatchIndex(text, -1) {
-		w := text[m[2]:m[3]]
+	for _, w := range kinNamed(text, hz.kin) {
 		if out[w] || w == g || strings.Contains(entry, w) || !nameLike(w) {
 			continue
 		}
@@ -634,6 +660,11 @@ func sentenceStart(text string, b, lo int) int {
 func (hz *han) ownClause(p, head string) bool {
 	p = strings.TrimSpace(p)
 	if head != "" {
+		if i := strings.Index(p, head); i > 0 && utf8.RuneCountInString(p[:i]) <= 2 && nameLike(p[:i]) &&
+			utf8.RuneCountInString(head) >= 2 {
+			// "襄阳任亨泰亦举…": his place before his name.
+			p = p[i:]
+		}
 		if rest, ok := strings.CutPrefix(p, head); ok {
 			p = rest
 		} else if _, g := hz.surname(head); g != "" && strings.HasPrefix(p, g) {
@@ -653,11 +684,18 @@ func (hz *han) ownClause(p, head string) bool {
 			}
 		}
 		if !found {
-			return false
+			// "以进士授行人", "由工部主事历官…": the standing he was
+			// appointed from, right before the verb.
+			return reQualLead.MatchString(p)
 		}
 	}
 	return true
 }
+
+// reQualLead is the standing a person is appointed from, written before
+// the appointment verb: "以进士", "以荫", "由乡举", "由广东副使", "自工部侍郎"
+// (进尚书).
+var reQualLead = regexp.MustCompile(`^(?:以|由|自)[^，。；、之其者也所为与及帝上]{1,5}$`)
 
 // foreignSentence reports whether the sentence before b has a subject other
 // than head: a relative ("父复，宣德中进士") or another person's header.
@@ -853,6 +891,9 @@ const (
 // matches.
 func (hz *han) extractHan(text, entry, sub string, begins bool) ([]fact, []section) {
 	headers := hz.parseHeaders(text)
+	if h, ok := hz.subHeader(text, sub); ok && (len(headers) == 0 || headers[0].at > h.at) {
+		headers = append([]hanHeader{h}, headers...)
+	}
 	// A relative's paragraph the chunk already begins as his sub-entry
 	// ("子恭，举人" of 陈恭) needs no header of its own.
 	headers = slices.DeleteFunc(headers, func(h hanHeader) bool {
@@ -943,6 +984,40 @@ func (hz *han) extractHan(text, entry, sub string, begins bool) ([]fact, []secti
 	return facts, secs
 }
 
+// subHeader reads the opening of a chunk that begins sub's sub-entry when
+// the chunker's name for him vouches for words the header rules alone
+// would not take for a name: a given name that ends like a time or begins
+// like a formula ("允中，太原人" of 杨允中, "名儒，真定人" of 贾名儒), or a
+// full stop written for the comma before the courtesy name ("王准。字子推").
+func (hz *han) subHeader(text, sub string) (hanHeader, bool) {
+	if sub == "" {
+		return hanHeader{}, false
+	}
+	at := len(text) - len(strings.TrimLeft(text, " 　\t\n"))
+	end := strings.IndexAny(text[at:], "，。；\n")
+	if end <= 0 {
+		return hanHeader{}, false
+	}
+	bodyEnd := at + end
+	body := text[at:bodyEnd]
+	if _, ok := hz.namesSub(body, sub); !ok || utf8.RuneCountInString(body) > 4 {
+		return hanHeader{}, false
+	}
+	rest := text[bodyEnd:]
+	switch {
+	case strings.HasPrefix(rest, "，"):
+	case strings.HasPrefix(rest, "。字"), strings.HasPrefix(rest, "。名"):
+	default:
+		return hanHeader{}, false
+	}
+	restStart := bodyEnd + len("，")
+	restEnd := len(text)
+	if j := strings.IndexAny(text[restStart:], "。；\n"); j >= 0 {
+		restEnd = restStart + j
+	}
+	return hz.parseHeader(text, at, bodyEnd, restStart, restEnd, true)
+}
+
 // mentionSpan is the first place the person's name (or given name)
 // occurs, or an empty span at the start. A one-character given name is
 // looked for only at the start of the text, where a sub-entry writes it
@@ -1000,6 +1075,13 @@ func (hz *han) headerFacts(text string, h *hanHeader, add func(fact)) {
 					quals: map[string]string{"note": "以字行"}, start: h.at, end: c.end,
 					pattern: "han.header.courtesy_name", conf: confAlias})
 			}
+		case "office":
+			q := map[string]string{"verb": "也"}
+			if c.word != "" {
+				q = map[string]string{"verb": "知", "place": c.word}
+			}
+			add(fact{head: h.head, rel: schemas.RelOffice, tail: c.val, tailType: schemas.EntityOffice,
+				quals: q, start: c.start, end: c.end, pattern: "han.header.office", conf: confOffice})
 		case "place":
 			q := map[string]string(nil)
 			if c.word != "" {
@@ -1063,7 +1145,7 @@ func (hz *han) namedDegree(text string, b int, s *section) bool {
 	}
 	_, g := hz.surname(s.head)
 	return !strings.HasPrefix(w, s.head) && (g == "" || !strings.HasPrefix(w, g)) && !strings.HasSuffix(s.head, w) &&
-		!sovereign(w)
+		!(utf8.RuneCountInString(s.head) >= 2 && strings.HasSuffix(w, s.head)) && !sovereign(w)
 }
 
 // officeFacts finds "verb + office" phrases. The verb may be followed by the
@@ -1092,9 +1174,10 @@ func (hz *han) officeFacts(text string, secs []section, add func(fact)) {
 		verb := text[loc[2]:loc[3]]
 		runStart, run := loc[4], text[loc[4]:loc[5]]
 		pos = loc[3]
-		if verb == "官" {
-			// "子如法，官刑部主事": 官 alone is the verb only opening a
-			// clause; elsewhere it is a word ("百官", "官军").
+		if verb == "官" || verb == "为" {
+			// "子如法，官刑部主事", "为礼部侍郎": 官 and 为 alone are the
+			// verb only opening a clause; elsewhere they are words ("百官",
+			// "以为").
 			if r, _ := utf8.DecodeLastRuneInString(text[:loc[0]]); loc[0] > 0 && !strings.ContainsRune("，。；\n", r) {
 				continue
 			}
@@ -1124,6 +1207,10 @@ func (hz *han) officeFacts(text string, secs []section, add func(fact)) {
 			continue
 		}
 		end := runStart + skip + len(office)
+		if verb == "为" && strings.ContainsRune("所者之", firstRune(text[end:])) {
+			// "为御史所劾": the office is the agent's, not his.
+			continue
+		}
 		add(fact{head: s.head, rel: schemas.RelOffice, tail: office, tailType: schemas.EntityOffice,
 			quals: map[string]string{"verb": verb}, start: loc[0], end: end,
 			pattern: "han.office", conf: confOffice})
@@ -1137,7 +1224,7 @@ const officeWindow = 6 + 20*4
 
 func officeVerbStart(r rune) bool {
 	switch r {
-	case '召', '出', '入', '累', '官', '历', '超', '授', '除', '擢', '迁', '升', '改', '调', '拜', '进':
+	case '召', '出', '入', '累', '积', '官', '仕', '历', '超', '授', '除', '擢', '迁', '升', '改', '调', '拜', '进', '为':
 		return true
 	}
 	return false

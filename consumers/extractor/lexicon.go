@@ -30,7 +30,7 @@ type han struct {
 	surnames    []string
 	eras        []string
 
-	reJinshi, reDeathA, reTimeLead, reKin, reSentKin, reHeir, reKinAny *regexp.Regexp
+	reJinshi, reDeathA, reTimeLead, reKin, reSentKin, reHeir *regexp.Regexp
 }
 
 // newHan compiles the rules of a Chinese profile. The patterns are RE2:
@@ -94,9 +94,6 @@ func newHan(p *profile.Profile) (*han, error) {
 	hz.reJinshi = compile(`(?:举|成|登)?(` + eraAlt + `)(元年|[〇一二三四五六七八九十]{1,3}年|[中末初])[，、]?(?:又|复)?(?:举|成|登|中)?(` + exam + `)`)
 	hz.reDeathA = compile(`(` + timeExpr + `)?(卒|薨)(?:于(\p{Han}{1,4}))?(?:[，；]?年(` + ageExpr + `))?`)
 	hz.reTimeLead = compile(`^` + timeExpr)
-	// reKinAny finds a relative named anywhere, as the object of a
-	// sentence too: "敬修孙同敞请复武荫".
-	hz.reKinAny = compile(`(?:` + words(profile.RoleHeader) + `)(\p{Han}{2})`)
 	hz.reKin = compile(`(?m)(?:^|[。；])[ 　]*(?:其)?(` + words(profile.RoleNamed) + `)(\p{Han}{1,2}?)(?:嗣|袭|[，、。])`)
 	// reSentKin finds a sentence whose subject is a relative ("父复，…"):
 	// what follows is about the relative, not the head.

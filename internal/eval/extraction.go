@@ -93,11 +93,13 @@ type ExtractionError struct {
 // in file order, see heldOutVolume), all of them, and the attached
 // persons.
 type ExtractionReport struct {
-	DevRest  ExtractionSplit   `json:"dev_rest"`
-	HeldOut  ExtractionSplit   `json:"held_out"`
-	All      ExtractionSplit   `json:"all"`
-	Attached AttachedScore     `json:"attached"`
-	Errors   []ExtractionError `json:"errors,omitempty"`
+	DevRest  ExtractionSplit `json:"dev_rest"`
+	HeldOut  ExtractionSplit `json:"held_out"`
+	All      ExtractionSplit `json:"all"`
+	Attached AttachedScore   `json:"attached"`
+	// AttachedHeldOut is Attached on the held-out volumes alone.
+	AttachedHeldOut AttachedScore     `json:"attached_held_out"`
+	Errors          []ExtractionError `json:"errors,omitempty"`
 }
 
 // heldOutVolume reports whether the i-th volume in file order (from 0) is
@@ -173,6 +175,9 @@ func Extraction(ctx context.Context, dir string, chunk ChunkFunc, extract Extrac
 			sc.volumes++
 			rep.Errors = append(rep.Errors, g.scoreVolume(f.Rel, chunks, triplets, sc)...)
 			g.scoreAttached(it.Doc.Text, chunks, triplets, &rep.Attached)
+			if sc == held {
+				g.scoreAttached(it.Doc.Text, chunks, triplets, &rep.AttachedHeldOut)
+			}
 		}
 		if progress != nil {
 			progress(i+1, len(files))
@@ -183,9 +188,11 @@ func Extraction(ctx context.Context, dir string, chunk ChunkFunc, extract Extrac
 	all.add(dev)
 	all.add(held)
 	rep.All = all.split()
-	rep.Attached.Share = ratio(rep.Attached.WithFact, rep.Attached.Listed)
-	rep.Attached.OwnEntryShare = ratio(rep.Attached.OwnEntry, rep.Attached.Listed)
-	rep.Attached.OpeningShare = ratio(rep.Attached.OpeningWithFact, rep.Attached.Opening)
+	for _, a := range []*AttachedScore{&rep.Attached, &rep.AttachedHeldOut} {
+		a.Share = ratio(a.WithFact, a.Listed)
+		a.OwnEntryShare = ratio(a.OwnEntry, a.Listed)
+		a.OpeningShare = ratio(a.OpeningWithFact, a.Opening)
+	}
 	return rep, nil
 }
 
@@ -245,31 +252,50 @@ type entryText struct {
 	first  string // the text of the chunk that begins the entry
 }
 
-// entries groups a volume's chunks by the entry they belong to: a chunk
-// with a subject begins an entry (main or attached), and the chunks after
-// it without a subject continue it until the next subject or a chunk of
-// another entry.
-func entries(chunks []schemas.Chunk) []entryText {
-	var out []entryText
+// entries groups a volume's chunks by the entry they belong to, and says
+// which entry each chunk is in (of): a chunk with a subject begins an
+// entry (main or attached); a chunk without one continues the attached
+// entry of the person it names in SubEntry, or else the main entry that
+// begins at its EntryChunk (an attached person's chunks keep the main
+// person's EntryChunk, so the main person's text after them is his again).
+func entries(chunks []schemas.Chunk) (out []entryText, of map[string]int) {
+	of = map[string]int{}
+	byChunk := map[string]int{}
 	for _, c := range chunks {
+		i, ok := -1, false
 		switch {
 		case c.Subject != "":
 			out = append(out, entryText{person: c.Subject, chunk: c.ChunkID, text: c.Text, first: c.Text})
-		case len(out) > 0 && c.EntryChunk == out[len(out)-1].chunk:
-			out[len(out)-1].text += "\n" + c.Text
+			i = len(out) - 1
+			byChunk[c.ChunkID] = i
+			of[c.ChunkID] = i
+			continue
+		case c.SubEntry != "" && len(out) > 0 && out[len(out)-1].person == c.SubEntry:
+			i, ok = len(out)-1, true
+		case c.SubEntry == "":
+			i, ok = byChunk[c.EntryChunk]
+		}
+		if ok {
+			out[i].text += "\n" + c.Text
+			of[c.ChunkID] = i
 		}
 	}
-	return out
+	return out, of
 }
 
 // scoreVolume scores the entries of one volume into sc and returns the
 // errors to read.
 func (g *goldReader) scoreVolume(file string, chunks []schemas.Chunk, triplets []schemas.Triplet, sc *splitCounts) []ExtractionError {
-	type key struct{ entry, rel string }
+	type key struct {
+		entry int
+		rel   string
+	}
+	es, of := entries(chunks)
 	pred := map[key][]string{}
 	for _, t := range triplets {
-		k := key{t.EntryChunk, t.Relation}
-		if _, ok := sc.rels[t.Relation]; !ok || slices.Contains(pred[k], t.Tail) {
+		i, in := of[t.ChunkID]
+		k := key{i, t.Relation}
+		if _, ok := sc.rels[t.Relation]; !ok || !in || slices.Contains(pred[k], t.Head+"\x00"+t.Tail) {
 			continue
 		}
 		// Only facts whose head is the entry's person count: the person
@@ -277,14 +303,14 @@ func (g *goldReader) scoreVolume(file string, chunks []schemas.Chunk, triplets [
 		pred[k] = append(pred[k], t.Head+"\x00"+t.Tail)
 	}
 	var errs []ExtractionError
-	for _, e := range entries(chunks) {
+	for ei, e := range es {
 		sc.entries++
 		gold := g.gold(e)
 		own := g.ownSentences(e)
 		for _, rel := range ExtractionRelations {
 			rs := sc.rels[rel]
 			var vals []string
-			for _, ht := range pred[key{e.chunk, rel}] {
+			for _, ht := range pred[key{ei, rel}] {
 				h, t, _ := strings.Cut(ht, "\x00")
 				if h == e.person && !slices.Contains(vals, t) {
 					vals = append(vals, t)
@@ -651,9 +677,53 @@ func attachedPeople(docText string) []listedPerson {
 			continue
 		}
 		main := mainBefore(before[gi], body)
-		out = append(out, cutGroup(g, main, body)...)
+		// "(沈懋学懋学从孙寿民)": 沈懋学, then his grandnephew 寿民, a
+		// relative of the person the group names before, not of main.
+		if i, n, k := relativeOf(g, body); k > 0 {
+			out = append(out, cutGroup(g[:i+n], main, body)...)
+			out = append(out, cutGroup(g[i+n+k:], string(g[i:i+n]), body)...)
+			continue
+		}
+		out = append(out, siblings(cutGroup(g, main, body))...)
 	}
 	return out
+}
+
+// relativeOf finds in a group a name the text writes, followed by its
+// given name and a kinship word: "孙孟明孟明子邦辅" (孙孟明, and 孟明's son
+// 邦辅). It returns the name's offset i and length n, and the length k of
+// the given name repeated (0 if the group has no such run).
+func relativeOf(g []rune, body string) (i, n, k int) {
+	for i := 0; i < len(g); i++ {
+		for n := 3; n >= 2; n-- {
+			if i+n+n-1 > len(g) || !strings.Contains(body, string(g[i:i+n])) {
+				continue
+			}
+			given := g[i+1 : i+n]
+			rest := g[i+n:]
+			if len(rest) <= len(given) || !slices.Equal(rest[:len(given)], given) {
+				continue
+			}
+			after := string(rest[len(given):])
+			if slices.ContainsFunc(groupKin, func(w string) bool { return strings.HasPrefix(after, w) && len([]rune(after)) > len([]rune(w)) }) {
+				return i, n, len(given)
+			}
+		}
+	}
+	return 0, 0, 0
+}
+
+// siblings completes a given name the cut left alone with the surname of
+// the full name before it in the group when the two share a generation
+// character: "(钱士升士晋)" lists 钱士升 and his brother 钱士晋.
+func siblings(ps []listedPerson) []listedPerson {
+	for i := 1; i < len(ps); i++ {
+		p, q := []rune(ps[i].full), []rune(ps[i-1].full)
+		if ps[i].full == ps[i].written && len(p) == 2 && len(q) == 3 && q[1] == p[0] && !slices.Contains(groupKin, string(q[0])) {
+			ps[i].full = string(q[0]) + ps[i].full
+		}
+	}
+	return ps
 }
 
 // mainBefore is the main person a group follows: the longest name (four
@@ -675,7 +745,9 @@ func mainBefore(m []rune, body string) string {
 	return string(m)
 }
 
-var groupKin = []string{"从子", "从孙", "从弟", "从兄", "族子", "族孙", "曾孙", "子", "孙", "弟", "兄", "侄", "父", "叔", "婿", "甥"}
+// groupKin are the kinship words a group writes before a relative's given
+// name, longest first where one begins another.
+var groupKin = []string{"从子", "从孙", "从弟", "从兄", "从父", "从祖", "族子", "族孙", "族父", "族叔", "族兄", "族弟", "曾孙", "子", "孙", "弟", "兄", "侄", "父", "叔", "婿", "甥"}
 
 func cutGroup(g []rune, main, body string) []listedPerson {
 	type state struct {
@@ -759,6 +831,9 @@ func cutGroup(g []rune, main, body string) []listedPerson {
 			}
 			for l := 1; l <= 2 && i+l <= n; l++ {
 				w := string(g[i : i+l])
+				if strings.ContainsAny(w, "等。，、") {
+					continue
+				}
 				seen := strings.Contains(body, surname+w) || strings.Contains(body, w+"，字")
 				if l == 2 {
 					seen = seen || strings.Contains(body, w)
