@@ -134,9 +134,12 @@ func SegmentationWith(ctx context.Context, dir string, chunk ChunkFunc, opts Seg
 			if opts.NoListing {
 				doc.Text = withoutLine1(doc.Text)
 			}
-			chunks, err := chunk(ctx, doc)
-			if err != nil {
-				return rep, fmt.Errorf("segmentation: chunk %s: %w", f.Rel, err)
+			var chunks []schemas.Chunk
+			if strings.TrimSpace(doc.Text) != "" {
+				// A volume that is only its line 1 leaves nothing to chunk.
+				if chunks, err = chunk(ctx, doc); err != nil {
+					return rep, fmt.Errorf("segmentation: chunk %s: %w", f.Rel, err)
+				}
 			}
 			v := scoreVolume(full, chunks)
 			o := scoreOpenings(doc.Text, chunks)
