@@ -79,7 +79,7 @@ func (er *entryRules) openMarks(rs []rune, ops []opening) []mark {
 		case knownGiven(rs[:o.pos], name, m.surnames):
 			attached = true
 		case mainStart < 0, appraised(name):
-		case relativePlace(rs, o.end), !er.clanOpening(rs, o) && givenAlone(rs[o.end:reach[i]], name):
+		case er.relativePlace(rs, o.end), !er.clanOpening(rs, o) && givenAlone(rs[o.end:reach[i]], name):
 			attached = true
 		case !o.strong && next-o.pos < shortEntry:
 			attached = true
@@ -305,14 +305,16 @@ func (er *entryRules) attachedByForm(name []rune) bool {
 // the person before), "国珍同县人" (of Guozhen's county). The person is
 // introduced by reference to another the text has named, as a companion
 // in that person's entry is; a main entry states its person's own place.
-func relativePlace(rs []rune, i int) bool {
+func (er *entryRules) relativePlace(rs []rune, i int) bool {
 	for k := 0; k < 2 && i < len(rs); k++ {
 		c := clauseAt(rs, i)
 		if native(c) {
-			if c[0] == '亦' {
-				return true
+			for _, w := range er.sharedPlaceLeads {
+				if hasPrefix(c, w) {
+					return true
+				}
 			}
-			for _, w := range []string{"同县", "同邑", "同里", "同郡", "同乡"} {
+			for _, w := range er.sharedPlace {
 				if text.IndexRunes(c, []rune(w), 1) > 0 {
 					return true
 				}

@@ -100,6 +100,10 @@ type entryRules struct {
 	// introducerRunes and subentryKinRunes are introducers and the
 	// words of subentryKin as runes.
 	introducerRunes, subentryKinRunes [][]rune
+	// sharedPlaceLeads and sharedPlace give a native place by another
+	// person's (relativePlace).
+	sharedPlaceLeads []string
+	sharedPlace      []string
 
 	notNameStarts, markers, appointment, kinChars, prefixChars []rune
 	demos                                                      []demo
@@ -112,6 +116,7 @@ func newEntryRules(p *profile.Profile) *entryRules {
 		notNameStarts: p.Entry.NotNameStarts, markers: p.Entry.Markers, appointment: p.Entry.AppointmentChars,
 		kinChars: p.Kin.Chars, prefixChars: p.Kin.PrefixChars,
 		clauseEnds: runesOf(p.Entry.ClauseEnds), relationEnds: runesOf(p.Entry.RelationEnds),
+		sharedPlaceLeads: p.Names.SharedPlaceLeads, sharedPlace: p.Names.SharedPlace,
 	}
 	er.introducerRunes = runesOf(er.introducers)
 	for _, k := range er.subentryKin {

@@ -41,7 +41,8 @@ var settingKeys = []string{
 	"language", "chunking", keyDetect, keyExtends, keyRules, "era_prefer", "window_chars",
 	"entry.formula", "entry.appraisal", "entry.not_name_start", "entry.markers", "entry.appointment_chars",
 	"entry.clause_end", "entry.relation_end",
-	"names.compound_surnames", "names.introducers", "kin.chars", "kin.prefix_chars",
+	"names.compound_surnames", "names.introducers", "names.shared_place_lead", "names.shared_place",
+	"kin.chars", "kin.prefix_chars",
 	"office.joiners", "office.honour_prefixes", "office.sinecure_prefixes",
 	"writing.copy_scale", "writing.evidence_sentences", "writing.sub_entries", "writing.plan",
 	"writing.identity", "writing.identity_end", "writing.notable_skip", "writing.notable_years",
@@ -274,7 +275,8 @@ func build(r *raw, eras *era.Table) (*Profile, error) {
 		ClauseEnds:       longestFirst(st.all("entry.clause_end")),
 		RelationEnds:     longestFirst(st.all("entry.relation_end")),
 	}
-	p.Names = Names{CompoundSurnames: st.all("names.compound_surnames"), Introducers: longestFirst(st.all("names.introducers"))}
+	p.Names = Names{CompoundSurnames: st.all("names.compound_surnames"), Introducers: longestFirst(st.all("names.introducers")),
+		SharedPlaceLeads: st.all("names.shared_place_lead"), SharedPlace: st.all("names.shared_place")}
 	for _, s := range p.Names.CompoundSurnames {
 		if utf8.RuneCountInString(s) != 2 {
 			fail(fmt.Errorf("compound surname %q is not two characters", s))

@@ -113,6 +113,10 @@ type Names struct {
 	// Introducers are written before a person brought in without kinship,
 	// longest first.
 	Introducers []string
+	// SharedPlaceLeads begin, and SharedPlace stand inside, a native-place
+	// clause that gives the place by another person's ("亦江阴人",
+	// "国珍同县人").
+	SharedPlaceLeads, SharedPlace []string
 }
 
 // Kinship holds the kinship words and characters.
