@@ -66,3 +66,28 @@ func TestListedIntroductions(t *testing.T) {
 		})
 	}
 }
+
+// TestListedLongKinClauseIsNoPerson: with a listing, a line that opens
+// with four characters and a kinship clause ("仲山少孤，育于叔父") is the
+// entry's own text when the volume never writes those characters again;
+// a clan name of the same shape ("王氏女娥") is a person.
+func TestListedLongKinClauseIsNoPerson(t *testing.T) {
+	text := "高仲山\n" +
+		"高仲山，字子岳，临川人。洪武中为御史。\n" +
+		"仲山少孤，育于叔父。长而好学，以孝闻。\n" +
+		"王氏女娥，临川屠者女也。\n"
+	doc := schemas.Document{DocID: "k", Text: text, Profile: chunker.ProfileLiezhuan}
+	chunks, err := chunker.New(chunker.Config{}).Chunk(context.Background(), doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subjects []string
+	for _, c := range chunks {
+		if c.Subject != "" {
+			subjects = append(subjects, c.Subject)
+		}
+	}
+	if fmt.Sprint(subjects) != "[高仲山 王氏女娥]" {
+		t.Fatalf("subjects %v, want 高仲山 and the attached 王氏女娥 only", subjects)
+	}
+}

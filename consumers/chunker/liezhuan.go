@@ -566,7 +566,7 @@ func (er *entryRules) liezhuanMarks(d *docText) []mark {
 	ops := d.openings(er)
 	l := er.parseListing(d.rs, ls, list)
 	if len(l.main) > 0 {
-		marks = append(marks, er.listedMarks(ops, l)...)
+		marks = append(marks, er.listedMarks(d.rs, ops, l)...)
 		marks = append(marks, er.listedIntroductions(d.rs, ops, l, marks)...)
 
 	} else {
@@ -640,7 +640,7 @@ func timeName(name []rune) bool {
 // the given name only (濂 for 王濂). The subject of an aligned entry is the
 // name as the listing writes it, so the entry chunks of a volume spell its
 // listing whenever the text has every listed entry.
-func (er *entryRules) listedMarks(ops []opening, l listing) []mark {
+func (er *entryRules) listedMarks(rs []rune, ops []opening, l listing) []mark {
 	type cand struct {
 		op    int // index in ops
 		q, n  int // the listed name: l.main[q:q+n]
@@ -746,8 +746,14 @@ func (er *entryRules) listedMarks(ops []opening, l listing) []mark {
 		}
 		relative := er.inGroups(o.name, l.groups) &&
 			(o.lineStart && o.evidence >= evRelation || o.evidence >= evFormula)
+		// An unlisted "name" of four characters or more whose only
+		// evidence is a kinship clause and which the volume never writes
+		// again is a clause of the entry, not a person ("良玉少孤，育于
+		// 叔父"); a name that long otherwise has a compound surname, a
+		// prince's title or a clan ("安塞王秩炅", "王氏女娥").
+		long := len(o.name) >= 4 && !er.compound(o.name) && untitled(o.name) == nil && !slices.Contains(o.name, '氏')
 		unlisted := !er.notName(o.name) && (len(o.name) >= 2 && (o.lineStart && o.evidence >= evFormula || o.evidence == evFull) ||
-			o.lineStart && o.person && (len(o.name) >= 2 || o.strong))
+			o.lineStart && o.person && (len(o.name) >= 2 || o.strong)) && !(long && er.unnamedKin(rs, o))
 		if relative || unlisted {
 			// A relative is a person the listing names; an unlisted opening
 			// is one only when its words say so.
