@@ -32,13 +32,22 @@
 //     a strict JSON schema, kept only if the relation was asked for and the
 //     tail and evidence are verbatim in the chunk.
 //
+// The model is asked only when its answer can pay (Gating in llm.go): not
+// when the person's text lacks every cue word of the relation's patterns
+// (the words every match of a hand-made or stored pattern must contain),
+// not for a relation and chunk shape whose remembered outcomes yield less
+// than one fact per Config.MinYieldCalls calls, and plan B only after a
+// rejected regex, not after the model answered that the chunk does not
+// state the fact. Config.AskAlways turns the gates off.
+//
 // Precision comes before recall: a wrong triplet becomes a wrong sentence
 // in a biography. So the head of a narrative fact is the chunk's entry
 // person only when the clause names no one else (ownClause) and the
 // sentence is not about a relative; a relative's sub-entry ("子琮，字季玉")
 // starts a section whose facts belong to the relative, and so does the
-// opening text of a chunk the chunker marks as beginning one
-// (Chunk.SubEntry: "用嘉，举人。历官广西参政" is 申用嘉's, not 申时行's); a
+// text of a chunk the chunker gives to one (Chunk.SubEntry, set on an
+// attached person's chunks: "用嘉，举人。历官广西参政" is 申用嘉's, not
+// 申时行's); a
 // succession ("子隐王尚炳嗣", "俊卒，弟杰嗣") starts a section about the heir
 // that runs to the end of its paragraph, so a line of princes or nobles
 // does not pile its deaths on the first holder, and each heir is linked to
