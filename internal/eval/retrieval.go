@@ -33,8 +33,10 @@ type RetrievalQuery struct {
 	// Chunks are the ids of the entry's chunks.
 	Chunks []string `json:"chunks"`
 	// Own are the ids of the chunks of the person's own text: the entry's
-	// chunks less those of the attached people's and relatives' entries
-	// that open inside it (the strict definition).
+	// chunks up to the first opening of another person's own text inside
+	// it — a paragraph that opens a person's entry, or an opening inside a
+	// paragraph of someone line 1 names in parentheses (otherOpenings; the
+	// strict definition).
 	Own []string `json:"own"`
 }
 
@@ -75,7 +77,7 @@ func RetrievalQueries(ctx context.Context, dir string, chunk ChunkFunc) ([]Retri
 			if err != nil {
 				return nil, fmt.Errorf("retrieval queries: chunk %s: %w", f.Rel, err)
 			}
-			others := paragraphOpenings([]rune(it.Doc.Text))
+			others := otherOpenings(it.Doc.Text)
 			for _, e := range entries {
 				q := RetrievalQuery{Name: e.name, Aliases: e.aliases, File: f.Rel, DocID: it.Doc.DocID,
 					Start: e.start, End: e.end}
@@ -104,13 +106,36 @@ func RetrievalQueries(ctx context.Context, dir string, chunk ChunkFunc) ([]Retri
 	return out, nil
 }
 
-// paragraphOpenings are the offsets of the paragraphs that open a
-// person's entry, as the segmentation's entry score reads them.
-func paragraphOpenings(rs []rune) []int {
+// otherOpenings are the offsets at which another person's own text
+// begins, as the segmentation's entry score reads entry openings: the
+// paragraphs that open a person's entry, and the openings inside a
+// paragraph of people line 1 names in parentheses ("…一时皆以为荣。元震，
+// 字元东，…" where line 1 lists "饶伸(兄位刘元震元霖)"): the listing says
+// they are attached to the entry, and their text runs from there.
+func otherOpenings(doc string) []int {
+	first, _, _ := strings.Cut(doc, "\n")
+	var l parsed
+	parseListing(&l, strings.TrimSpace(first))
+	rs := []rune(doc)
 	var out []int
 	for _, o := range entryOpenings(rs) {
 		if o.paragraph {
 			out = append(out, o.pos)
+			continue
+		}
+		e := o.pos
+		for e < len(rs) && text.IsHan(rs[e]) {
+			e++
+		}
+		if e-o.pos < 1 {
+			continue
+		}
+		name := rs[o.pos:e]
+		for _, g := range l.groups {
+			if text.IndexRunes(g, name, 0) >= 0 {
+				out = append(out, o.pos)
+				break
+			}
 		}
 	}
 	return out

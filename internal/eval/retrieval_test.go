@@ -3,6 +3,7 @@ package eval_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -211,5 +212,41 @@ func TestRetrievalStrict(t *testing.T) {
 		if !near(s.Precision, tc.precision) || !near(s.Recall, tc.rcll) || rep.Strict != tc.strict {
 			t.Errorf("strict=%v %s: %+v, want precision %.3f recall %.3f", tc.strict, tc.system, s, tc.precision, tc.rcll)
 		}
+	}
+}
+
+// sentenceChunks chunks a document at every full stop and line end.
+func sentenceChunks(_ context.Context, doc schemas.Document) ([]schemas.Chunk, error) {
+	var out []schemas.Chunk
+	rs := []rune(doc.Text)
+	start := 0
+	for i, r := range rs {
+		if r == '。' || r == '\n' || i == len(rs)-1 {
+			if i+1 > start {
+				out = append(out, schemas.Chunk{ChunkID: fmt.Sprintf("%s-%04d", doc.DocID, len(out)), DocID: doc.DocID,
+					Text: string(rs[start : i+1]), Start: start, End: i + 1})
+			}
+			start = i + 1
+		}
+	}
+	return out, nil
+}
+
+// TestRetrievalStrictInlineOpening: a person line 1 names in parentheses
+// whose text opens inside a paragraph of the entry ("…。丙丁，字子二") is
+// not the entry's person's own text from there on; an unlisted name
+// opening the same way is.
+func TestRetrievalStrictInlineOpening(t *testing.T) {
+	dir := t.TempDir()
+	vol := "甲乙(丙丁)\n甲乙，字子一，某县人。官至尚书。丙丁，字子二，某县人。官御史。戊己，字子三，某县人。\n"
+	if err := os.WriteFile(filepath.Join(dir, "001.txt"), []byte(vol), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	qs, err := eval.RetrievalQueries(context.Background(), dir, sentenceChunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 || len(qs[0].Chunks) != 6 || len(qs[0].Own) != 2 {
+		t.Fatalf("queries %+v, want 甲乙 with six chunks, his own the first two", qs)
 	}
 }
