@@ -154,7 +154,7 @@ func (er *entryRules) groupNameAt(rs []rune, p int, groups [][]rune) (k, n int) 
 		for n := min(4, e-p-k); n >= 2; n-- {
 			q := p + k + n
 			name := rs[p+k : q]
-			if er.kinWritten(rs[p:p+k+1]) || !introClosed(rs, q) || slices.Contains(name, '等') || strings.ContainsRune("司卫州府县", name[n-1]) || !inAnyGroup(name, groups) || er.kinOnly(name) || k > 0 && !er.introWords(rs[p:p+k]) {
+			if er.kinWritten(rs[p:p+k+1]) || !introClosed(rs, q) || slices.Contains(name, '等') || slices.Contains(er.notNameEnds, name[n-1]) || !inAnyGroup(name, groups) || er.kinOnly(name) || k > 0 && !er.introWords(rs[p:p+k]) {
 				continue
 			}
 			return k, n

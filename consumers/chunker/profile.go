@@ -104,6 +104,8 @@ type entryRules struct {
 	// person's (relativePlace).
 	sharedPlaceLeads []string
 	sharedPlace      []string
+	// notNameEnds end places and offices, never a name.
+	notNameEnds []rune
 
 	notNameStarts, markers, appointment, kinChars, prefixChars []rune
 	demos                                                      []demo
@@ -116,7 +118,7 @@ func newEntryRules(p *profile.Profile) *entryRules {
 		notNameStarts: p.Entry.NotNameStarts, markers: p.Entry.Markers, appointment: p.Entry.AppointmentChars,
 		kinChars: p.Kin.Chars, prefixChars: p.Kin.PrefixChars,
 		clauseEnds: runesOf(p.Entry.ClauseEnds), relationEnds: runesOf(p.Entry.RelationEnds),
-		sharedPlaceLeads: p.Names.SharedPlaceLeads, sharedPlace: p.Names.SharedPlace,
+		sharedPlaceLeads: p.Names.SharedPlaceLeads, sharedPlace: p.Names.SharedPlace, notNameEnds: p.Names.NotNameEnds,
 	}
 	er.introducerRunes = runesOf(er.introducers)
 	for _, k := range er.subentryKin {

@@ -41,7 +41,7 @@ var settingKeys = []string{
 	"language", "chunking", keyDetect, keyExtends, keyRules, "era_prefer", "window_chars",
 	"entry.formula", "entry.appraisal", "entry.not_name_start", "entry.markers", "entry.appointment_chars",
 	"entry.clause_end", "entry.relation_end",
-	"names.compound_surnames", "names.introducers", "names.shared_place_lead", "names.shared_place",
+	"names.compound_surnames", "names.introducers", "names.shared_place_lead", "names.shared_place", "names.not_name_end",
 	"kin.chars", "kin.prefix_chars",
 	"office.joiners", "office.honour_prefixes", "office.sinecure_prefixes",
 	"writing.copy_scale", "writing.evidence_sentences", "writing.sub_entries", "writing.plan",
@@ -276,7 +276,8 @@ func build(r *raw, eras *era.Table) (*Profile, error) {
 		RelationEnds:     longestFirst(st.all("entry.relation_end")),
 	}
 	p.Names = Names{CompoundSurnames: st.all("names.compound_surnames"), Introducers: longestFirst(st.all("names.introducers")),
-		SharedPlaceLeads: st.all("names.shared_place_lead"), SharedPlace: st.all("names.shared_place")}
+		SharedPlaceLeads: st.all("names.shared_place_lead"), SharedPlace: st.all("names.shared_place"),
+		NotNameEnds: st.runes("names.not_name_end", fail)}
 	for _, s := range p.Names.CompoundSurnames {
 		if utf8.RuneCountInString(s) != 2 {
 			fail(fmt.Errorf("compound surname %q is not two characters", s))

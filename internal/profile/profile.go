@@ -117,6 +117,9 @@ type Names struct {
 	// clause that gives the place by another person's ("亦江阴人",
 	// "国珍同县人").
 	SharedPlaceLeads, SharedPlace []string
+	// NotNameEnds end places and offices ("宣抚司", "宁番卫"), never a
+	// person's name.
+	NotNameEnds []rune
 }
 
 // Kinship holds the kinship words and characters.
