@@ -47,16 +47,9 @@ func cmdEval(ctx context.Context, io IO, args []string) error {
 			return fmt.Errorf("%w: --data DIR is required", errUsage)
 		}
 		ch := chunker.New(chunker.Config{})
-		var rep progress.Reporter
-		report, err := eval.SegmentationWith(ctx, dir, ch.Chunk, eval.SegmentationOptions{NoListing: *noListing}, func(done, total int) {
-			if rep == nil {
-				rep = progress.New(int64(total), "segmentation", log)
-			}
-			rep.Add(1)
-		})
-		if rep != nil {
-			rep.Finish()
-		}
+		prog := progress.NewCounter("segmentation", log)
+		report, err := eval.SegmentationWith(ctx, dir, ch.Chunk, eval.SegmentationOptions{NoListing: *noListing}, prog.Step)
+		prog.Finish()
 		if err != nil {
 			return err
 		}

@@ -49,16 +49,9 @@ func evalExtraction(ctx context.Context, io IO, args []string) error {
 	extract := func(ctx context.Context, ck schemas.Chunk) ([]schemas.Triplet, error) {
 		return ex.Extract(ctx, c.tenant, ck)
 	}
-	var rep progress.Reporter
-	report, err := eval.Extraction(ctx, dir, ch.Chunk, extract, func(done, total int) {
-		if rep == nil {
-			rep = progress.New(int64(total), "extraction", log)
-		}
-		rep.Add(1)
-	})
-	if rep != nil {
-		rep.Finish()
-	}
+	prog := progress.NewCounter("extraction", log)
+	report, err := eval.Extraction(ctx, dir, ch.Chunk, extract, prog.Step)
+	prog.Finish()
 	if err != nil {
 		return err
 	}

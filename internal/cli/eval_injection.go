@@ -70,17 +70,10 @@ func evalInjection(ctx context.Context, io IO, args []string) error {
 	if _, err := ingestDir(ctx, a, s.tenant, dir, "ingest", log, g); err != nil {
 		return err
 	}
-	var rep progress.Reporter
-	cfg.Progress = func(done, total int) {
-		if rep == nil {
-			rep = progress.New(int64(total), "eval injection", log)
-		}
-		rep.Add(1)
-	}
+	prog := progress.NewCounter("eval injection", log)
+	cfg.Progress = prog.Step
 	report, err := eval.Injection(ctx, &app.Injection{App: a, Tenant: s.tenant}, cfg)
-	if rep != nil {
-		rep.Finish()
-	}
+	prog.Finish()
 	if err != nil {
 		return err
 	}

@@ -94,3 +94,33 @@ type nop struct{}
 
 func (nop) Add(int) {}
 func (nop) Finish() {}
+
+// Counter reports work whose total is known only when the first unit is
+// done: Step is the callback the evals take (done, total), which opens
+// the reporter on its first call and counts one unit per call; Finish
+// ends the report if it was opened.
+type Counter struct {
+	desc string
+	log  zerolog.Logger
+	rep  Reporter
+}
+
+// NewCounter returns a Counter that opens New(total, desc, log).
+func NewCounter(desc string, log zerolog.Logger) *Counter {
+	return &Counter{desc: desc, log: log}
+}
+
+// Step records one unit of total done.
+func (c *Counter) Step(_, total int) {
+	if c.rep == nil {
+		c.rep = New(int64(total), c.desc, c.log)
+	}
+	c.rep.Add(1)
+}
+
+// Finish ends the report if Step opened one.
+func (c *Counter) Finish() {
+	if c.rep != nil {
+		c.rep.Finish()
+	}
+}
