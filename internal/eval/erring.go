@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -396,11 +397,7 @@ func (m *ErringModel) Injections() []ErringInjection {
 func (m *ErringModel) Calls() map[string]int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make(map[string]int, len(m.calls))
-	for k, v := range m.calls {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(m.calls)
 }
 
 // Unexpected are the reasons the model refused calls: prompts it does not

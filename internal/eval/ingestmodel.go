@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"regexp"
@@ -109,11 +110,7 @@ func (m *IngestModel) Stream(ctx context.Context, in []*schema.Message, opts ...
 func (m *IngestModel) Calls() map[string]int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make(map[string]int, len(m.calls))
-	for k, v := range m.calls {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(m.calls)
 }
 
 // Unexpected are the reasons the model refused calls. A run whose prompts
