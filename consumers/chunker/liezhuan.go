@@ -740,12 +740,19 @@ func (er *entryRules) listedMarks(rs []rune, ops []opening, l listing) []mark {
 			}
 		}
 	}
+	var ends []int
 	for i, o := range ops {
 		if chosen[i] {
 			continue
 		}
-		relative := er.inGroups(o.name, l.groups) &&
+		introduced := !er.inGroups(o.name, l.groups) && er.listedSuffix(o.name, l.groups) != nil
+		relative := (er.inGroups(o.name, l.groups) || introduced) &&
 			(o.lineStart && o.evidence >= evRelation || o.evidence >= evFormula)
+		if relative && introduced && !o.lineStart {
+			// "…乃议招抚。参政洪云蒸，长沙人，…": brought in inside a
+			// paragraph, the person's text is the rest of it.
+			ends = append(ends, paragraphEnd(rs, o.pos))
+		}
 		// An unlisted "name" of four characters or more whose only
 		// evidence is a kinship clause and which the volume never writes
 		// again is a clause of the entry, not a person ("良玉少孤，育于
@@ -762,6 +769,11 @@ func (er *entryRules) listedMarks(rs []rune, ops []opening, l listing) []mark {
 				m.subject = string(o.name)
 			}
 			out = append(out, m)
+		}
+	}
+	for _, e := range ends {
+		if e < len(rs) && !slices.ContainsFunc(out, func(m mark) bool { return m.pos == e }) {
+			out = append(out, mark{pos: e, kind: markSub})
 		}
 	}
 	return out
@@ -821,6 +833,28 @@ func (er *entryRules) inGroups(name []rune, groups [][]rune) bool {
 		}
 	}
 	return false
+}
+
+// listedSuffix returns the name a group writes that ends name after words
+// introducing it: a place, an office or "同邑" ("合肥陈文", "郎中胡琏",
+// "卓同邑罗性": 陈文, 胡琏, 罗性); nil when name is itself written in a
+// group, has a compound surname, or has no such ending. One character
+// before the name is a surname, not an introduction, unless it is an
+// introducing word ("又董镛").
+func (er *entryRules) listedSuffix(name []rune, groups [][]rune) []rune {
+	if len(name) < 3 || er.compound(name) || inAnyGroup(name, groups) {
+		return nil
+	}
+	for k := 1; k <= len(name)-2; k++ {
+		pre, rest := name[:k], name[k:]
+		if len(rest) > 4 || er.kinWritten(pre) || er.kinOnly(rest) || !inAnyGroup(rest, groups) {
+			continue
+		}
+		if k >= 2 && er.introWords(pre) || er.introduced(name) != nil && len(er.introduced(name)) == k {
+			return rest
+		}
+	}
+	return nil
 }
 
 // entryOpenings counts the line starts that open with a name and an entry

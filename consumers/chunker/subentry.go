@@ -61,6 +61,9 @@ func (er *entryRules) subEntryName(entry string, written, before []rune, groups 
 			return string(written[len(kw):])
 		}
 	}
+	if rest := er.listedSuffix(written, groups); rest != nil {
+		return string(rest)
+	}
 	if len(written) > 2 {
 		return string(written)
 	}

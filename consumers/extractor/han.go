@@ -891,8 +891,15 @@ const (
 // matches.
 func (hz *han) extractHan(text, entry, sub string, begins bool) ([]fact, []section) {
 	headers := hz.parseHeaders(text)
-	if h, ok := hz.subHeader(text, sub); ok && (len(headers) == 0 || headers[0].at > h.at) {
-		headers = append([]hanHeader{h}, headers...)
+	if h, ok := hz.subHeader(text, sub); ok {
+		switch {
+		case len(headers) == 0 || headers[0].at > h.at:
+			headers = append([]hanHeader{h}, headers...)
+		case headers[0].at == h.at && headers[0].head != sub:
+			// "郎中胡琏，字重器": the chunker has read the person's name
+			// out of the words that introduce him.
+			headers[0] = h
+		}
 	}
 	// A relative's paragraph the chunk already begins as his sub-entry
 	// ("子恭，举人" of 陈恭) needs no header of its own.
@@ -1000,7 +1007,7 @@ func (hz *han) subHeader(text, sub string) (hanHeader, bool) {
 	}
 	bodyEnd := at + end
 	body := text[at:bodyEnd]
-	if _, ok := hz.namesSub(body, sub); !ok || utf8.RuneCountInString(body) > 4 {
+	if _, ok := hz.namesSub(body, sub); !ok || utf8.RuneCountInString(body) > 4 && !strings.HasSuffix(body, sub) {
 		return hanHeader{}, false
 	}
 	rest := text[bodyEnd:]

@@ -18,6 +18,10 @@ func TestIntroducedAttachedPerson(t *testing.T) {
 	}{
 		{"a place before the name", "卓信", "赵泰", "潞城赵泰，字熙和。由乡举入国子监。\n",
 			[]string{"卓信 mentions ", "赵泰 mentions ", "赵泰 courtesy_name 熙和"}},
+		{"an office before the name", "张澯", "胡琏", "郎中胡琏，字重器，新喻人。\n",
+			[]string{"张澯 mentions ", "胡琏 mentions ", "胡琏 courtesy_name 重器", "胡琏 native_place 新喻"}},
+		{"a place of more characters before the name", "王观", "罗性", "卓同邑罗性，字子理。\n",
+			[]string{"王观 mentions ", "罗性 mentions ", "罗性 courtesy_name 子理"}},
 		{"a degree after a place and the name", "周玺", "周钥", "海阳周钥，弘治十五年进士。\n",
 			[]string{"周玺 mentions ", "周钥 mentions ", "周钥 jinshi 弘治十五年 {era=弘治 year=弘治十五年}"}},
 		{"an appointment after the standing", "陶谐", "陶滋", "子滋，以进士授行人。\n",

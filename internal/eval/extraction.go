@@ -625,7 +625,14 @@ func firstRunes(s string, n int) string {
 // listedPerson is a person named in a parenthesised group of line 1: the
 // full name, and the name as the listing writes it (the given name after
 // a kinship word: 琏 of "子琏璟").
-type listedPerson struct{ full, written string }
+// listedPerson is a person a group names: full, the name as read (with
+// the main person's surname when the group writes a relative's given
+// name), written, as the group writes it, and alt, the same-surname
+// reading of a name the group leaves ambiguous: a two-character name that
+// may be a relative's given name ("(孙大顺大临)": 陶大临), or a name
+// opening with 孙, which is a surname and the word for grandson ("秦金
+// (孙柱)": 秦柱).
+type listedPerson struct{ full, written, alt string }
 
 // listingGroups reads line 1 as parseListing does, and gives each
 // parenthesised group with the main string before it.
@@ -722,6 +729,9 @@ func siblings(ps []listedPerson) []listedPerson {
 		if ps[i].full == ps[i].written && len(p) == 2 && len(q) == 3 && q[1] == p[0] && !slices.Contains(groupKin, string(q[0])) {
 			ps[i].full = string(q[0]) + ps[i].full
 		}
+		if ps[i].alt == ps[i].full {
+			ps[i].alt = ""
+		}
 	}
 	return ps
 }
@@ -801,6 +811,13 @@ func cutGroup(g []rune, main, body string) []listedPerson {
 				// the generation character.
 				if gr := []rune(given); l == 2 && len(gr) == 2 && g[i] == gr[0] && surname != "" {
 					p.full = surname + w
+				}
+				switch {
+				case surname == "" || p.full != w:
+				case l == 2:
+					p.alt = surname + w
+				case l == 3 && g[i] == '孙':
+					p.alt = surname + string(g[i+1:i+l])
 				}
 				kinFirst := slices.ContainsFunc(groupKin, func(k string) bool { return k != "孙" && strings.HasPrefix(w, k) })
 				switch {
@@ -888,6 +905,9 @@ func (g *goldReader) scoreAttached(docText string, chunks []schemas.Chunk, tripl
 		names := []string{p.full}
 		if utf8.RuneCountInString(p.written) >= 2 && p.written != p.full {
 			names = append(names, p.written)
+		}
+		if p.alt != "" && p.alt != p.full {
+			names = append(names, p.alt)
 		}
 		fact, own := false, false
 		for _, t := range triplets {

@@ -111,7 +111,12 @@ func RetrievalQueries(ctx context.Context, dir string, chunk ChunkFunc) ([]Retri
 // paragraphs that open a person's entry, and the openings inside a
 // paragraph of people line 1 names in parentheses ("…一时皆以为荣。元震，
 // 字元东，…" where line 1 lists "饶伸(兄位刘元震元霖)"): the listing says
-// they are attached to the entry, and their text runs from there.
+// they are attached to the entry, and their text runs from there. Such a
+// person may be written after the words that bring him in, a place or an
+// office ("参政洪云蒸，长沙人"), and introduced by 者 without a formula
+// ("合肥陈文者，南北征伐"): a sentence whose first clause is at most
+// maxIntroduced characters ending in a group's name and 者 opens that
+// person's text too.
 func otherOpenings(doc string) []int {
 	first, _, _ := strings.Cut(doc, "\n")
 	var l parsed
@@ -127,18 +132,41 @@ func otherOpenings(doc string) []int {
 		for e < len(rs) && text.IsHan(rs[e]) {
 			e++
 		}
-		if e-o.pos < 1 {
+		if e-o.pos >= 1 && endsWithGroupName(rs[o.pos:e], l.groups) {
+			out = append(out, o.pos)
+		}
+	}
+	for i := 1; i < len(rs); i++ {
+		if rs[i-1] != '\n' && rs[i-1] != '。' || slices.Contains(out, i) {
 			continue
 		}
-		name := rs[o.pos:e]
-		for _, g := range l.groups {
-			if text.IndexRunes(g, name, 0) >= 0 {
-				out = append(out, o.pos)
-				break
+		e := i
+		for e < len(rs) && e-i <= maxIntroduced && text.IsHan(rs[e]) {
+			e++
+		}
+		if e-i >= 3 && e+1 < len(rs) && rs[e] == '，' && rs[e-1] == '者' && endsWithGroupName(rs[i:e-1], l.groups) {
+			out = append(out, i)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// maxIntroduced bounds the first clause that introduces a person by 者:
+// the words bringing him in (a place, an office, 又有) and the name.
+const maxIntroduced = 10
+
+// endsWithGroupName reports whether a parenthesised group of the listing
+// writes run, or a name of two characters or more that ends it.
+func endsWithGroupName(run []rune, groups [][]rune) bool {
+	for k := 0; k == 0 || k+2 <= len(run); k++ {
+		for _, g := range groups {
+			if text.IndexRunes(g, run[k:], 0) >= 0 {
+				return true
 			}
 		}
 	}
-	return out
+	return false
 }
 
 // entry is a listed person's own entry found in a volume's text.

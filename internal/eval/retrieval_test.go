@@ -250,3 +250,22 @@ func TestRetrievalStrictInlineOpening(t *testing.T) {
 		t.Fatalf("queries %+v, want 甲乙 with six chunks, his own the first two", qs)
 	}
 }
+
+// TestRetrievalStrictIntroducedOpening: a person line 1 names in
+// parentheses whose text a sentence opens after the words that bring him
+// in, closed by 者 ("合肥丙丁者，…"), is not the entry's person's own text
+// from there on.
+func TestRetrievalStrictIntroducedOpening(t *testing.T) {
+	dir := t.TempDir()
+	vol := "甲乙(丙丁)\n甲乙，字子一，某县人。官至尚书。\n合肥丙丁者，南北征伐。官御史。\n"
+	if err := os.WriteFile(filepath.Join(dir, "001.txt"), []byte(vol), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	qs, err := eval.RetrievalQueries(context.Background(), dir, sentenceChunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 || len(qs[0].Chunks) != 6 || len(qs[0].Own) != 3 || !slices.Equal(qs[0].Own, qs[0].Chunks[:3]) {
+		t.Fatalf("queries %+v, want 甲乙 with six chunks, his own the first three (his paragraph)", qs)
+	}
+}
