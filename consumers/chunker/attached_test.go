@@ -43,6 +43,13 @@ func TestListedIntroductions(t *testing.T) {
 				"高山(陈文胡": "", "高山，字仲岳": "", "参政洪云蒸，": "洪云蒸", "山乃还朝。\n": "",
 				"合肥陈文者，": "陈文", "郎中胡琏，字": "胡琏",
 			}},
+		{"a person named after the words that say who he was", "高山(余翱邓洪震)\n" +
+			"高山，字仲岳，临川人。洪武中为御史。\n" +
+			"时御史争礼居首者余翱，字大振，定远人。\n" +
+			"当隆庆初，以地震言事者，又有邓洪震，宣化人。\n",
+			map[string]string{
+				"高山(余翱邓": "", "高山，字仲岳": "", "时御史争礼居": "余翱", "当隆庆初，以": "邓洪震",
+			}},
 		{"a relative after a kinship word is left to the entry", "高山(弟守隅)\n" +
 			"高山，字仲岳，临川人。洪武中为御史。\n" +
 			"从弟守隅，由进士历官江西参政。\n",

@@ -23,8 +23,8 @@ import (
 // the entry's own text goes on in a relative's paragraph.
 
 // maxIntroRunes bounds the words before the name that introduce it: a
-// place, an office, "又有", "同邑" or a mix ("时御史古田").
-const maxIntroRunes = 6
+// place, an office, "又有", "同邑" or a mix ("时御史古田", "时又有工部主事").
+const maxIntroRunes = 8
 
 // listedIntroductions returns the marks of the people of the listing's
 // groups whose text opens at an introduction no other mark begins: a
@@ -72,8 +72,9 @@ func (er *entryRules) listedIntroductions(rs []rune, ops []opening, l listing, m
 		return false
 	}
 	var out []mark
-	for _, p := range introStarts(rs) {
-		if marked[p] || !inEntry(p) {
+	for _, st := range introStarts(rs) {
+		p := st.at
+		if marked[p] || marked[st.sentence] || !inEntry(p) {
 			continue
 		}
 		k, n := er.groupNameAt(rs, p, l.groups)
@@ -85,7 +86,11 @@ func (er *entryRules) listedIntroductions(rs []rune, ops []opening, l listing, m
 			continue
 		}
 		given = append(given, name)
-		out = append(out, mark{pos: p, kind: markSub, subject: string(name)})
+		at := p
+		if st.afterWho {
+			at = st.sentence
+		}
+		out = append(out, mark{pos: at, kind: markSub, subject: string(name)})
 	}
 	// The person's text is the paragraph; the entry's person is the
 	// subject again after it.
@@ -112,30 +117,47 @@ func paragraphEnd(rs []rune, p int) int {
 	return len(rs)
 }
 
+// introStart is an offset where an introduction may begin (at) and the
+// start of its sentence; afterWho says the words before it in the
+// sentence describe the person it introduces ("以地震言事者，又有邓洪震"),
+// so the person's text begins with the sentence.
+type introStart struct {
+	at, sentence int
+	afterWho     bool
+}
+
 // introStarts are the offsets where an introduction may begin: the
-// start of each sentence (after a line break or 。！？；), and the clause
+// start of each sentence (after a line break or 。！？；), the clause
 // after a sentence's first clause when that is a time word of at most
-// three characters ("其后", "先是") or closed by 者 ("与愚同时为同知者").
-func introStarts(rs []rune) []int {
-	var out []int
+// three characters ("其后", "先是"), the clause after any clause of the
+// sentence closed by 者 ("与愚同时为同知者，", "以地震言事者，又有邓洪震"),
+// and the words right after a 者 inside a clause ("居首者余翱，字大振").
+func introStarts(rs []rune) []introStart {
+	var out []introStart
 	start := true
-	first := -1
+	sentence, first, clause := -1, -1, -1
 	for i, r := range rs {
 		switch {
 		case strings.ContainsRune("。！？；\n", r):
-			start, first = true, -1
+			start, first, clause = true, -1, -1
 			continue
 		case start && (r == ' ' || r == '　' || r == '\t'):
 			continue
 		case start:
-			out = append(out, i)
-			start, first = false, i
-		case r == '，' && first >= 0:
-			c := rs[first:i]
-			if len(c) >= 1 && (len(c) <= 3 && nameRunesOnly(c) || len(c) <= 16 && c[len(c)-1] == '者') {
-				out = append(out, i+1)
+			out = append(out, introStart{at: i, sentence: i})
+			start, sentence, first, clause = false, i, i, i
+		case r == '，' && clause >= 0:
+			c := rs[clause:i]
+			switch {
+			case len(c) == 0:
+			case first >= 0 && len(c) <= 3 && nameRunesOnly(c):
+				out = append(out, introStart{at: i + 1, sentence: sentence})
+			case len(c) <= 16 && c[len(c)-1] == '者':
+				out = append(out, introStart{at: i + 1, sentence: sentence, afterWho: clause > sentence})
 			}
-			first = -1
+			first, clause = -1, i+1
+		case r == '者' && clause >= 0 && i+1 < len(rs) && rs[i+1] != '，':
+			out = append(out, introStart{at: i + 1, sentence: sentence, afterWho: true})
 		}
 	}
 	return out

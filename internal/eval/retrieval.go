@@ -116,7 +116,9 @@ func RetrievalQueries(ctx context.Context, dir string, chunk ChunkFunc) ([]Retri
 // office ("参政洪云蒸，长沙人"), and introduced by 者 without a formula
 // ("合肥陈文者，南北征伐"): a sentence whose first clause is at most
 // maxIntroduced characters ending in a group's name and 者 opens that
-// person's text too.
+// person's text too; so does a sentence that first says who the person
+// is, then names him after 者 or 有 in one of its first three clauses
+// ("以地震言事者，又有邓洪震，宣化人", "居首者余翱，字大振").
 func otherOpenings(doc string) []int {
 	first, _, _ := strings.Cut(doc, "\n")
 	var l parsed
@@ -144,12 +146,41 @@ func otherOpenings(doc string) []int {
 		for e < len(rs) && e-i <= maxIntroduced && text.IsHan(rs[e]) {
 			e++
 		}
-		if e-i >= 3 && e+1 < len(rs) && rs[e] == '，' && rs[e-1] == '者' && endsWithGroupName(rs[i:e-1], l.groups) {
+		if e-i >= 3 && e+1 < len(rs) && rs[e] == '，' && rs[e-1] == '者' && endsWithGroupName(rs[i:e-1], l.groups) ||
+			namedAfterWho(rs, i, l.groups) {
 			out = append(out, i)
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// namedAfterWho reports whether the sentence at i names, in one of its
+// first three clauses, a person a group writes (two characters or more)
+// right after 者 or 有 and right before "，" or "者，".
+func namedAfterWho(rs []rune, i int, groups [][]rune) bool {
+	clauses := 0
+	for j := i; j < len(rs) && clauses < 3; j++ {
+		switch r := rs[j]; {
+		case r == '。' || r == '\n' || r == '；':
+			return false
+		case r == '，':
+			clauses++
+		case (r == '者' || r == '有') && j+1 < len(rs):
+			for n := 4; n >= 2; n-- {
+				q := j + 1 + n
+				if q+1 >= len(rs) || !(rs[q] == '，' || rs[q] == '者' && rs[q+1] == '，') {
+					continue
+				}
+				for _, g := range groups {
+					if text.IndexRunes(g, rs[j+1:q], 0) >= 0 {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // maxIntroduced bounds the first clause that introduces a person by 者:

@@ -269,3 +269,21 @@ func TestRetrievalStrictIntroducedOpening(t *testing.T) {
 		t.Fatalf("queries %+v, want 甲乙 with six chunks, his own the first three (his paragraph)", qs)
 	}
 }
+
+// TestRetrievalStrictNamedAfterWho: a sentence that says who a listed
+// person was and then names him after 者 ("时与乙同里而先为南京兵部尚书者丙丁，字子二")
+// begins his text.
+func TestRetrievalStrictNamedAfterWho(t *testing.T) {
+	dir := t.TempDir()
+	vol := "甲乙(丙丁)\n甲乙，字子一，某县人。官至尚书。时与乙同里而先为南京兵部尚书者丙丁，字子二。官御史。\n"
+	if err := os.WriteFile(filepath.Join(dir, "001.txt"), []byte(vol), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	qs, err := eval.RetrievalQueries(context.Background(), dir, sentenceChunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 || len(qs[0].Chunks) != 5 || len(qs[0].Own) != 2 || !slices.Equal(qs[0].Own, qs[0].Chunks[:2]) {
+		t.Fatalf("queries %+v, want 甲乙 with five chunks, his own the first two", qs)
+	}
+}
