@@ -40,7 +40,15 @@ import (
 //     before the next person's, or is a person the open entry has named
 //     before whose own text (with the paragraphs of the relatives that
 //     follow it, reaches) is under a fifth of the entry's so far: a main
-//     entry is a biography, an attached person's a paragraph.
+//     entry is a biography, an attached person's a paragraph;
+//   - an opening is an attached person's, too, when the line opens
+//     "Name者，" and the closing appraisal does not name the person
+//     ("徐学谟者，嘉定县人": the text points at someone it brings in), when
+//     its first sentence gives no origin and the open entry has named the
+//     person (placeless: "林公黼，字质夫。" after "大理评事长乐林公黼"), or
+//     when the open entry lists the person next to a companion whose
+//     paragraph came before and its text is shorter than the entry's so
+//     far (namedWith: "廷声、钰及陈琳、潘镗", after 朱廷声's and 徐钰's).
 func (er *entryRules) openMarks(rs []rune, ops []opening) []mark {
 	appraised := er.appraisedNames(rs)
 	var cands []opening
@@ -60,6 +68,7 @@ func (er *entryRules) openMarks(rs []rune, ops []opening) []mark {
 	reach := er.reaches(rs, cands)
 	var out []mark
 	mainStart, mainName := -1, []rune(nil)
+	var companions [][]rune
 	for i, o := range cands {
 		next := len(rs)
 		if i+1 < len(cands) {
@@ -79,9 +88,15 @@ func (er *entryRules) openMarks(rs []rune, ops []opening) []mark {
 		case knownGiven(rs[:o.pos], name, m.surnames):
 			attached = true
 		case mainStart < 0, appraised(name):
+		case o.lineStart && zheOpening(rs, o):
+			attached = true
 		case er.relativePlace(rs, o.end), !er.clanOpening(rs, o) && givenAlone(rs[o.end:reach[i]], name):
 			attached = true
 		case !o.strong && next-o.pos < shortEntry:
+			attached = true
+		case er.placeless(rs, o.end) && text.IndexRunes(rs[mainStart:o.pos], name, 0) >= 0:
+			attached = true
+		case reach[i]-o.pos < o.pos-mainStart && namedWith(rs[mainStart:o.pos], name, companions):
 			attached = true
 		case companionShare*(reach[i]-o.pos) < o.pos-mainStart && text.IndexRunes(rs[mainStart:o.pos], name, 0) >= 0:
 			attached = true
@@ -89,9 +104,13 @@ func (er *entryRules) openMarks(rs []rune, ops []opening) []mark {
 		if attached {
 			if mainStart >= 0 {
 				out = append(out, mark{pos: o.pos, kind: markSub, subject: string(name)})
+				if !slices.Equal(name, mainName) {
+					companions = append(companions, name)
+				}
 			}
 			continue
 		}
+		companions = companions[:0]
 		mainStart, mainName = o.pos, name
 		out = append(out, mark{pos: o.pos, kind: markEntry, subject: string(name)})
 	}
@@ -421,6 +440,92 @@ func (er *entryRules) clanOpening(rs []rune, o opening) bool {
 			break
 		}
 		i++
+	}
+	return false
+}
+
+// placeless reports an opening whose first sentence (from rs[i], the
+// words after the name) says nothing of where or whom the person comes
+// from: no native place ("Place人", "其先Place人", "不知何许人"), no
+// kinship ("尚书钺之子", "宪成弟"), no clan or banner, only a courtesy
+// name and the person's doings ("林公黼，字质夫。父母丧…", "冯泾，字伯清，
+// 与瀚皆正德九年进士"). A biography states its person's origin first; a
+// companion the entry has already brought in with the place ("大理评事长
+// 乐林公黼") is given a paragraph that does not repeat it.
+func (er *entryRules) placeless(rs []rune, i int) bool {
+	for i < len(rs) {
+		c := clauseAt(rs, i)
+		n := len(c)
+		switch {
+		case n >= 2 && (c[n-1] == '人' || n >= 3 && c[n-2] == '人' && c[n-1] == '也'):
+			return false
+		case er.relation(c) || er.clauseEnd(c):
+			return false
+		case n >= 2 && c[n-1] == '也':
+			return false
+		}
+		i += n
+		if i >= len(rs) || rs[i] != '，' && rs[i] != '；' {
+			break
+		}
+		i++
+	}
+	return true
+}
+
+// zheOpening reports an opening "Name者，" ("徐学谟者，嘉定县人"): the
+// text points at a person it brings in ("the one called…"), as it does
+// for someone in another's story, not for the subject of a biography.
+func zheOpening(rs []rune, o opening) bool {
+	z := o.pos + len(o.name)
+	return z+1 < len(rs) && rs[z] == '者' && rs[z+1] == '，'
+}
+
+// namedWith reports whether text, the open entry's, lists name next to a
+// companion given a paragraph before it: in one enumeration ("、", "及"),
+// the neighbouring item ends with the companion's name or is its given
+// name ("指佑与廷声、钰及陈琳、潘镗等为奸党", then paragraphs on 朱廷声,
+// 徐钰, 陈琳 and 潘镗; "与礼部主事万潮、太常博士陈九川连署"). The entry
+// named its companions together, and their paragraphs follow one another.
+func namedWith(t, name []rune, companions [][]rune) bool {
+	for q := text.IndexRunes(t, name, 0); q >= 0; q = text.IndexRunes(t, name, q+1) {
+		// The items before and after: runs of name characters up to an
+		// enumeration word.
+		b := q
+		for b > 0 && q-b < 6 && isNameRune(t[b-1]) && t[b-1] != '及' {
+			b-- // a title written before the name: "太常博士陈九川"
+		}
+		if b > 0 && (t[b-1] == '、' || t[b-1] == '及') {
+			a := b - 1
+			for a > 0 && isNameRune(t[a-1]) && t[a-1] != '及' {
+				a--
+			}
+			if companionItem(t[a:b-1], companions) {
+				return true
+			}
+		}
+		e := q + len(name)
+		if e < len(t) && (t[e] == '、' || t[e] == '及') {
+			f := e + 1
+			for f < len(t) && isNameRune(t[f]) && t[f] != '及' {
+				f++
+			}
+			if companionItem(t[e+1:f], companions) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// companionItem reports an item of an enumeration that gives one of the
+// companions: it ends with the full name ("礼部主事万潮") or is the given
+// name alone ("钰" for 徐钰).
+func companionItem(item []rune, companions [][]rune) bool {
+	for _, c := range companions {
+		if len(c) >= 2 && (hasSuffix(item, c) || slices.Equal(item, c[1:])) {
+			return true
+		}
 	}
 	return false
 }

@@ -131,3 +131,46 @@ func TestOpenClanNameRepeated(t *testing.T) {
 		"珠满，瓜尔佳氏，满洲正白旗人。" + openPad(30) + "珠满从征，" + openPad(5) + "珠满卒。\n"
 	wantMains(t, vol, "费扬古", "珠满")
 }
+
+// A paragraph whose first sentence gives no origin ("孟子乾，字以正。"), on
+// a person the open entry has named, is a companion's: the entry gave
+// the place when it brought the person in. A person so named whose
+// paragraph states the place opens an entry of their own.
+func TestOpenPlacelessCompanion(t *testing.T) {
+	vol := "林思远，字子久，莆田人。" + openPad(20) + "与许德明善。同死者，行人泽州孟子乾。\n" +
+		"孟子乾，字以正。" + openPad(10) + "\n" +
+		"许德明，字伯英，吴江人。" + openPad(20) + "\n"
+	attached := wantMains(t, vol, "林思远", "许德明")
+	if want := []string{"孟子乾<林思远"}; !slices.Equal(attached, want) {
+		t.Errorf("attached %q, want %q", attached, want)
+	}
+}
+
+// A line that opens "Name者，" points at a person the text brings in, as
+// it does inside another's story; one the closing appraisal names still
+// opens a main entry.
+func TestOpenZheOpening(t *testing.T) {
+	vol := "林思远，字子久，莆田人。" + openPad(20) + "\n" +
+		"韩敬者，归安人也。" + openPad(20) + "\n" +
+		"许德明，字伯英，吴江人。" + openPad(20) + "\n" +
+		"刘聚者，宿迁人。" + openPad(20) + "\n" +
+		"赞曰：思远、德明、刘聚，皆一时之选。\n"
+	attached := wantMains(t, vol, "林思远", "许德明", "刘聚")
+	if want := []string{"韩敬<林思远"}; !slices.Equal(attached, want) {
+		t.Errorf("attached %q, want %q", attached, want)
+	}
+}
+
+// A person the open entry lists next to a companion whose paragraph came
+// before ("同官朱廷章、御史陈安礼") is the next companion, though the
+// paragraph is too long for a companion named alone.
+func TestOpenNamedWithCompanion(t *testing.T) {
+	vol := "林思远，字子久，莆田人。" + openPad(20) + "思远与同官朱廷章、御史陈安礼等并罢。\n" +
+		"朱廷章，字克谐，进贤人。" + openPad(2) + "\n" +
+		"陈安礼，字玉畴，甫田人。" + openPad(8) + "\n" +
+		"许德明，字伯英，吴江人。" + openPad(20) + "\n"
+	attached := wantMains(t, vol, "林思远", "许德明")
+	if want := []string{"朱廷章<林思远", "陈安礼<林思远"}; !slices.Equal(attached, want) {
+		t.Errorf("attached %q, want %q", attached, want)
+	}
+}
