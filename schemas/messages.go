@@ -138,6 +138,12 @@ type Chunk struct {
 	// every chunk of that text (the Attached chunk and its continuations);
 	// empty elsewhere.
 	Main string `json:"main,omitempty"`
+	// Listed are the parenthesised groups of a biography volume's listing
+	// (line 1), as written: runs of the names of the people the volume
+	// attaches to its entries ("子承荫孙应昌全昌德昌"), on every chunk of
+	// the volume. They tell the extractor where such a name begins and
+	// ends where the text names the person only in passing.
+	Listed []string `json:"listed,omitempty"`
 	// Start and End are rune offsets of the chunk in the document.
 	Start int    `json:"start"`
 	End   int    `json:"end"`

@@ -289,6 +289,12 @@ func build(doc schemas.Document, d *docText, marks []mark, groups [][]rune, er *
 	// keep main's Entry and EntryChunk (one entry anchors the people it
 	// introduces in the knowledge graph) and name the person in SubEntry.
 	main, mainChunk, mainStart := "", "", 0
+	var listed []string
+	if er != nil {
+		for _, g := range groups {
+			listed = append(listed, string(g))
+		}
+	}
 	for i, m := range marks {
 		end := len(d.rs)
 		if i+1 < len(marks) {
@@ -321,6 +327,7 @@ func build(doc schemas.Document, d *docText, marks []mark, groups [][]rune, er *
 				Collection: doc.Collection, Profile: profileName, Method: method,
 				Entry: main, EntryChunk: mainChunk,
 				Start: s, End: e, Text: idx.Slice(s, e), Lang: lang, Title: doc.Title,
+				Listed: listed,
 			}
 			switch {
 			case j == 0 && m.kind == markEntry:

@@ -1001,6 +1001,18 @@ func (hz *han) subHeader(text, sub string) (hanHeader, bool) {
 		return hanHeader{}, false
 	}
 	at := len(text) - len(strings.TrimLeft(text, " 　\t\n"))
+	if first := text[at:]; !strings.HasPrefix(first, sub) {
+		// "以地震言事者，又有邓洪震，宣化人": the sentence says who he was,
+		// then names him (the chunker began his text at the sentence).
+		if e := strings.IndexAny(first, "。；\n"); e >= 0 {
+			first = first[:e]
+		}
+		if q := strings.Index(first, sub+"，"); q > 0 {
+			if r, _ := utf8.DecodeLastRuneInString(first[:q]); strings.ContainsRune("者有，", r) {
+				at += q
+			}
+		}
+	}
 	end := strings.IndexAny(text[at:], "，。；\n")
 	if end <= 0 {
 		return hanHeader{}, false

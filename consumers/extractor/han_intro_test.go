@@ -22,6 +22,8 @@ func TestIntroducedAttachedPerson(t *testing.T) {
 			[]string{"张澯 mentions ", "胡琏 mentions ", "胡琏 courtesy_name 重器", "胡琏 native_place 新喻"}},
 		{"a place of more characters before the name", "王观", "罗性", "卓同邑罗性，字子理。\n",
 			[]string{"王观 mentions ", "罗性 mentions ", "罗性 courtesy_name 子理"}},
+		{"named after the words that say who he was", "周弘祖", "邓洪震", "当隆庆初，以地震言事者，又有邓洪震，宣化人。\n",
+			[]string{"周弘祖 mentions ", "邓洪震 mentions ", "邓洪震 native_place 宣化"}},
 		{"a degree after a place and the name", "周玺", "周钥", "海阳周钥，弘治十五年进士。\n",
 			[]string{"周玺 mentions ", "周钥 mentions ", "周钥 jinshi 弘治十五年 {era=弘治 year=弘治十五年}"}},
 		{"an appointment after the standing", "陶谐", "陶滋", "子滋，以进士授行人。\n",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -89,8 +90,8 @@ if #ids > 0 then redis.call('SADD', KEYS[3], unpack(ids)) end
 return 1
 `)
 
-// chunkFields is NF of putScript: the id and 17 field-value pairs.
-const chunkFields = 1 + 2*17
+// chunkFields is NF of putScript: the id and 18 field-value pairs.
+const chunkFields = 1 + 2*18
 
 // PutDocument stores a document's metadata and all its chunks in one
 // script and marks the document as chunked. A document marked retracted
@@ -120,7 +121,8 @@ func (s *Chunks) PutDocument(ctx context.Context, tenant string, doc schemas.Doc
 			"method", c.Method, "subject", c.Subject, "entry", c.Entry, "entry_chunk", c.EntryChunk,
 			"start", c.Start, "end", c.End, "text", c.Text, "collection", c.Collection,
 			"lang", c.Lang, "title", c.Title,
-			"sub_entry", c.SubEntry, "attached", boolField(c.Attached), "main", c.Main)
+			"sub_entry", c.SubEntry, "attached", boolField(c.Attached), "main", c.Main,
+			"listed", strings.Join(c.Listed, listedSep))
 	}
 	n, err := putScript.Run(ctx, s.c, []string{docKey(tenant, doc.DocID), docsIdx(tenant), chunksIdx(tenant)}, args...).Int()
 	if err != nil {
@@ -221,7 +223,19 @@ func chunkFromHash(id string, h map[string]string) schemas.Chunk {
 		EntryChunk: h["entry_chunk"], Start: atoi("start"), End: atoi("end"), Text: h["text"],
 		Collection: h["collection"], Lang: h["lang"], Title: h["title"],
 		SubEntry: h["sub_entry"], Attached: h["attached"] == "1", Main: h["main"],
+		Listed: splitListed(h["listed"]),
 	}
+}
+
+// listedSep joins a chunk's listing groups in its hash: a separator no
+// name contains.
+const listedSep = "|"
+
+func splitListed(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, listedSep)
 }
 
 // boolField is how a stored chunk writes a flag: "1" or "0".

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -344,7 +345,8 @@ func TestChunksStoreIsIdempotent(t *testing.T) {
 	doc := schemas.Document{DocID: "d1", Source: "a.txt", Text: "甲乙丙丁"}
 	chunks := []schemas.Chunk{
 		{ChunkID: "d1-0000", DocID: "d1", Seq: 0, Total: 2, Profile: "generic", Start: 0, End: 2, Text: "甲乙"},
-		{ChunkID: "d1-0001", DocID: "d1", Seq: 1, Total: 2, Profile: "generic", Start: 2, End: 4, Text: "丙丁", Subject: "丙"},
+		{ChunkID: "d1-0001", DocID: "d1", Seq: 1, Total: 2, Profile: "generic", Start: 2, End: 4, Text: "丙丁", Subject: "丙",
+			Listed: []string{"子丙", "丁戊等"}},
 	}
 	for i := 0; i < 2; i++ {
 		if err := st.PutDocument(ctx, "t1", doc, chunks); err != nil {
@@ -359,7 +361,7 @@ func TestChunksStoreIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0] != chunks[1] || got[1] != chunks[0] {
+	if len(got) != 2 || !reflect.DeepEqual(got[0], chunks[1]) || !reflect.DeepEqual(got[1], chunks[0]) {
 		t.Fatalf("Get = %+v", got)
 	}
 	if other, _ := st.Get(ctx, "t2", []string{"d1-0000"}); len(other) != 0 {

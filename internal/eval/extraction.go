@@ -814,10 +814,10 @@ func cutGroup(g []rune, main, body string) []listedPerson {
 				}
 				switch {
 				case surname == "" || p.full != w:
+				case g[i] == '孙' && l <= 3:
+					p.alt = surname + string(g[i+1:i+l])
 				case l == 2:
 					p.alt = surname + w
-				case l == 3 && g[i] == '孙':
-					p.alt = surname + string(g[i+1:i+l])
 				}
 				kinFirst := slices.ContainsFunc(groupKin, func(k string) bool { return k != "孙" && strings.HasPrefix(w, k) })
 				switch {
