@@ -147,7 +147,7 @@ func otherOpenings(doc string) []int {
 			e++
 		}
 		if e-i >= 3 && e+1 < len(rs) && rs[e] == '，' && rs[e-1] == '者' && endsWithGroupName(rs[i:e-1], l.groups) ||
-			namedAfterWho(rs, i, l.groups) {
+			namedAfterWho(rs, i, l.groups) || namedSubject(rs, i, rs[i-1] == '\n', l.groups) {
 			out = append(out, i)
 		}
 	}
@@ -178,6 +178,54 @@ func namedAfterWho(rs []rune, i int, groups [][]rune) bool {
 					}
 				}
 			}
+		}
+	}
+	return false
+}
+
+// namedSubject reports whether the sentence at i makes a person a group
+// writes (two to four characters, after at most maxIntroduced characters
+// that bring him in) its subject: the name, then 亦 ("时御史古田林英亦在
+// 广德募兵"), or a stop and a courtesy name ("同邑萧鎡。字孟勤"), or, at
+// the start of a line, the name alone and "，" ("孙锐，袭伯爵") unless a
+// kinship word writes it ("子重杰，举于乡" goes on the entry's text, as
+// the segmentation's openings read it).
+func namedSubject(rs []rune, i int, lineStart bool, groups [][]rune) bool {
+	e := i
+	for e < len(rs) && e-i < maxIntroduced+4 && text.IsHan(rs[e]) {
+		e++
+	}
+	inGroups := func(w []rune) bool {
+		for _, g := range groups {
+			if text.IndexRunes(g, w, 0) >= 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for q := i + 2; q <= e; q++ {
+		for n := min(4, q-i); n >= 2; n-- {
+			if q-n-i > maxIntroduced || !inGroups(rs[q-n:q]) {
+				continue
+			}
+			switch {
+			case q < len(rs) && rs[q] == '亦':
+				return true
+			case q+1 < len(rs) && rs[q] == '。' && (rs[q+1] == '字' || rs[q+1] == '名'):
+				return true
+			case lineStart && q == e && q-n == i && q < len(rs) && rs[q] == '，' && !kinWritten(rs[i:q]):
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// kinWritten reports a name written after a kinship word of a group.
+func kinWritten(name []rune) bool {
+	for _, k := range groupKin {
+		if strings.HasPrefix(string(name), k) {
+			return true
 		}
 	}
 	return false

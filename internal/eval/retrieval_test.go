@@ -287,3 +287,32 @@ func TestRetrievalStrictNamedAfterWho(t *testing.T) {
 		t.Fatalf("queries %+v, want 甲乙 with five chunks, his own the first two", qs)
 	}
 }
+
+// TestRetrievalStrictNamedSubject: a sentence whose subject is a listed
+// person, written after the words that bring him in and followed by 亦,
+// or by a stop and his courtesy name, begins his text; so does a line
+// that opens with his name alone and a comma.
+func TestRetrievalStrictNamedSubject(t *testing.T) {
+	for _, tc := range []struct {
+		name, vol string
+		own       int // his own chunks: the sentences before the person's (and a line break)
+	}{
+		{"亦", "甲乙(丙丁)\n甲乙，字子一，某县人。官至尚书。时御史古田丙丁亦在军中。\n", 2},
+		{"a stop and the courtesy name", "甲乙(丙丁)\n甲乙，字子一，某县人。官至尚书。同邑丙丁。字子二。\n", 2},
+		{"a line opening with the name", "甲乙(丙丁)\n甲乙，字子一，某县人。官至尚书。\n丙丁，袭伯爵。\n", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "001.txt"), []byte(tc.vol), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			qs, err := eval.RetrievalQueries(context.Background(), dir, sentenceChunks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(qs) != 1 || len(qs[0].Own) != tc.own || !slices.Equal(qs[0].Own, qs[0].Chunks[:tc.own]) {
+				t.Fatalf("queries %+v, want 甲乙's own text the first %d chunks", qs, tc.own)
+			}
+		})
+	}
+}
