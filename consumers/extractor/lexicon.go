@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/internal/text"
@@ -24,6 +25,11 @@ import (
 // depend on its data compiled once, and its lexicons. It is immutable.
 type han struct {
 	offices profile.Offices
+	// lastListing is the listing of the last chunk's groups (listingOf).
+	lastListing struct {
+		sync.Mutex
+		l *listing
+	}
 	// kin are the kinship words cut off a header's name, longest first.
 	kin         []profile.KinWord
 	introducers []string

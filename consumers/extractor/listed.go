@@ -32,20 +32,9 @@ func (hz *han) listedFacts(s string, groups []string, entry string) []fact {
 		b += utf8.RuneLen(rs[i])
 	}
 	off[len(rs)] = len(s)
-	// The runs of two to five characters the groups write.
-	written := map[string]bool{}
-	for _, g := range groups {
-		// "X等" lists X and others: 等 ends the name.
-		for _, part := range strings.Split(g, "等") {
-			gr := []rune(part)
-			for i := range gr {
-				for l := 2; l <= 5 && i+l <= len(gr); l++ {
-					written[string(gr[i:i+l])] = true
-				}
-			}
-		}
-	}
-	inGroup := func(w []rune) bool { return written[string(w)] }
+	l := hz.listingOf(groups)
+	written, first := l.written, l.first
+	inGroup := func(w []rune) bool { return first[w[0]] && written[string(w)] }
 	var out []fact
 	// prev is the title of the name just read and prevEnd where it ends;
 	// placed says that name had a native place: a name after "、" that
@@ -54,6 +43,9 @@ func (hz *han) listedFacts(s string, groups []string, entry string) []fact {
 	// place when the name before had one ("有诸城谢升、聊城丁志方").
 	prev, prevEnd, placed := "", -1, false
 	for i := 1; i < len(rs); i++ {
+		if !first[rs[i]] {
+			continue
+		}
 		n := 0
 		for l := min(4, len(rs)-i); l >= 2; l-- {
 			if inGroup(rs[i : i+l]) {
@@ -96,7 +88,7 @@ func (hz *han) listedFacts(s string, groups []string, entry string) []fact {
 		if place == "" && k == "" {
 			place = jointPlace(rs, i+n)
 		}
-		head := hz.listedHead(name, groups, entry)
+		head := hz.listedHead(name, l, entry)
 		if place != "" {
 			out = append(out, fact{head: head, rel: schemas.RelNativePlace, tail: strings.TrimSuffix(place, "人"), tailType: schemas.EntityPlace,
 				start: off[at], end: off[i+n], method: MethodRegex, pattern: "han.listed.native_place", conf: confNarrative})
@@ -146,7 +138,7 @@ func appointingVerb(rs []rune, i int) string {
 // surname when the kinship keeps it (张同敞 in 张居正's entry). 孙 alone is a surname as often as a
 // grandson: it counts as kinship only where a group writes the name after
 // a longer kinship word (曾孙, 从孙) or the text names him so.
-func (hz *han) listedHead(name string, groups []string, entry string) string {
+func (hz *han) listedHead(name string, l *listing, entry string) string {
 	sur, _ := hz.surname(entry)
 	withSurname := func(given string) string {
 		if sur == "" || utf8.RuneCountInString(given) > 2 || strings.HasPrefix(given, sur) {
@@ -155,7 +147,7 @@ func (hz *han) listedHead(name string, groups []string, entry string) string {
 		return sur + given
 	}
 	if k, rest, same := hz.cutKin(name); k != "" && utf8.RuneCountInString(rest) >= 1 {
-		if k == "孙" && !hz.afterLongerKin(rest, groups) {
+		if k == "孙" && !l.afterLongerKin[rest] {
 			return name
 		}
 		if same {
@@ -163,36 +155,70 @@ func (hz *han) listedHead(name string, groups []string, entry string) string {
 		}
 		return rest
 	}
-	if hz.afterLongerKin(name, groups) || hz.afterKin(name, groups) {
+	if l.afterLongerKin[name] || l.afterKin[name] {
 		return withSurname(name)
 	}
 	return name
 }
 
-// afterKin reports whether a group writes given right after a kinship
-// word other than 孙 ("(子承荫孙应昌…)" writes 承荫 after 子).
-func (hz *han) afterKin(given string, groups []string) bool {
-	for _, g := range groups {
-		for _, k := range hz.kin {
-			if k.Word != "孙" && strings.Contains(g, k.Word+given) {
-				return true
-			}
-		}
-	}
-	return false
+// listing is what the extractor reads of a volume's listing groups:
+// the runs of two to five characters they write (written) and the
+// characters those begin with (first), and the given names they write
+// right after a kinship word other than 孙 ("(子承荫孙应昌…)": 承荫) and
+// after a longer kinship word ending in 孙 (曾孙, 从孙: "(曾孙同敞)").
+type listing struct {
+	key                      string
+	written                  map[string]bool
+	first                    map[rune]bool
+	afterKin, afterLongerKin map[string]bool
 }
 
-// afterLongerKin reports whether a group writes given right after a
-// kinship word of two characters or more ending in 孙 (曾孙, 从孙, 族孙).
-func (hz *han) afterLongerKin(given string, groups []string) bool {
+// listingOf returns the listing of groups, from the last one built when
+// the groups are the same (the chunks of one volume come together).
+func (hz *han) listingOf(groups []string) *listing {
+	key := strings.Join(groups, "\x00")
+	hz.lastListing.Lock()
+	defer hz.lastListing.Unlock()
+	if l := hz.lastListing.l; l != nil && l.key == key {
+		return l
+	}
+	l := &listing{key: key, written: map[string]bool{}, first: map[rune]bool{},
+		afterKin: map[string]bool{}, afterLongerKin: map[string]bool{}}
 	for _, g := range groups {
+		// "X等" lists X and others: 等 ends the name.
+		for _, part := range strings.Split(g, "等") {
+			gr := []rune(part)
+			for i := range gr {
+				for n := 2; n <= 5 && i+n <= len(gr); n++ {
+					l.written[string(gr[i:i+n])] = true
+				}
+				if i+1 < len(gr) {
+					l.first[gr[i]] = true
+				}
+			}
+		}
 		for _, k := range hz.kin {
-			if utf8.RuneCountInString(k.Word) >= 2 && strings.HasSuffix(k.Word, "孙") && strings.Contains(g, k.Word+given) {
-				return true
+			for q := strings.Index(g, k.Word); q >= 0; {
+				rest := []rune(g[q+len(k.Word):])
+				for n := 1; n <= 2 && n <= len(rest); n++ {
+					given := string(rest[:n])
+					if k.Word != "孙" {
+						l.afterKin[given] = true
+					}
+					if utf8.RuneCountInString(k.Word) >= 2 && strings.HasSuffix(k.Word, "孙") {
+						l.afterLongerKin[given] = true
+					}
+				}
+				next := strings.Index(g[q+len(k.Word):], k.Word)
+				if next < 0 {
+					break
+				}
+				q += len(k.Word) + next
 			}
 		}
 	}
-	return false
+	hz.lastListing.l = l
+	return l
 }
 
 // titledItem reads the title of the item before a "、" when that item is
@@ -453,7 +479,8 @@ func (hz *han) relativeFacts(s string, groups []string, entry string) []fact {
 	for i := 0; i < len(s); {
 		start := i
 		if e := strings.IndexAny(s[i:], "。；\n"); e >= 0 {
-			i += e + len(string([]rune(s[i+e:])[0]))
+			_, size := utf8.DecodeRuneInString(s[i+e:])
+			i += e + size
 		} else {
 			i = len(s)
 		}
@@ -540,7 +567,7 @@ func (hz *han) relativeClause(sent string, groups []string, entry, entryGiven st
 			written = true
 		}
 	}
-	if !written && !(k == "" && hz.afterKin(given, groups)) {
+	if !written && !(k == "" && hz.listingOf(groups).afterKin[given]) {
 		return "", "", 0
 	}
 	if k == "" {

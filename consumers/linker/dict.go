@@ -3,6 +3,7 @@ package linker
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
@@ -15,15 +16,20 @@ type match struct {
 	seq        int64
 }
 
-// automaton is a set of surfaces compiled for leftmost-longest matching.
+// automaton is a set of surfaces compiled for leftmost-longest matching;
+// maxSeq is the latest of their seqs.
 type automaton struct {
 	surfaces []string
 	seqs     []int64
+	maxSeq   int64
 	ac       ahocorasick.AhoCorasick
 }
 
 func compile(surfaces []string, seqs []int64) *automaton {
 	a := &automaton{surfaces: surfaces, seqs: seqs}
+	for _, q := range seqs {
+		a.maxSeq = max(a.maxSeq, q)
+	}
 	if len(surfaces) > 0 {
 		b := ahocorasick.NewAhoCorasickBuilder(ahocorasick.Opts{
 			MatchKind: ahocorasick.LeftMostLongestMatch,
@@ -52,25 +58,31 @@ func (a *automaton) find(text string) []match {
 	return out
 }
 
-// dictionary is one tenant's surfaces: a main automaton and a delta of the
-// surfaces that arrived since it was built. Reading the surface log for
-// what is new is one small range query, so the dictionary is brought up to
-// date on every batch; the delta is folded into the main automaton when it
-// grows past a fraction of it, so the rebuild cost is amortised.
+// dictionary is one tenant's surfaces, held as levels of automata, the
+// oldest and largest first, and the latest few surfaces (pending) matched
+// by a plain search. Reading the surface log for what is new is one small
+// range query, so the dictionary is brought up to date on every batch:
+// new surfaces wait in pending until there are pendingMax of them, which
+// are then compiled on their own as the last level, and a level is merged
+// into the one before it while that one is no more than twice its size.
+// A surface is recompiled O(log n) times in all (rebuilding one growing
+// delta on every batch recompiled it on every batch until the next fold);
+// a text is matched against O(log n) automata and at most pendingMax
+// plain searches.
 type dictionary struct {
-	main, delta *automaton
-	last        int64
+	levels  []*automaton
+	pending automaton
+	last    int64
+	// ready says the dictionary has read the surface log once.
+	ready bool
 }
 
-// minRebuild is the delta size below which it is never folded in.
-const minRebuild = 512
+// pendingMax is the most surfaces searched plainly before they are
+// compiled.
+const pendingMax = 64
 
 func (d *dictionary) add(surfaces []string, seqs []int64) {
-	var s []string
-	var q []int64
-	if d.delta != nil {
-		s, q = slices.Clone(d.delta.surfaces), slices.Clone(d.delta.seqs)
-	}
+	d.ready = true
 	for i, sf := range surfaces {
 		if seqs[i] > d.last {
 			d.last = seqs[i]
@@ -78,33 +90,75 @@ func (d *dictionary) add(surfaces []string, seqs []int64) {
 		if utf8.RuneCountInString(sf) < 2 {
 			continue
 		}
-		s, q = append(s, sf), append(q, seqs[i])
+		d.pending.surfaces = append(d.pending.surfaces, sf)
+		d.pending.seqs = append(d.pending.seqs, seqs[i])
+		d.pending.maxSeq = max(d.pending.maxSeq, seqs[i])
 	}
-	mainN := 0
-	if d.main != nil {
-		mainN = len(d.main.surfaces)
-	}
-	if len(s) > max(minRebuild, mainN/8) {
-		var ms []string
-		var mq []int64
-		if d.main != nil {
-			ms, mq = slices.Clone(d.main.surfaces), slices.Clone(d.main.seqs)
-		}
-		d.main = compile(append(ms, s...), append(mq, q...))
-		d.delta = nil
+	if len(d.pending.surfaces) < pendingMax {
 		return
 	}
-	if d.delta == nil || len(s) != len(d.delta.surfaces) {
-		d.delta = compile(s, q)
+	s, q := d.pending.surfaces, d.pending.seqs
+	d.pending = automaton{}
+	for n := len(d.levels); n > 0 && len(d.levels[n-1].surfaces) <= 2*len(s); n-- {
+		top := d.levels[n-1]
+		s = append(slices.Clone(top.surfaces), s...)
+		q = append(slices.Clone(top.seqs), q...)
+		d.levels = d.levels[:n-1]
 	}
+	d.levels = append(d.levels, compile(s, q))
 }
 
 // find returns the leftmost-longest matches of the dictionary in text, in
-// rune offsets: the matches of both automata, of which a match overlapped
-// by one that starts earlier, or at the same place and is longer, is
-// dropped, as one automaton holding both would have done.
+// rune offsets: the matches of every level and of the pending surfaces,
+// of which a match overlapped by one that starts earlier, or at the same
+// place and is longer, is dropped, as one automaton holding them all would
+// have done.
 func (d *dictionary) find(text string) []match {
-	return leftmostLongest(text, append(d.main.find(text), d.delta.find(text)...))
+	var ms []match
+	for _, a := range d.levels {
+		ms = append(ms, a.find(text)...)
+	}
+	return leftmostLongest(text, append(ms, d.pending.plain(text)...))
+}
+
+// plain finds every occurrence of the automaton's surfaces in text by
+// plain search, in byte offsets, without its compiled matcher.
+func (a *automaton) plain(text string) []match {
+	var out []match
+	for i, sf := range a.surfaces {
+		for at := 0; ; {
+			j := strings.Index(text[at:], sf)
+			if j < 0 {
+				break
+			}
+			out = append(out, match{surface: sf, start: at + j, end: at + j + len(sf), seq: a.seqs[i]})
+			_, size := utf8.DecodeRuneInString(text[at+j:])
+			at += j + size
+		}
+	}
+	return out
+}
+
+// hasNewer reports whether text holds a surface logged after seq v. The
+// levels hold the surfaces in log order, so only the last ones, those
+// holding a surface after v, are run: a chunk linked before the latest
+// surfaces is checked against those alone. A newer surface that a longer,
+// older one overlaps counts too, which can only ask for a relink that
+// changes nothing.
+func (d *dictionary) hasNewer(text string, v int64) bool {
+	for i, sf := range d.pending.surfaces {
+		if d.pending.seqs[i] > v && strings.Contains(text, sf) {
+			return true
+		}
+	}
+	for i := len(d.levels) - 1; i >= 0 && d.levels[i].maxSeq > v; i-- {
+		for _, m := range d.levels[i].find(text) {
+			if m.seq > v {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // leftmostLongest keeps, of byte-offset matches, the non-overlapping ones

@@ -4,9 +4,9 @@ import (
 	"testing"
 )
 
-// TestDictionaryLeftmostLongest: matches of the main automaton and the
-// delta are merged as one automaton would find them, one-character
-// surfaces are left out, and offsets are runes.
+// TestDictionaryLeftmostLongest: matches of the levels are merged as one
+// automaton would find them, one-character surfaces are left out, and
+// offsets are runes.
 func TestDictionaryLeftmostLongest(t *testing.T) {
 	var d dictionary
 	d.add([]string{"向高", "王", "方从哲"}, []int64{1, 2, 3})
@@ -24,18 +24,68 @@ func TestDictionaryLeftmostLongest(t *testing.T) {
 			t.Errorf("match %d: %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	// Folding a large delta into the main automaton keeps every surface.
+	// Many batches: the levels stay few, each over twice the size of the
+	// next, fewer than pendingMax surfaces wait uncompiled, and every
+	// surface is still found.
 	var many []string
+	for b := range 200 {
+		var batch []string
+		var seqs []int64
+		for i := range 7 {
+			batch = append(batch, "名"+string(rune(0x4e00+b*7+i))+"甲")
+			seqs = append(seqs, int64(10+b*7+i))
+		}
+		d.add(batch, seqs)
+		many = append(many, batch...)
+	}
+	total := len(d.pending.surfaces)
+	if total >= pendingMax {
+		t.Errorf("%d surfaces pending", total)
+	}
+	for i, a := range d.levels {
+		total += len(a.surfaces)
+		if i > 0 && len(d.levels[i-1].surfaces) <= 2*len(a.surfaces) {
+			t.Errorf("level %d holds %d surfaces after one of %d", i, len(a.surfaces), len(d.levels[i-1].surfaces))
+		}
+	}
+	if total != len(many)+3 || len(d.levels) > 12 {
+		t.Fatalf("levels %d holding %d surfaces, want %d", len(d.levels), total, len(many)+3)
+	}
+	for _, k := range []int{0, 7, 700, len(many) - 1} {
+		if m := d.find("叶向高与" + many[k]); len(m) != 2 || m[1].surface != many[k] || m[1].start != 4 {
+			t.Errorf("surface %d: %+v", k, m)
+		}
+	}
+}
+
+// TestDictionaryHasNewer: a text holds a surface logged after a version
+// whether the surface waits uncompiled or sits in a level.
+func TestDictionaryHasNewer(t *testing.T) {
+	var d dictionary
+	var old []string
 	var seqs []int64
-	for i := range minRebuild + 1 {
-		many = append(many, "名"+string(rune(0x4e00+i))+"甲")
-		seqs = append(seqs, int64(10+i))
+	for i := range pendingMax {
+		old = append(old, "旧"+string(rune(0x4e00+i)))
+		seqs = append(seqs, int64(1+i))
 	}
-	d.add(many, seqs)
-	if d.delta != nil || len(d.main.surfaces) != minRebuild+4 {
-		t.Fatalf("rebuild: main %d surfaces, delta %v", len(d.main.surfaces), d.delta)
+	d.add(old, seqs) // compiled: one level
+	d.add([]string{"叶向高"}, []int64{100})
+	if len(d.levels) != 1 || len(d.pending.surfaces) != 1 {
+		t.Fatalf("levels %d, pending %d", len(d.levels), len(d.pending.surfaces))
 	}
-	if m := d.find("叶向高与" + many[7]); len(m) != 2 || m[1].surface != many[7] || m[1].start != 4 {
-		t.Errorf("after rebuild: %+v", m)
+	for _, tc := range []struct {
+		text string
+		v    int64
+		want bool
+	}{
+		{"叶向高入阁", 99, true},
+		{"叶向高入阁", 100, false},
+		{"与" + old[9] + "议", 5, true},
+		{"与" + old[9] + "议", 10, false},
+		{"无名", 0, false},
+	} {
+		if got := d.hasNewer(tc.text, tc.v); got != tc.want {
+			t.Errorf("hasNewer(%q, %d) = %v", tc.text, tc.v, got)
+		}
 	}
 }

@@ -226,7 +226,7 @@ func (s *Stage) dict(ctx context.Context, tenant string) (*dictionary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(surfaces) > 0 || d.delta == nil {
+	if len(surfaces) > 0 || !d.ready {
 		d.add(surfaces, seqs)
 	}
 	return d, nil
@@ -563,14 +563,7 @@ func (s *Stage) backfill(ctx context.Context, tenant string, news []string, toke
 		}
 		var hit, miss []string
 		for _, c := range cs {
-			newer := false
-			for _, m := range d.find(c.Text) {
-				if m.seq > ver[c.ChunkID] {
-					newer = true
-					break
-				}
-			}
-			if newer {
+			if d.hasNewer(c.Text, ver[c.ChunkID]) {
 				hit = append(hit, c.ChunkID)
 			} else {
 				miss = append(miss, c.ChunkID)
