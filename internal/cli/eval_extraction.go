@@ -18,8 +18,9 @@ import (
 // configuration, and each entry person's courtesy name, native place,
 // jinshi year, death and age at death are scored against the gold read
 // from the entry's text (internal/eval), on the volumes not held out, the
-// held-out ones (file number divisible by 3) and all; and the people named
-// in parentheses on line 1 are counted with the facts of their own.
+// held-out ones (every third numbered volume in file order, see
+// eval.Extraction) and all; and the people named in parentheses on line 1
+// are counted with the facts of their own.
 func evalExtraction(ctx context.Context, io IO, args []string) error {
 	fs := newFlagSet("eval extraction", io.Stderr)
 	var c common
