@@ -2,6 +2,7 @@ package chunker
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/annalist-dev/annalist/internal/text"
 )
@@ -325,8 +326,7 @@ func (er *entryRules) attachedByForm(name []rune) bool {
 // introduced by reference to another the text has named, as a companion
 // in that person's entry is; a main entry states its person's own place.
 func (er *entryRules) relativePlace(rs []rune, i int) bool {
-	for k := 0; k < 2 && i < len(rs); k++ {
-		c := clauseAt(rs, i)
+	for _, c := range clausesFrom(rs, i, 2, "，") {
 		if native(c) {
 			for _, w := range er.sharedPlaceLeads {
 				if hasPrefix(c, w) {
@@ -340,13 +340,24 @@ func (er *entryRules) relativePlace(rs []rune, i int) bool {
 			}
 			return false
 		}
+	}
+	return false
+}
+
+// clausesFrom returns the clauses of the sentence from rs[i], at most max
+// of them (0: all), the sentence going on over the separators seps.
+func clausesFrom(rs []rune, i, max int, seps string) [][]rune {
+	var out [][]rune
+	for i < len(rs) && (max == 0 || len(out) < max) {
+		c := clauseAt(rs, i)
+		out = append(out, c)
 		i += len(c)
-		if i >= len(rs) || rs[i] != '，' {
+		if i >= len(rs) || !strings.ContainsRune(seps, rs[i]) {
 			break
 		}
 		i++
 	}
-	return false
+	return out
 }
 
 // unnamedKin reports an opening whose only evidence of a person is a
@@ -429,17 +440,10 @@ func givenAlone(text, name []rune) bool {
 // 正白旗人"): such a name is written in full however often the text
 // repeats it, with no surname and given name to tell apart.
 func (er *entryRules) clanOpening(rs []rune, o opening) bool {
-	i := o.end
-	for k := 0; k < 2 && i < len(rs); k++ {
-		c := clauseAt(rs, i)
+	for _, c := range clausesFrom(rs, o.end, 2, "，") {
 		if er.clauseEnd(c) || len(c) > 1 && c[len(c)-1] == '人' && er.clauseEnd(c[:len(c)-1]) {
 			return true
 		}
-		i += len(c)
-		if i >= len(rs) || rs[i] != '，' {
-			break
-		}
-		i++
 	}
 	return false
 }
@@ -453,8 +457,7 @@ func (er *entryRules) clanOpening(rs []rune, o opening) bool {
 // companion the entry has already brought in with the place ("大理评事长
 // 乐林公黼") is given a paragraph that does not repeat it.
 func (er *entryRules) placeless(rs []rune, i int) bool {
-	for i < len(rs) {
-		c := clauseAt(rs, i)
+	for _, c := range clausesFrom(rs, i, 0, "，；") {
 		n := len(c)
 		switch {
 		case n >= 2 && (c[n-1] == '人' || n >= 3 && c[n-2] == '人' && c[n-1] == '也'):
@@ -464,11 +467,6 @@ func (er *entryRules) placeless(rs []rune, i int) bool {
 		case n >= 2 && c[n-1] == '也':
 			return false
 		}
-		i += n
-		if i >= len(rs) || rs[i] != '，' && rs[i] != '；' {
-			break
-		}
-		i++
 	}
 	return true
 }

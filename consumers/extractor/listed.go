@@ -139,26 +139,29 @@ func appointingVerb(rs []rune, i int) string {
 // grandson: it counts as kinship only where a group writes the name after
 // a longer kinship word (曾孙, 从孙) or the text names him so.
 func (hz *han) listedHead(name string, l *listing, entry string) string {
-	sur, _ := hz.surname(entry)
-	withSurname := func(given string) string {
-		if sur == "" || utf8.RuneCountInString(given) > 2 || strings.HasPrefix(given, sur) {
-			return given
-		}
-		return sur + given
-	}
 	if k, rest, same := hz.cutKin(name); k != "" && utf8.RuneCountInString(rest) >= 1 {
 		if k == "孙" && !l.afterLongerKin[rest] {
 			return name
 		}
 		if same {
-			return withSurname(rest)
+			return hz.withSurnameOf(entry, rest)
 		}
 		return rest
 	}
 	if l.afterLongerKin[name] || l.afterKin[name] {
-		return withSurname(name)
+		return hz.withSurnameOf(entry, name)
 	}
 	return name
+}
+
+// withSurnameOf completes a given name of one or two characters with the
+// surname of the entry's person.
+func (hz *han) withSurnameOf(entry, given string) string {
+	sur, _ := hz.surname(entry)
+	if sur == "" || utf8.RuneCountInString(given) > 2 || strings.HasPrefix(given, sur) {
+		return given
+	}
+	return sur + given
 }
 
 // listing is what the extractor reads of a volume's listing groups:
@@ -475,6 +478,7 @@ func (hz *han) relativeFacts(s string, groups []string, entry string) []fact {
 		return nil
 	}
 	_, entryGiven := hz.surname(entry)
+	l := hz.listingOf(groups)
 	var out []fact
 	for i := 0; i < len(s); {
 		start := i
@@ -486,7 +490,7 @@ func (hz *han) relativeFacts(s string, groups []string, entry string) []fact {
 		}
 		sent := strings.TrimLeft(s[start:i], " 　\t")
 		at := start + len(s[start:i]) - len(sent)
-		head, clause, cAt := hz.relativeClause(sent, groups, entry, entryGiven)
+		head, clause, cAt := hz.relativeClause(sent, l, entry, entryGiven)
 		if head == "" {
 			continue
 		}
@@ -547,7 +551,7 @@ func (hz *han) relativeClauseFacts(head, clause string, at int) []fact {
 // relative's name (with the entry's surname when the kinship keeps it),
 // the clause after "，" and its byte offset in sent; "" when the sentence
 // does not open so.
-func (hz *han) relativeClause(sent string, groups []string, entry, entryGiven string) (head, clause string, at int) {
+func (hz *han) relativeClause(sent string, l *listing, entry, entryGiven string) (head, clause string, at int) {
 	name, rest, ok := strings.Cut(sent, "，")
 	if !ok || utf8.RuneCountInString(name) > 5 {
 		return "", "", 0
@@ -561,25 +565,18 @@ func (hz *han) relativeClause(sent string, groups []string, entry, entryGiven st
 	if n < 1 || n > 2 || !nameLike(given) {
 		return "", "", 0
 	}
-	written := false
-	for _, g := range groups {
-		if k != "" && strings.Contains(g, k+given) {
-			written = true
-		}
-	}
-	if !written && !(k == "" && hz.listingOf(groups).afterKin[given]) {
+	if !(k != "" && l.written[k+given] || k == "" && l.afterKin[given]) {
 		return "", "", 0
-	}
-	if k == "" {
-		same = true
 	}
 	clause = firstClause(rest)
 	if clause == "" {
 		return "", "", 0
 	}
+	// The sentence opens the relative's own text inside the entry: 孙 is
+	// kinship here ("孙绍芳，进士"), as it is not in a list of names.
 	head = given
-	if sur, _ := hz.surname(entry); same && sur != "" && !strings.HasPrefix(given, sur) {
-		head = sur + given
+	if k == "" || same {
+		head = hz.withSurnameOf(entry, given)
 	}
 	return head, clause, len(sent) - len(rest)
 }

@@ -172,10 +172,8 @@ func namedAfterWho(rs []rune, i int, groups [][]rune) bool {
 				if q+1 >= len(rs) || !(rs[q] == '，' || rs[q] == '者' && rs[q+1] == '，') {
 					continue
 				}
-				for _, g := range groups {
-					if text.IndexRunes(g, rs[j+1:q], 0) >= 0 {
-						return true
-					}
+				if groupWrites(groups, rs[j+1:q]) {
+					return true
 				}
 			}
 		}
@@ -195,17 +193,9 @@ func namedSubject(rs []rune, i int, lineStart bool, groups [][]rune) bool {
 	for e < len(rs) && e-i < maxIntroduced+4 && text.IsHan(rs[e]) {
 		e++
 	}
-	inGroups := func(w []rune) bool {
-		for _, g := range groups {
-			if text.IndexRunes(g, w, 0) >= 0 {
-				return true
-			}
-		}
-		return false
-	}
 	for q := i + 2; q <= e; q++ {
 		for n := min(4, q-i); n >= 2; n-- {
-			if q-n-i > maxIntroduced || !inGroups(rs[q-n:q]) {
+			if q-n-i > maxIntroduced || !groupWrites(groups, rs[q-n:q]) {
 				continue
 			}
 			switch {
@@ -239,10 +229,19 @@ const maxIntroduced = 10
 // writes run, or a name of two characters or more that ends it.
 func endsWithGroupName(run []rune, groups [][]rune) bool {
 	for k := 0; k == 0 || k+2 <= len(run); k++ {
-		for _, g := range groups {
-			if text.IndexRunes(g, run[k:], 0) >= 0 {
-				return true
-			}
+		if groupWrites(groups, run[k:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// groupWrites reports whether a parenthesised group of the listing
+// writes w.
+func groupWrites(groups [][]rune, w []rune) bool {
+	for _, g := range groups {
+		if text.IndexRunes(g, w, 0) >= 0 {
+			return true
 		}
 	}
 	return false
