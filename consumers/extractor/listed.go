@@ -372,7 +372,12 @@ func (hz *han) titleBefore(pre []rune) (office, place string) {
 // word for a person (诸生, 部将, 复社 …).
 func (hz *han) placeBefore(pre []rune, listed bool) string {
 	if len(pre) >= 4 && pre[len(pre)-1] == '人' && !listed {
-		// "有大冶人尹如翁": the place written with 人.
+		// "有大冶人尹如翁": the place written with 人, after 有 alone;
+		// after 与 the words may end a name and make a word for a person
+		// with 人 ("受业吴与弼门人胡九韶").
+		if pre[len(pre)-4] != '有' {
+			return ""
+		}
 		if p := hz.placeBefore(pre[:len(pre)-1], false); p != "" {
 			return p + "人"
 		}
