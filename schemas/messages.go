@@ -284,6 +284,12 @@ type KGUpdate struct {
 // document.
 const EntityDocument = "document"
 
+// EntityReview is KGUpdate.Type of the update announcing a decision on a
+// mention's review (EntityID "review:<review id>", Name the surface,
+// Chunks the chunks whose mentions it decides): the entity linker links
+// them again with the decision.
+const EntityReview = "review"
+
 // DocumentEntity is the KGUpdate.EntityID of a document's retraction.
 func DocumentEntity(docID string) string { return "doc:" + docID }
 
@@ -617,8 +623,21 @@ type ReviewOption struct {
 	Text    string `json:"text,omitempty"`
 }
 
+// Review states, and what a review of a mention (Review.Relation
+// ReviewMention: whom a surface names in a chunk, asked by the entity
+// linker) offers beside its candidates.
+const (
+	ReviewOpen    = "open"
+	ReviewDecided = "decided"
+	ReviewMention = "mention"
+	// ReviewNone is the option "none of these persons" of a mention's
+	// review.
+	ReviewNone = "none"
+)
+
 // Review is an item for an expert: references disagree (topic reviews,
-// keyed by subject).
+// keyed by subject), or a mention the entity linker could not decide
+// (Relation ReviewMention, Subject the surface).
 type Review struct {
 	ReviewID  string         `json:"review_id"`
 	Subject   string         `json:"subject"`

@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/internal/era"
 	"github.com/annalist-dev/annalist/internal/graph"
@@ -29,8 +29,10 @@ type Graph interface {
 	SurfacesAfter(ctx context.Context, tenant string, after int64, limit int) ([]string, []int64, error)
 	// SurfaceSeqs returns the sequence number of each surface, 0 if none.
 	SurfaceSeqs(ctx context.Context, tenant string, surfaces []string) ([]int64, error)
-	// PersonCandidates returns the person ids of each surface's alias set.
-	PersonCandidates(ctx context.Context, tenant string, surfaces []string) ([][]string, error)
+	// SurfaceInfo returns the person ids of each surface's alias set, what
+	// the linker counted of each surface over the corpus, and the totals
+	// over every surface.
+	SurfaceInfo(ctx context.Context, tenant string, surfaces []string) ([][]string, []graph.SurfaceStat, graph.SurfaceStat, error)
 	// SurfaceChunks returns the chunks the surface was matched in.
 	SurfaceChunks(ctx context.Context, tenant, surface string) ([]string, error)
 	// LinkBacklog returns chunks matched against a dictionary older than
@@ -55,6 +57,17 @@ type Chunks interface {
 	Get(ctx context.Context, tenant string, ids []string) ([]schemas.Chunk, error)
 }
 
+// Reviews is the review queue (infra/pages.Store): a mention the chunk
+// cannot decide is opened as a review, and a person's decision on it is
+// read back when the chunk is linked again.
+type Reviews interface {
+	// OpenReview stores a review unless one of its id exists.
+	OpenReview(ctx context.Context, tenant string, r schemas.Review) error
+	// ReviewDecisions returns each review's decision, "" for an open or
+	// unknown one.
+	ReviewDecisions(ctx context.Context, tenant string, ids []string) ([]string, error)
+}
+
 // Config configures the stage. The zero value is usable.
 type Config struct {
 	// BackfillPage is the number of stored chunks read per round trip by
@@ -66,6 +79,13 @@ type Config struct {
 	MaxBackfill int
 	// Eras is the era table dates are read with; nil means era.Default().
 	Eras *era.Table
+	// Reviews, when set, receives the mentions the linker cannot decide
+	// and gives back the decisions taken on them; without it they are
+	// kept with their candidates only.
+	Reviews Reviews
+	// Profiles are the corpus profiles whose mention models and review
+	// wording the linker reads; nil means profile.Default().
+	Profiles *corpus.Set
 }
 
 // staleRetries bounds how often a batch's links are recomputed because a
@@ -79,9 +99,9 @@ type Stage struct {
 	chunks Chunks
 	cfg    Config
 
-	mu      sync.Mutex
-	dicts   map[string]*dictionary
-	offices map[string][]string
+	mu     sync.Mutex
+	dicts  map[string]*dictionary
+	models map[string]readWith
 	// known keeps the candidates' profiles by tenant and id with the
 	// degree they were read at: a profile is derived from the entity's
 	// edges alone, so it stands while the degree does, and a batch reads
@@ -116,7 +136,10 @@ func New(g Graph, chunks Chunks, cfg Config) (*Stage, error) {
 	if cfg.Eras == nil {
 		cfg.Eras = era.Default()
 	}
-	return &Stage{g: g, chunks: chunks, cfg: cfg, dicts: map[string]*dictionary{}, offices: map[string][]string{}}, nil
+	if cfg.Profiles == nil {
+		cfg.Profiles = corpus.Default()
+	}
+	return &Stage{g: g, chunks: chunks, cfg: cfg, dicts: map[string]*dictionary{}, models: map[string]readWith{}}, nil
 }
 
 // Handler returns the stage as a pipeline.BatchHandler.
@@ -126,6 +149,7 @@ type tenantWork struct {
 	chunks  []schemas.Chunk
 	inputs  []int // input of each chunk
 	news    []string
+	decided []string // chunks whose mentions a review decided
 	lastUpd int // last kg-update input naming new surfaces, -1 if none
 	last    int // last input of the tenant
 }
@@ -166,6 +190,12 @@ func (s *Stage) Handle(ctx context.Context, ins []pipeline.Input) ([][]pipeline.
 			w.news = append(w.news, n...)
 			w.lastUpd = i
 		}
+		if u.Type == schemas.EntityReview && len(u.Chunks) > 0 {
+			// A decision on a mention's review: its chunks are linked
+			// again, and read it.
+			w.decided = append(w.decided, u.Chunks...)
+			w.lastUpd = i
+		}
 	}
 	out := make([][]pipeline.Output, len(ins))
 	for _, tenant := range tenants {
@@ -189,9 +219,20 @@ func (s *Stage) Handle(ctx context.Context, ins []pipeline.Input) ([][]pipeline.
 		}); err != nil {
 			return nil, err
 		}
+		slices.Sort(w.decided)
+		if err := s.relink(ctx, tenant, slices.Compact(w.decided), ins[by].Meta.EventID, func(r linkResult) {
+			acc.add(r, by)
+		}); err != nil {
+			return nil, err
+		}
 		for _, m := range acc.updates() {
 			out[m.input] = append(out[m.input], pipeline.Output{
 				Topic: topology.KGUpdates, Msg: m.update, EventID: UpdateEventID(tenant, m.update),
+			})
+		}
+		for _, r := range acc.reviews {
+			out[r.input] = append(out[r.input], pipeline.Output{
+				Topic: topology.Reviews, Msg: r.review, EventID: pipeline.ContentID("review", tenant, r.review.ReviewID),
 			})
 		}
 	}
@@ -235,6 +276,8 @@ func (s *Stage) dict(ctx context.Context, tenant string) (*dictionary, error) {
 type linkResult struct {
 	doc, chunk     string
 	added, removed []string
+	// reviews are the chunk's mentions opened for review.
+	reviews []schemas.Review
 }
 
 // linkChunks matches, resolves and writes the links of cs, recomputing
@@ -257,7 +300,7 @@ func (s *Stage) linkChunks(ctx context.Context, tenant string, cs []schemas.Chun
 		for j, i := range todo {
 			batch[j], toks[j] = cs[i], tokens[i]
 		}
-		rows, err := s.rows(ctx, tenant, d, batch, toks)
+		rows, reviews, err := s.rows(ctx, tenant, d, batch, toks)
 		if err != nil {
 			return fmt.Errorf("link chunks of tenant %s: %w", tenant, err)
 		}
@@ -274,7 +317,16 @@ func (s *Stage) linkChunks(ctx context.Context, tenant string, cs []schemas.Chun
 			case a == "r":
 			case strings.HasPrefix(a, "w\t"):
 				f := strings.Split(a, "\t")
-				done(i, linkResult{doc: cs[i].DocID, chunk: cs[i].ChunkID, added: list(f, 1), removed: list(f, 2)})
+				r := linkResult{doc: cs[i].DocID, chunk: cs[i].ChunkID, added: list(f, 1), removed: list(f, 2)}
+				if reviews != nil {
+					r.reviews = reviews[j]
+					for _, rv := range r.reviews {
+						if err := s.cfg.Reviews.OpenReview(ctx, tenant, rv); err != nil {
+							return fmt.Errorf("open review %s: %w", rv.ReviewID, err)
+						}
+					}
+				}
+				done(i, r)
 			default:
 				return fmt.Errorf("link chunk %s: script answered %q", cs[i].ChunkID, a)
 			}
@@ -291,8 +343,9 @@ func list(f []string, i int) []string {
 	return strings.Split(f[i], ",")
 }
 
-// rows computes the link rows of cs against d.
-func (s *Stage) rows(ctx context.Context, tenant string, d *dictionary, cs []schemas.Chunk, tokens []string) ([][]string, error) {
+// rows computes the link rows of cs against d, and the reviews of the
+// mentions the chunks cannot decide (per chunk).
+func (s *Stage) rows(ctx context.Context, tenant string, d *dictionary, cs []schemas.Chunk, tokens []string) ([][]string, [][]schemas.Review, error) {
 	found := make([][]match, len(cs))
 	var surfaces []string
 	seen := map[string]bool{}
@@ -305,22 +358,52 @@ func (s *Stage) rows(ctx context.Context, tenant string, d *dictionary, cs []sch
 			}
 		}
 	}
-	cands, err := s.g.PersonCandidates(ctx, tenant, surfaces)
+	cands, stats, total, err := s.g.SurfaceInfo(ctx, tenant, surfaces)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	candOf := make(map[string][]string, len(surfaces))
+	info := make(map[string]surfaceInfo, len(surfaces))
 	for i, sf := range surfaces {
-		candOf[sf] = cands[i]
+		info[sf] = surfaceInfo{cands: cands[i], prior: linkPrior(stats[i], total)}
 	}
 	profiles, err := s.profiles(ctx, tenant, cands)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	res := make([]resolved, len(cs))
+	var open []string
+	for i, c := range cs {
+		res[i] = s.resolve(tenant, c, found[i], info, profiles)
+		for _, m := range res[i].mentions {
+			if m.Review != "" {
+				open = append(open, m.Review)
+			}
+		}
+	}
+	decisions := map[string]string{}
+	if len(open) > 0 && s.cfg.Reviews != nil {
+		slices.Sort(open)
+		open = slices.Compact(open)
+		ds, err := s.cfg.Reviews.ReviewDecisions(ctx, tenant, open)
+		if err != nil {
+			return nil, nil, err
+		}
+		for k, id := range open {
+			if k < len(ds) && ds[k] != "" {
+				decisions[id] = ds[k]
+			}
+		}
 	}
 	version := strconv.FormatInt(d.last, 10)
 	rows := make([][]string, len(cs))
+	reviews := make([][]schemas.Review, len(cs))
 	for i, c := range cs {
-		ms, seenLines := s.resolve(c, found[i], candOf, profiles)
+		ms := res[i].mentions
+		for k := range ms {
+			if ms[k].Review != "" {
+				reviews[i] = s.applyDecision(c, &ms[k], decisions, reviews[i], profiles)
+			}
+		}
 		var ents []string
 		for _, m := range ms {
 			if m.Entity != "" && !slices.Contains(ents, m.Entity) {
@@ -332,13 +415,30 @@ func (s *Stage) rows(ctx context.Context, tenant string, d *dictionary, cs []sch
 		if len(ms) > 0 {
 			b, err := json.Marshal(ms)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			js = string(b)
 		}
-		rows[i] = []string{c.ChunkID, c.DocID, version, tokens[i], js, strings.Join(ents, "\t"), seenLines, ""}
+		rows[i] = []string{c.ChunkID, c.DocID, version, tokens[i], js, strings.Join(ents, "\t"), res[i].lines, ""}
 	}
-	return rows, nil
+	if s.cfg.Reviews == nil {
+		return rows, nil, nil
+	}
+	return rows, reviews, nil
+}
+
+// surfaceInfo is what a batch read of a surface: its person candidates
+// and its link prior.
+type surfaceInfo struct {
+	cands []string
+	prior float64
+}
+
+// resolved is a chunk's mentions and the lines its write records of each
+// matched surface (see infra/kg.Store.Link).
+type resolved struct {
+	mentions []Mention
+	lines    string
 }
 
 // profiles reads the candidates' profiles, several at a time.
@@ -415,30 +515,34 @@ func (s *Stage) profiles(ctx context.Context, tenant string, cands [][]string) (
 
 // resolve turns a chunk's matches into mentions, and lists the matched
 // surfaces with the number of person candidates seen (for the write
-// script's staleness check).
-func (s *Stage) resolve(c schemas.Chunk, found []match, candOf map[string][]string, profiles map[string]*profile) ([]Mention, string) {
+// script's staleness check) and what the chunk adds to each surface's
+// counts (its occurrences, and the mention model's reading of them as
+// names, in thousandths).
+func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[string]surfaceInfo, profiles map[string]*profile) resolved {
 	cc := chunkContext{c: c}
 	rs := []rune(c.Text)
-	titles := s.titles(c)
+	model := s.model(c)
 	for _, dt := range s.cfg.Eras.Find(c.Text) {
 		if dt.Gregorian != 0 {
 			cc.years = append(cc.years, dt.Gregorian)
 		}
 	}
 	// Candidates per match: anchored persons first; a surface's own
-	// unanchored person only when no anchored person bears it.
+	// unanchored person only when no anchored person bears it (and has a
+	// courtesy or art name: the extractor also makes persons of phrases
+	// it could not resolve, which only an alias says are persons).
 	per := make([][]string, len(found))
 	var unique []string
-	var lines []string
-	counted := map[string]bool{}
+	type count struct {
+		n, occ int
+		named  float64
+	}
+	counts := map[string]*count{}
+	var order []string
 	for i, m := range found {
-		all := candOf[m.surface]
+		all := info[m.surface].cands
 		if len(all) == 0 {
 			continue
-		}
-		if !counted[m.surface] {
-			counted[m.surface] = true
-			lines = append(lines, m.surface+"\t"+strconv.Itoa(len(all)))
 		}
 		var l []string
 		for _, id := range all {
@@ -448,7 +552,7 @@ func (s *Stage) resolve(c schemas.Chunk, found []match, candOf map[string][]stri
 		}
 		if len(l) == 0 {
 			for _, id := range all {
-				if profiles[id] != nil {
+				if p := profiles[id]; p != nil && p.alias {
 					l = append(l, id)
 				}
 			}
@@ -457,28 +561,74 @@ func (s *Stage) resolve(c schemas.Chunk, found []match, candOf map[string][]stri
 		if len(l) == 1 {
 			unique = append(unique, l[0])
 		}
+		k := counts[m.surface]
+		if k == nil {
+			k = &count{n: len(all)}
+			counts[m.surface] = k
+			order = append(order, m.surface)
+		}
+		k.occ++
+		alias := true
+		for _, id := range l {
+			alias = alias && profiles[id].name != m.surface
+		}
+		k.named += sigmoid(model.LLR(rs, m.start, m.end, alias && len(l) > 0))
 	}
 	var ms []Mention
 	for i, m := range found {
 		if len(per[i]) == 0 {
 			continue
 		}
-		cands := make([]Candidate, len(per[i]))
+		prior := logit(info[m.surface].prior)
+		odds := make([]float64, len(per[i]))
 		for j, id := range per[i] {
-			cands[j] = Candidate{Entity: id, Score: score(cc, m, profiles[id], unique)}
+			p := profiles[id]
+			odds[j] = prior + model.LLR(rs, m.start, m.end, p.name != m.surface) + evidence(cc, m, p, unique)
+		}
+		ps := posteriors(odds)
+		cands := make([]Candidate, len(per[i]))
+		name := 0.0
+		for j, id := range per[i] {
+			cands[j] = Candidate{Entity: id, Score: round(ps[j])}
+			name += ps[j]
 		}
 		slices.SortStableFunc(cands, func(a, b Candidate) int {
 			return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Entity, b.Entity))
 		})
-		ent, sc := decide(m, cands, profiles, bounded(rs, m.start, titles))
-		ms = append(ms, Mention{Entity: ent, Surface: m.surface, Start: m.start, End: m.end, Score: sc, Candidates: cands})
+		ent, sc, review := decide(cands)
+		mn := Mention{Entity: ent, Surface: m.surface, Start: m.start, End: m.end, Score: sc, Name: round(name), Candidates: cands}
+		if review {
+			mn.Review = ReviewID(tenant, c.ChunkID, m.surface)
+		}
+		ms = append(ms, mn)
 	}
-	return ms, strings.Join(lines, "\n")
+	lines := make([]string, len(order))
+	for i, sf := range order {
+		k := counts[sf]
+		lines[i] = sf + "\t" + strconv.Itoa(k.n) + "\t" + strconv.Itoa(k.occ) + "\t" + strconv.Itoa(int(math.Round(1000*k.named)))
+	}
+	return resolved{mentions: ms, lines: strings.Join(lines, "\n")}
 }
 
-// titles are the office terms of two or more characters of the chunk's
-// profile, longest first, read once per profile.
-func (s *Stage) titles(c schemas.Chunk) []string {
+// round keeps four decimals of a probability, so that a mention list
+// written again with the same evidence is the same text.
+func round(p float64) float64 { return math.Round(p*1e4) / 1e4 }
+
+// model is the mention model of the chunk's profile.
+func (s *Stage) model(c schemas.Chunk) Model { return s.read(c).model }
+
+// profileOf is the corpus profile a chunk is read with.
+func (s *Stage) profileOf(c schemas.Chunk) *corpus.Profile { return s.read(c).profile }
+
+// readWith is a corpus profile and its mention model.
+type readWith struct {
+	profile *corpus.Profile
+	model   Model
+}
+
+// read is the profile a chunk is read with, looked up once per profile
+// name and language.
+func (s *Stage) read(c schemas.Chunk) readWith {
 	lang := c.Lang
 	if lang == "" {
 		lang = text.Lang(c.Text)
@@ -486,18 +636,75 @@ func (s *Stage) titles(c schemas.Chunk) []string {
 	key := c.Profile + "\x00" + lang
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t, ok := s.offices[key]; ok {
-		return t
+	r, ok := s.models[key]
+	if !ok {
+		p := s.cfg.Profiles.For(c.Profile, lang)
+		r = readWith{profile: p, model: NewModel(p.MentionModel)}
+		s.models[key] = r
 	}
-	var t []string
-	for _, o := range corpus.Default().For(c.Profile, lang).Offices.Terms {
-		if utf8.RuneCountInString(o.Term) >= 2 {
-			t = append(t, o.Term)
+	return r
+}
+
+// ReviewID is the id of the review of a surface's mentions in a chunk:
+// derived from them, so linking the chunk again opens no second review.
+func ReviewID(tenant, chunk, surface string) string {
+	return "mention-" + pipeline.ContentID("mention-review", tenant, chunk, surface)
+}
+
+// applyDecision applies to an undecided mention the decision a person
+// took on its review: the person chosen, or none; a mention whose review
+// is open keeps it, and its review is added to open (once per id).
+func (s *Stage) applyDecision(c schemas.Chunk, m *Mention, decisions map[string]string, open []schemas.Review,
+	profiles map[string]*profile) []schemas.Review {
+	if v, ok := decisions[m.Review]; ok {
+		m.Decided = true
+		if slices.ContainsFunc(m.Candidates, func(k Candidate) bool { return k.Entity == v }) {
+			m.Entity = v
 		}
+		return open
 	}
-	slices.SortStableFunc(t, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	s.offices[key] = t
-	return t
+	if slices.ContainsFunc(open, func(r schemas.Review) bool { return r.ReviewID == m.Review }) {
+		return open
+	}
+	rv := s.review(c, *m, profiles)
+	return append(open, rv)
+}
+
+// review is the review item of an undecided mention: whom the surface
+// names in the passage, one option per candidate (its id, described by
+// its name and native place) and one for none of them.
+func (s *Stage) review(c schemas.Chunk, m Mention, profiles map[string]*profile) schemas.Review {
+	w := s.profileOf(c).Review
+	passage := window([]rune(c.Text), m.Start, m.End, 20)
+	q := fmt.Sprintf("%s: %s", m.Surface, passage)
+	if w.Mention != "" {
+		q = fmt.Sprintf(w.Mention, m.Surface, passage)
+	}
+	rv := schemas.Review{ReviewID: m.Review, Subject: m.Surface, Relation: schemas.ReviewMention, Question: q,
+		Status: schemas.ReviewOpen}
+	for _, k := range m.Candidates {
+		desc := k.Entity
+		if p := profiles[k.Entity]; p != nil {
+			desc = p.name
+			if len(p.places) > 0 {
+				desc += "（" + p.places[0] + "）"
+			}
+		}
+		rv.Options = append(rv.Options, schemas.ReviewOption{Value: k.Entity, ChunkID: c.ChunkID, Text: desc})
+	}
+	none := w.MentionNone
+	if none == "" {
+		none = "none of them"
+	}
+	rv.Options = append(rv.Options, schemas.ReviewOption{Value: schemas.ReviewNone, ChunkID: c.ChunkID, Text: none})
+	return rv
+}
+
+// window is rs[start:end] in brackets with up to k runes either side,
+// line breaks as spaces.
+func window(rs []rune, start, end, k int) string {
+	s := string(rs[max(0, start-k):start]) + "【" + string(rs[start:end]) + "】" + string(rs[end:min(len(rs), end+k)])
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // backfill links stored chunks against surfaces new to the dictionary or
@@ -607,8 +814,15 @@ func (s *Stage) relink(ctx context.Context, tenant string, ids []string, token s
 }
 
 type accum struct {
-	at  map[string]int
-	out []merged
+	at      map[string]int
+	out     []merged
+	reviews []reviewOut
+}
+
+// reviewOut is a review to publish, by the input it came of.
+type reviewOut struct {
+	review schemas.Review
+	input  int
 }
 
 type merged struct {
@@ -632,6 +846,9 @@ func (a *accum) entry(id string, input int) *merged {
 }
 
 func (a *accum) add(r linkResult, input int) {
+	for _, rv := range r.reviews {
+		a.reviews = append(a.reviews, reviewOut{review: rv, input: input})
+	}
 	for _, e := range r.added {
 		m := a.entry(e, input)
 		m.update.Chunks = append(m.update.Chunks, r.chunk)

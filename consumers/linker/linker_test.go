@@ -8,10 +8,12 @@ import (
 
 	"github.com/annalist-dev/annalist/consumers/linker"
 	"github.com/annalist-dev/annalist/infra/kg"
+	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
+	"github.com/annalist-dev/annalist/topology"
 )
 
 const tenant = schemas.DefaultTenant
@@ -277,5 +279,90 @@ func TestBackfillBound(t *testing.T) {
 	f.handle(t, in(other, "e3"))
 	if got := f.linked(t, ye); !slices.Equal(got, []string{"a-0000", "b-0000"}) {
 		t.Fatalf("after the next batch: linked %v", got)
+	}
+}
+
+// TestNameInAPlainNote: a person's two-character name, which no other
+// person of the graph bears, is linked in a note that says nothing else
+// about him; the same two characters at the head of a longer name the
+// graph does not know are not.
+func TestNameInAPlainNote(t *testing.T) {
+	f := newFixture(t)
+	f.person(t, "夏言", "公谨", "ms-0001")
+	f.person(t, "王瑞", "", "ms-0002")
+	note := schemas.Chunk{ChunkID: "note-0000", DocID: "note", Total: 1,
+		Text: "夏言晚年归里，筑观澜书院，讲学其中，从游者数百人。"}
+	other := schemas.Chunk{ChunkID: "arch-0000", DocID: "arch", Total: 1, Text: "城陷，巡道王瑞旃自缢，其妻从之。"}
+	f.store(t, "note", note)
+	f.store(t, "arch", other)
+	f.handle(t, in(note, "e1"), in(other, "e2"))
+	if got := f.linked(t, kg.PersonID("夏言", "ms-0001")); !slices.Equal(got, []string{"note-0000"}) {
+		t.Errorf("夏言 linked %v, want the note", got)
+	}
+	if got := f.linked(t, kg.PersonID("王瑞", "ms-0002")); len(got) != 0 {
+		t.Errorf("王瑞 linked %v inside 王瑞旃", got)
+	}
+}
+
+// TestUndecidedMentionReviewed: a courtesy name two men share, in a chunk
+// that says nothing of either, opens a review with both as options and
+// "none"; a decision for one links the chunk to him once the decision's
+// update reaches the linker, and "none" unlinks it.
+func TestUndecidedMentionReviewed(t *testing.T) {
+	c := redistest.Client(t)
+	g, err := kg.New(c, kg.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := redis.NewChunks(c)
+	rs := pages.New(c)
+	st, err := linker.New(g, ch, linker.Config{Reviews: rs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{g: g, chunks: ch, c: c, st: st}
+	ctx := context.Background()
+	f.person(t, "林安", "子平", "v1-0001")
+	f.person(t, "周明", "子平", "v1-0002")
+	lin := kg.PersonID("林安", "v1-0001")
+	chunk := schemas.Chunk{ChunkID: "m-0000", DocID: "m", Total: 1, Text: "是日，与子平同游，留饮而去。"}
+	f.store(t, "m", chunk)
+	outs, err := st.Handle(ctx, []pipeline.Input{in(chunk, "e1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opened []schemas.Review
+	for _, o := range outs[0] {
+		if rv, ok := o.Msg.(schemas.Review); ok && o.Topic == topology.Reviews {
+			opened = append(opened, rv)
+		}
+	}
+	id := linker.ReviewID(tenant, "m-0000", "子平")
+	if len(opened) != 1 || opened[0].ReviewID != id || len(opened[0].Options) != 3 ||
+		opened[0].Relation != schemas.ReviewMention || opened[0].Subject != "子平" {
+		t.Fatalf("reviews published %+v", opened)
+	}
+	if stored, err := rs.Review(ctx, tenant, id); err != nil || stored.Status != schemas.ReviewOpen {
+		t.Fatalf("review stored %+v, %v", stored, err)
+	}
+	if got := f.linked(t, lin); len(got) != 0 {
+		t.Fatalf("linked %v before a decision", got)
+	}
+	decided := func(value, event string) []schemas.KGUpdate {
+		t.Helper()
+		if _, err := rs.Decide(ctx, tenant, id, value); err != nil {
+			t.Fatal(err)
+		}
+		return f.handle(t, in(schemas.KGUpdate{EntityID: "review:" + id, Name: "子平", Type: schemas.EntityReview,
+			Chunks: []string{"m-0000"}}, event))
+	}
+	if us := decided(lin, "d1"); len(us) != 1 || us[0].EntityID != lin {
+		t.Fatalf("after the decision: updates %+v", us)
+	}
+	if got := f.linked(t, lin); !slices.Equal(got, []string{"m-0000"}) {
+		t.Fatalf("linked %v after the decision", got)
+	}
+	if us := decided(schemas.ReviewNone, "d2"); len(us) != 1 || !slices.Equal(us[0].RemovedChunks, []string{"m-0000"}) {
+		t.Fatalf("after none: updates %+v", us)
 	}
 }

@@ -1,9 +1,9 @@
 package linker
 
 import (
+	"math"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/internal/era"
@@ -15,17 +15,26 @@ import (
 // kg:{t}:chunklinks:<chunk>: Entity is the person it was resolved to, ""
 // when the context did not decide; Start and End are rune offsets in the
 // chunk's text.
+//
+// Score is the resolved (or best) candidate's probability; Name the
+// probability that the surface names a person here at all (the sum over
+// the candidates). Review is the review item a mention the chunk could
+// not decide was sent to, and Decided the decision a person took on it
+// ("" while open).
 type Mention struct {
 	Entity     string      `json:"entity"`
 	Surface    string      `json:"surface"`
 	Start      int         `json:"start"`
 	End        int         `json:"end"`
 	Score      float64     `json:"score"`
+	Name       float64     `json:"name,omitempty"`
 	Candidates []Candidate `json:"candidates"`
+	Review     string      `json:"review,omitempty"`
+	Decided    bool        `json:"decided,omitempty"`
 }
 
-// Candidate is a person a mention's surface may denote, with the score the
-// chunk's context gave it.
+// Candidate is a person a mention's surface may denote, with the
+// probability the chunk's context gave it.
 type Candidate struct {
 	Entity string  `json:"entity"`
 	Score  float64 `json:"score"`
@@ -102,9 +111,9 @@ func newProfile(e graph.Entity, eras *era.Table) *profile {
 // resolve (person:<surface>).
 func anchored(id string) bool { return strings.Contains(id, "@") }
 
-// Weights of the context evidence. A candidate is resolved when its score
-// reaches resolveAt and leads the next by margin; the numbers say how many
-// independent pieces of evidence that takes.
+// The evidence of the chunk about a candidate, as log-likelihood ratios
+// of "the match names this candidate" (natural log): each is about the
+// odds one independent piece of evidence of its kind gives.
 const (
 	wEntry     = 4.0 // the chunk belongs to the candidate's own entry
 	wDoc       = 1.0 // the candidate was first seen in the chunk's document
@@ -113,9 +122,33 @@ const (
 	wEraIn     = 1.0 // an era date of the chunk falls in the candidate's life
 	wEraOut    = -3.0
 	wFullName  = 1.0 // the canonical name (for an alias) or the surname precedes
-	resolveAt  = 2.0
-	margin     = 2.0
+	// wNoFacts: the graph holds no biographical fact about the candidate
+	// (the chunker also opens entries on states and tribes, and the
+	// extractor makes persons of phrases it could not resolve), so a
+	// match of his name is less likely a person at all.
+	wNoFacts = -2.0
 )
+
+// Link prior: the share of a surface's occurrences that are names is
+// estimated from the corpus as the linker meets it (the occurrences it
+// matched and the mention model's reading of each, kept in the graph),
+// shrunk towards the share over every surface by priorWeight
+// occurrences; before any is counted, the share is neutralPrior.
+const (
+	priorWeight  = 2.0
+	neutralPrior = 0.5
+)
+
+// linkPrior is the estimated probability that an occurrence of a surface
+// with stat st is a name, given the totals over every surface.
+func linkPrior(st, total graph.SurfaceStat) float64 {
+	base := neutralPrior
+	if total.Occurrences > 0 {
+		base = min(max(float64(total.NamedMilli)/1000/float64(total.Occurrences), 0.05), 0.95)
+	}
+	named := min(max(float64(st.NamedMilli)/1000, 0), float64(st.Occurrences))
+	return (named + priorWeight*base) / (float64(st.Occurrences) + priorWeight)
+}
 
 // chunkContext is what the chunk says beyond the mention itself.
 type chunkContext struct {
@@ -123,9 +156,10 @@ type chunkContext struct {
 	years []int
 }
 
-// score scores candidate p of match m in chunk cc; unique are the entities
-// of the chunk's other single-candidate mentions.
-func score(cc chunkContext, m match, p *profile, unique []string) float64 {
+// evidence is the chunk's evidence for candidate p of match m, a sum of
+// log-likelihood ratios; unique are the entities of the chunk's other
+// single-candidate mentions.
+func evidence(cc chunkContext, m match, p *profile, unique []string) float64 {
 	s := 0.0
 	if cc.c.EntryChunk != "" && p.entryChunk == cc.c.EntryChunk {
 		s += wEntry
@@ -162,6 +196,9 @@ func score(cc chunkContext, m match, p *profile, unique []string) float64 {
 	if m.surface != p.name && (strings.Contains(cc.c.Text, p.name) || precededBySurname(cc.c.Text, m, p.name)) {
 		s += wFullName
 	}
+	if p.facts == 0 {
+		s += wNoFacts
+	}
 	return s
 }
 
@@ -182,63 +219,60 @@ func precededBySurname(text string, m match, name string) bool {
 	return false
 }
 
-// decide resolves a mention from its scored candidates. A single candidate
-// must be a person the graph knows something about (at least one
-// biographical fact: the chunker also anchors entries about states and
-// tribes, and the extractor makes unresolved heads of phrases that are no
-// names), and one the graph never anchored to an entry must have a
-// courtesy or art name and context evidence. Then a canonical name of
-// three or more characters of an anchored person needs no more. A shorter
-// canonical name needs either context evidence or a clean left edge (bounded: the match starts
-// the text, follows punctuation, or follows an office title of the
-// chunk's profile, 侍郎唐胄): two characters are also common words (不成文)
-// and the tail of a longer name or title the dictionary does not hold
-// (王文端, the posthumous name of 王直). An alias needs context evidence,
-// because a courtesy name met with no surname or full name nearby says
-// little about whom it names. Of several candidates, the best must reach
-// resolveAt and lead the next by margin.
-func decide(m match, cands []Candidate, profiles map[string]*profile, bounded bool) (string, float64) {
-	if len(cands) == 0 {
-		return "", 0
+// posteriors turns a match's evidence into probabilities. The match is
+// either no name here or names one of the candidates: odds[k] is the
+// log-odds that it is a name (the surface's link prior and the mention
+// model's reading of this occurrence, as the candidate's name or alias)
+// plus the chunk's evidence for candidate k; the prior odds of a name
+// are shared evenly among the candidates. The result is each
+// candidate's probability, in the order given.
+func posteriors(odds []float64) []float64 {
+	if len(odds) == 0 {
+		return nil
 	}
-	best := cands[0]
-	if len(cands) > 1 {
-		if best.Score >= resolveAt && best.Score-cands[1].Score >= margin {
-			return best.Entity, best.Score
-		}
-		return "", best.Score
+	split := math.Log(float64(len(odds)))
+	// Softmax over {no name: 0, candidate k: o_k}, stable.
+	top := 0.0
+	os := make([]float64, len(odds))
+	for k, o := range odds {
+		os[k] = o - split
+		top = max(top, os[k])
 	}
-	p := profiles[best.Entity]
-	if best.Score < 0 || p == nil || p.facts == 0 || !anchored(best.Entity) && !p.alias {
-		return "", best.Score
+	sum := math.Exp(-top)
+	for _, o := range os {
+		sum += math.Exp(o - top)
 	}
-	canonical := m.surface == p.name
-	switch {
-	case best.Score >= resolveAt:
-		return best.Entity, best.Score
-	case canonical && anchored(best.Entity) && utf8.RuneCountInString(m.surface) >= 3:
-		return best.Entity, best.Score
-	case canonical && anchored(best.Entity) && bounded && best.Score >= resolveAt-1:
-		return best.Entity, best.Score
+	out := make([]float64, len(odds))
+	for k, o := range os {
+		out[k] = math.Exp(o-top) / sum
 	}
-	return "", best.Score
+	return out
 }
 
-// bounded reports whether the match at rune offset start of rs has a clean
-// left edge: the start of the text, punctuation or space, or one of
-// titles (office terms of two or more characters) ending right before it.
-func bounded(rs []rune, start int, titles []string) bool {
-	if start == 0 {
-		return true
+// Decisions of a mention: a candidate's probability reaches linkAt, or
+// the mention is left with its candidates and scores. A mention that is
+// likely a name (reviewAt) of which no candidate reaches linkAt is one
+// the chunk cannot decide: it goes to the review queue, where a person
+// confirms it.
+const (
+	linkAt   = 0.5
+	reviewAt = 0.5
+)
+
+// decide resolves a mention from its candidates' probabilities (sorted,
+// best first): the best when it reaches linkAt; review says the
+// mention is undecided but likely a name.
+func decide(cands []Candidate) (entity string, score float64, review bool) {
+	if len(cands) == 0 {
+		return "", 0, false
 	}
-	if r := rs[start-1]; unicode.IsPunct(r) || unicode.IsSpace(r) || unicode.IsSymbol(r) {
-		return true
+	best := cands[0]
+	if best.Score >= linkAt {
+		return best.Entity, best.Score, false
 	}
-	before := string(rs[max(0, start-8):start])
-	for _, t := range titles {
-		if strings.HasSuffix(before, t) {
-			return true
-		}
+	total := 0.0
+	for _, c := range cands {
+		total += c.Score
 	}
-	return false
+	return "", best.Score, total >= reviewAt
 }

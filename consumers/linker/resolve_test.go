@@ -1,58 +1,76 @@
 package linker
 
-import "testing"
+import (
+	"math"
+	"testing"
 
-// TestDecide: the evidence a single candidate needs.
-func TestDecide(t *testing.T) {
-	anch := "person:王文@00000001"
-	loose := "person:太平"
-	profiles := map[string]*profile{
-		anch:                  {id: anch, name: "王文", facts: 2},
-		loose:                 {id: loose, name: "太平", facts: 1, alias: true},
-		"person:土鲁番@00000002": {id: "person:土鲁番@00000002", name: "土鲁番"},
-		"person:叶向高@00000003": {id: "person:叶向高@00000003", name: "叶向高", facts: 3},
+	"github.com/annalist-dev/annalist/internal/graph"
+)
+
+// TestPosteriors: one candidate's probability is the logistic of its
+// odds; several candidates share the prior odds of a name, and evidence
+// for one moves probability from the others to it.
+func TestPosteriors(t *testing.T) {
+	p := posteriors([]float64{2})
+	if math.Abs(p[0]-sigmoid(2)) > 1e-9 {
+		t.Errorf("one candidate at odds 2: %v, want %v", p[0], sigmoid(2))
 	}
-	one := func(id string, score float64) []Candidate { return []Candidate{{Entity: id, Score: score}} }
-	tests := []struct {
-		name    string
-		m       match
-		cands   []Candidate
-		bounded bool
-		want    string
-	}{
-		{"two characters after punctuation", match{surface: "王文"}, one(anch, 1), true, anch},
-		{"two characters inside a phrase", match{surface: "王文"}, one(anch, 1), false, ""},
-		{"two characters with context", match{surface: "王文"}, one(anch, 2), false, anch},
-		{"never anchored, no context", match{surface: "太平"}, one(loose, 1), true, ""},
-		{"never anchored, context", match{surface: "太平"}, one(loose, 2), true, loose},
-		{"no personal fact", match{surface: "土鲁番"}, one("person:土鲁番@00000002", 1), true, ""},
-		{"three characters", match{surface: "叶向高"}, one("person:叶向高@00000003", 0), false, "person:叶向高@00000003"},
-		{"era against", match{surface: "叶向高"}, one("person:叶向高@00000003", -2), true, ""},
-		{"two candidates, no lead", match{surface: "王文"}, []Candidate{{anch, 2}, {loose, 1}}, true, ""},
-		{"two candidates, a lead", match{surface: "王文"}, []Candidate{{anch, 4}, {loose, 1}}, true, anch},
+	even := posteriors([]float64{3, 3})
+	if math.Abs(even[0]-even[1]) > 1e-9 || even[0] >= 0.5 {
+		t.Errorf("two candidates, no evidence between them: %v, want equal and below one half", even)
 	}
-	for _, tc := range tests {
-		if got, _ := decide(tc.m, tc.cands, profiles, tc.bounded); got != tc.want {
-			t.Errorf("%s: resolved to %q, want %q", tc.name, got, tc.want)
-		}
+	if got := even[0] + even[1]; math.Abs(got-sigmoid(3)) > 1e-9 {
+		t.Errorf("two candidates keep the name's probability: sum %v, want %v", got, sigmoid(3))
+	}
+	lead := posteriors([]float64{3 + wEntry, 3})
+	if lead[0] < linkAt || lead[1] > 0.1 {
+		t.Errorf("own entry's evidence: %v, want the first to reach %v", lead, linkAt)
+	}
+	if p := posteriors([]float64{800, -800}); math.IsNaN(p[0]) || math.Abs(p[0]-1) > 1e-9 {
+		t.Errorf("extreme odds: %v", p)
 	}
 }
 
-func TestBounded(t *testing.T) {
-	titles := []string{"给事中", "侍郎"}
+// TestLinkPrior: a surface never counted takes the share over every
+// surface; one counted often takes its own share, one counted once moves
+// only part of the way.
+func TestLinkPrior(t *testing.T) {
+	total := graph.SurfaceStat{Occurrences: 1000, NamedMilli: 800_000}
+	if got := linkPrior(graph.SurfaceStat{}, total); math.Abs(got-0.8) > 1e-9 {
+		t.Errorf("unseen surface: %v, want the overall 0.8", got)
+	}
+	if got := linkPrior(graph.SurfaceStat{}, graph.SurfaceStat{}); got != neutralPrior {
+		t.Errorf("nothing counted: %v, want %v", got, neutralPrior)
+	}
+	word := linkPrior(graph.SurfaceStat{Occurrences: 200, NamedMilli: 10_000}, total)
+	if word > 0.1 {
+		t.Errorf("a surface read as a name 10 times in 200: %v, want near 0.05", word)
+	}
+	once := linkPrior(graph.SurfaceStat{Occurrences: 1, NamedMilli: 0}, total)
+	if once < 0.4 || once > 0.8 {
+		t.Errorf("one occurrence read as no name: %v, want between the overall share and 0", once)
+	}
+}
+
+// TestDecide: the best candidate is linked at linkAt; an undecided
+// mention goes to review when it is likely a name.
+func TestDecide(t *testing.T) {
 	for _, tc := range []struct {
-		text  string
-		start int
-		want  bool
+		name   string
+		cands  []Candidate
+		want   string
+		review bool
 	}{
-		{"王文亦力言", 0, true},
-		{"于谦、王文有言", 3, true},
-		{"户部侍郎唐胄力持", 4, true},
-		{"后为王文端", 2, false},
-		{"诘为不成文", 3, false},
+		{"one likely", []Candidate{{"a", 0.9}}, "a", false},
+		{"one unlikely", []Candidate{{"a", 0.2}}, "", false},
+		{"two split", []Candidate{{"a", 0.45}, {"b", 0.44}}, "", true},
+		{"two, a lead", []Candidate{{"a", 0.8}, {"b", 0.1}}, "a", false},
+		{"two, no name", []Candidate{{"a", 0.1}, {"b", 0.1}}, "", false},
+		{"none", nil, "", false},
 	} {
-		if got := bounded([]rune(tc.text), tc.start, titles); got != tc.want {
-			t.Errorf("bounded(%q, %d) = %v, want %v", tc.text, tc.start, got, tc.want)
+		got, _, review := decide(tc.cands)
+		if got != tc.want || review != tc.review {
+			t.Errorf("%s: resolved %q review %v, want %q review %v", tc.name, got, review, tc.want, tc.review)
 		}
 	}
 }

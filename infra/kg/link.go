@@ -10,6 +10,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/annalist-dev/annalist/internal/graph"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -21,8 +22,15 @@ import (
 //	kg:{t}:chunklinks:<chunk>   string JSON list of the chunk's mentions, with
 //	                                   candidates and scores
 //	kg:{t}:surfchunks:<surface> hash   chunks in which the surface was matched ->
-//	                                   the number of persons it could denote then
-//	                                   (relinked when its alias set changes)
+//	                                   "n TAB occurrences TAB named": the number of
+//	                                   persons it could denote then (relinked when
+//	                                   its alias set changes), its occurrences in
+//	                                   the chunk and how many of them the mention
+//	                                   model read as names (thousandths)
+//	kg:{t}:surfstat             hash   "o:<surface>", "n:<surface>": the sums of the
+//	                                   occurrences and named over the surface's
+//	                                   chunks; "o", "n": over every surface (the
+//	                                   linker's link prior)
 //	kg:{t}:linkver              zset   chunk -> the surface sequence its text was
 //	                                   last matched against (the backfill's cursor)
 //	kg:{t}:linkstate            zset   member target: the sequence the backfill
@@ -84,24 +92,38 @@ func (s *Store) SurfaceSeqs(ctx context.Context, tenant string, surfaces []strin
 	return out, nil
 }
 
-// PersonCandidates returns, for each surface, the sorted person ids its
-// alias set holds, in one round trip.
-func (s *Store) PersonCandidates(ctx context.Context, tenant string, surfaces []string) ([][]string, error) {
+// SurfaceInfo returns, for each surface, the sorted person ids its alias
+// set holds and what the linker counted of it (kg:{t}:surfstat), and
+// the counts over every surface, in one round trip.
+func (s *Store) SurfaceInfo(ctx context.Context, tenant string, surfaces []string) ([][]string, []graph.SurfaceStat, graph.SurfaceStat, error) {
+	var total graph.SurfaceStat
 	if err := checkTenant("read candidates", tenant); err != nil {
-		return nil, err
-	}
-	if len(surfaces) == 0 {
-		return nil, nil
+		return nil, nil, total, err
 	}
 	p := s.c.Pipeline()
 	cmds := make([]*goredis.StringSliceCmd, len(surfaces))
+	fields := make([]string, 0, 2+2*len(surfaces))
+	fields = append(fields, "o", "n")
 	for i, sf := range surfaces {
 		cmds[i] = p.SMembers(ctx, prefix(tenant)+"alias:"+sf)
+		fields = append(fields, "o:"+sf, "n:"+sf)
 	}
+	counts := p.HMGet(ctx, prefix(tenant)+"surfstat", fields...)
 	if _, err := p.Exec(ctx); err != nil {
-		return nil, fmt.Errorf("read candidates of %d surfaces: %w", len(surfaces), err)
+		return nil, nil, total, fmt.Errorf("read candidates of %d surfaces: %w", len(surfaces), err)
 	}
+	vals := counts.Val()
+	num := func(i int) int64 {
+		if i >= len(vals) {
+			return 0
+		}
+		v, _ := vals[i].(string)
+		n, _ := strconv.ParseInt(v, 10, 64)
+		return n
+	}
+	total = graph.SurfaceStat{Occurrences: num(0), NamedMilli: num(1)}
 	out := make([][]string, len(surfaces))
+	stats := make([]graph.SurfaceStat, len(surfaces))
 	for i, c := range cmds {
 		for _, id := range c.Val() {
 			if strings.HasPrefix(id, "person:") {
@@ -109,8 +131,9 @@ func (s *Store) PersonCandidates(ctx context.Context, tenant string, surfaces []
 			}
 		}
 		slices.Sort(out[i])
+		stats[i] = graph.SurfaceStat{Occurrences: num(2 + 2*i), NamedMilli: num(3 + 2*i)}
 	}
-	return out, nil
+	return out, stats, total, nil
 }
 
 // SurfaceChunks returns the chunks in which the linker matched surface
@@ -136,8 +159,8 @@ func (s *Store) SurfaceChunks(ctx context.Context, tenant, surface string) ([]st
 	// can now was resolved against the same candidates (a set that only
 	// grows, but for a retraction): linking it again would change nothing.
 	var out []string
-	for id, n := range matched.Val() {
-		if n != strconv.Itoa(persons) {
+	for id, v := range matched.Val() {
+		if n, _, _ := strings.Cut(v, "\t"); n != strconv.Itoa(persons) {
 			out = append(out, id)
 		}
 	}
@@ -169,7 +192,8 @@ func (s *Store) LinkBacklog(ctx context.Context, tenant string, below int64, lim
 // returns one answer per row. A row is LinkFields strings: chunk id, doc
 // id, dictionary version, delivery token, mentions JSON, resolved entity
 // ids joined by tabs, the matched surfaces as "surface TAB candidates
-// seen" lines, and "1" to write even when stale. An answer is "r" (the
+// seen TAB occurrences TAB named" lines (the last two are the chunk's
+// share of kg:{t}:surfstat), and "1" to write even when stale. An answer is "r" (the
 // document is retracted, nothing written), "s" (stale: the dictionary or
 // a candidate set changed since the row was computed, nothing written) or
 // "w TAB added ids TAB removed ids" (ids comma separated): the entities

@@ -113,9 +113,24 @@ for a = 2, #ARGV, NF do
     else
       redis.call('DEL', P .. 'chunklinks:' .. chunk)
     end
+    -- A surface's counts over the corpus (surfstat) take this chunk's
+    -- share again: what it gave before is taken back first.
+    local dOcc, dNamed = 0, 0
     for _, line in ipairs(split(seen, '\n')) do
       local f = split(line, '\t')
-      redis.call('HSET', P .. 'surfchunks:' .. f[1], chunk, f[2])
+      local occ, named = tonumber(f[3] or '0'), tonumber(f[4] or '0')
+      local old = split(redis.call('HGET', P .. 'surfchunks:' .. f[1], chunk) or '', '\t')
+      local po, pn = tonumber(old[2] or '0') or 0, tonumber(old[3] or '0') or 0
+      if occ ~= po or named ~= pn then
+        redis.call('HINCRBY', P .. 'surfstat', 'o:' .. f[1], occ - po)
+        redis.call('HINCRBY', P .. 'surfstat', 'n:' .. f[1], named - pn)
+        dOcc, dNamed = dOcc + occ - po, dNamed + named - pn
+      end
+      redis.call('HSET', P .. 'surfchunks:' .. f[1], chunk, f[2] .. '\t' .. occ .. '\t' .. named)
+    end
+    if dOcc ~= 0 or dNamed ~= 0 then
+      redis.call('HINCRBY', P .. 'surfstat', 'o', dOcc)
+      redis.call('HINCRBY', P .. 'surfstat', 'n', dNamed)
     end
     local v = tonumber(version)
     local cur = tonumber(redis.call('ZSCORE', P .. 'linkver', chunk) or '-1')

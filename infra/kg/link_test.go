@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/infra/kg"
+	"github.com/annalist-dev/annalist/internal/graph"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -117,4 +118,60 @@ func TestLinkScript(t *testing.T) {
 	if got, _ := s.SurfaceChunks(ctx, tenant, "叶向高"); !slices.Equal(got, []string{"a-0000"}) {
 		t.Fatalf("surface chunks %v after a homonym", got)
 	}
+}
+
+// TestSurfaceStats: what a chunk's write adds to a surface's counts over
+// the corpus (surfstat) replaces what it added before, so linking a
+// chunk again counts nothing twice, and the retraction of its document
+// takes its share away.
+func TestSurfaceStats(t *testing.T) {
+	s, c := newStore(t, kg.Config{})
+	ctx := context.Background()
+	if _, err := s.Apply(ctx, tenant, triplets("d1", "c-ye", "叶向高", "c-ye",
+		fact{head: "叶向高", rel: schemas.RelCourtesyName, tail: "进卿", start: 0, end: 6}), nil); err != nil {
+		t.Fatal(err)
+	}
+	ye := kg.PersonID("叶向高", "c-ye")
+	stat := func(want, wantTotal graph.SurfaceStat) {
+		t.Helper()
+		cands, stats, total, err := s.SurfaceInfo(ctx, tenant, []string{"叶向高", "无名"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(cands[0], []string{ye}) || len(cands[1]) != 0 {
+			t.Fatalf("candidates %v", cands)
+		}
+		if stats[0] != want || stats[1] != (graph.SurfaceStat{}) || total != wantTotal {
+			t.Fatalf("stats %+v, total %+v; want %+v, total %+v", stats, total, want, wantTotal)
+		}
+	}
+	stat(graph.SurfaceStat{}, graph.SurfaceStat{})
+	for _, doc := range []string{"a", "b"} {
+		if err := c.HSet(ctx, "chunk:{"+tenant+"}:"+doc+"-0000", "text", "叶向高入阁，叶向高").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	row := func(chunk, doc, token, named string) []string {
+		return []string{chunk, doc, "2", token, `[{"entity":"` + ye + `","surface":"叶向高"}]`, ye, "叶向高\t1\t2\t" + named, ""}
+	}
+	if _, err := s.Link(ctx, tenant, [][]string{row("a-0000", "a", "t1", "1500"), row("b-0000", "b", "t1", "2000")}); err != nil {
+		t.Fatal(err)
+	}
+	stat(graph.SurfaceStat{Occurrences: 4, NamedMilli: 3500}, graph.SurfaceStat{Occurrences: 4, NamedMilli: 3500})
+	// Linked again, read otherwise: the chunk's share is replaced.
+	if _, err := s.Link(ctx, tenant, [][]string{row("a-0000", "a", "t2", "1800")}); err != nil {
+		t.Fatal(err)
+	}
+	stat(graph.SurfaceStat{Occurrences: 4, NamedMilli: 3800}, graph.SurfaceStat{Occurrences: 4, NamedMilli: 3800})
+	if _, err := s.Link(ctx, tenant, [][]string{row("a-0000", "a", "t3", "1800")}); err != nil {
+		t.Fatal(err)
+	}
+	stat(graph.SurfaceStat{Occurrences: 4, NamedMilli: 3800}, graph.SurfaceStat{Occurrences: 4, NamedMilli: 3800})
+	if err := c.HSet(ctx, "doc:{"+tenant+"}:b", "chunks", "1", "retracted", "2026-01-01T00:00:00Z").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Retract(ctx, tenant, schemas.Retraction{DocID: "b", Reason: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	stat(graph.SurfaceStat{Occurrences: 2, NamedMilli: 1800}, graph.SurfaceStat{Occurrences: 2, NamedMilli: 1800})
 }

@@ -140,7 +140,23 @@ for _, c in ipairs(chunks) do
     if ok and type(ms) == 'table' then
       for _, m in ipairs(ms) do
         if type(m) == 'table' and type(m.surface) == 'string' then
-          redis.call('HDEL', P .. 'surfchunks:' .. m.surface, c)
+          -- The chunk's share of the surface's counts (surfstat) goes
+          -- with it.
+          local v = redis.call('HGET', P .. 'surfchunks:' .. m.surface, c)
+          if v then
+            local f = {}
+            for x in string.gmatch(v, '[^\t]+') do
+              f[#f + 1] = x
+            end
+            local po, pn = tonumber(f[2] or '0') or 0, tonumber(f[3] or '0') or 0
+            if po ~= 0 or pn ~= 0 then
+              redis.call('HINCRBY', P .. 'surfstat', 'o:' .. m.surface, -po)
+              redis.call('HINCRBY', P .. 'surfstat', 'n:' .. m.surface, -pn)
+              redis.call('HINCRBY', P .. 'surfstat', 'o', -po)
+              redis.call('HINCRBY', P .. 'surfstat', 'n', -pn)
+            end
+            redis.call('HDEL', P .. 'surfchunks:' .. m.surface, c)
+          end
         end
       end
     end

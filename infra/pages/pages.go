@@ -704,6 +704,37 @@ func (s *Store) load(ctx context.Context, tenant string, ids []string, status st
 	return out, nil
 }
 
+// ReviewDecisions returns the decision of each review, "" for one that is
+// open or unknown, in one round trip.
+func (s *Store) ReviewDecisions(ctx context.Context, tenant string, ids []string) ([]string, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = reviewKey(tenant, id)
+	}
+	vals, err := s.c.MGet(ctx, keys...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("read the decisions of %d reviews: %w", len(ids), err)
+	}
+	out := make([]string, len(ids))
+	for i, v := range vals {
+		b, ok := v.(string)
+		if !ok {
+			continue
+		}
+		var r schemas.Review
+		if err := json.Unmarshal([]byte(b), &r); err != nil {
+			return nil, fmt.Errorf("review %s: decode: %w", ids[i], err)
+		}
+		if r.Status == ReviewDecided {
+			out[i] = r.Decision
+		}
+	}
+	return out, nil
+}
+
 // Decide records an expert's choice: value must be one of the review's
 // option values. Deciding again replaces the decision.
 func (s *Store) Decide(ctx context.Context, tenant, id, value string) (schemas.Review, error) {

@@ -232,9 +232,24 @@ func generationRoutes(d Deps) []route {
 			unavailable(w, err)
 			return
 		}
+		// A decision on a mention is applied by the linker: the review's
+		// chunks are linked again. It is stored already, so a failed
+		// publish is answered 503 and deciding again publishes again.
+		if rl, ok := d.Sink.(MentionRelinker); ok && err == nil {
+			if err := rl.RelinkDecided(r.Context(), tenant, rv); err != nil {
+				unavailable(w, err)
+				return
+			}
+		}
 		respond(w, rv, err)
 	})
 	return rs
+}
+
+// MentionRelinker applies a decision on a mention's review (the App does:
+// it asks the entity linker to link the review's chunks again).
+type MentionRelinker interface {
+	RelinkDecided(ctx context.Context, tenant string, rv schemas.Review) error
 }
 
 // pageJSON is a page as GET /v1/pages/{subject} answers it: the stored

@@ -107,6 +107,15 @@ type Entity struct {
 	Homonyms []string `json:"homonyms,omitempty"`
 }
 
+// SurfaceStat is what the entity linker counted of one surface over the
+// stored chunks (or of every surface, as a total): the occurrences it
+// matched, and how many of them its mention model read as names, as a
+// sum of probabilities in thousandths.
+type SurfaceStat struct {
+	Occurrences int64
+	NamedMilli  int64
+}
+
 // Subgraph is the neighbourhood of an entity: the nodes within a number of
 // hops and the edges between them that were walked.
 type Subgraph struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"regexp"
 	"slices"
@@ -23,9 +24,10 @@ const (
 	fileKin        = "kin.tsv"
 	fileChunkDemos = "chunk_demos.json"
 	fileRegexDemos = "regex_demos.tsv"
+	fileMentions   = "mention_model.tsv"
 )
 
-var tableFiles = []string{fileOffices, fileExams, fileKin, fileChunkDemos, fileRegexDemos}
+var tableFiles = []string{fileOffices, fileExams, fileKin, fileChunkDemos, fileRegexDemos, fileMentions}
 
 // Setting keys of profile.tsv that are not inherited: they say how the
 // profile itself relates to others.
@@ -47,7 +49,7 @@ var settingKeys = []string{
 	"writing.copy_scale", "writing.evidence_sentences", "writing.sub_entries", "writing.plan",
 	"writing.identity", "writing.identity_end", "writing.notable_skip", "writing.notable_years",
 	"writing.notable_bonus", "writing.language_name",
-	"review.question", "review.join", "review.label", "conflict.style", "conflict.marker", "conflict.one",
+	"review.question", "review.join", "review.label", "review.mention", "review.mention_none", "conflict.style", "conflict.marker", "conflict.one",
 	"conflict.many",
 }
 
@@ -294,7 +296,7 @@ func build(r *raw, eras *era.Table) (*Profile, error) {
 	p.Writing = w
 	p.Review = Review{Question: st.one("review.question"), Join: st.one("review.join"), Labels: map[string]string{},
 		Style: st.one("conflict.style"), Marker: st.one("conflict.marker"), One: st.one("conflict.one"),
-		Many: st.one("conflict.many")}
+		Many: st.one("conflict.many"), Mention: st.one("review.mention"), MentionNone: st.one("review.mention_none")}
 	for _, l := range st.lines("review.label") {
 		if len(l) != 2 {
 			fail(fmt.Errorf("review.label wants a relation and a label, got %q", l))
@@ -309,6 +311,9 @@ func build(r *raw, eras *era.Table) (*Profile, error) {
 	case "", ConflictClause, ConflictInline:
 	default:
 		fail(fmt.Errorf("conflict.style %q: want %s or %s", p.Review.Style, ConflictClause, ConflictInline))
+	}
+	if p.Review.Mention != "" && strings.Count(p.Review.Mention, "%[") != 2 {
+		fail(fmt.Errorf("review.mention %q: want %%[1]s and %%[2]s", p.Review.Mention))
 	}
 	if p.Review.Question != "" && strings.Count(p.Review.Question, "%[") != 3 {
 		fail(fmt.Errorf("review.question %q: want %%[1]s, %%[2]s and %%[3]s", p.Review.Question))
@@ -335,6 +340,10 @@ func build(r *raw, eras *era.Table) (*Profile, error) {
 	if b, ok := r.files[fileRegexDemos]; ok {
 		p.RegexDemos, err = parseRegexDemos(b)
 		fail(wrapFile(fileRegexDemos, err))
+	}
+	if b, ok := r.files[fileMentions]; ok {
+		p.MentionModel, err = parseWeights(b)
+		fail(wrapFile(fileMentions, err))
 	}
 	if p.Language == LangChinese && p.Chunking == ChunkEntries {
 		// The entry patterns are what such a profile is for.
@@ -655,6 +664,26 @@ func parseKin(b []byte) ([]KinWord, error) {
 	slices.SortStableFunc(out, func(a, b KinWord) int {
 		return utf8.RuneCountInString(b.Word) - utf8.RuneCountInString(a.Word)
 	})
+	return out, nil
+}
+
+// parseWeights reads "feature TAB weight" lines.
+func parseWeights(b []byte) (map[string]float64, error) {
+	rows, err := parseTSV(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := columns(rows, 2); err != nil {
+		return nil, err
+	}
+	out := make(map[string]float64, len(rows))
+	for _, r := range rows {
+		w, err := strconv.ParseFloat(r.fields[1], 64)
+		if err != nil || math.IsNaN(w) || math.IsInf(w, 0) {
+			return nil, fmt.Errorf("line %d: weight %q is not a finite number", r.line, r.fields[1])
+		}
+		out[r.fields[0]] = w
+	}
 	return out, nil
 }
 

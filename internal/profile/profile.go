@@ -75,6 +75,11 @@ type Profile struct {
 	ChunkDemos []ChunkDemo
 	// RegexDemos are the extractor's hand-made regexes for the model.
 	RegexDemos []RegexDemo
+	// MentionModel are the weights of the linker's mention model, fitted
+	// on the profile's corpus (`annalist eval linking --fit`): how the
+	// characters around a surface, and its own, tell a name from a part
+	// of something else. Nil: the linker reads no context.
+	MentionModel map[string]float64
 
 	eraNames []string
 }
@@ -268,6 +273,10 @@ type Review struct {
 	// ConflictInline (right after the value: " (One: X; Y)", One or Many
 	// by the count).
 	Style, Marker, One, Many string
+	// Mention is a format asking whom a surface names in a passage:
+	// %[1]s the surface, %[2]s the passage; MentionNone is the option
+	// "none of these persons".
+	Mention, MentionNone string
 }
 
 // Conflict styles (conflict.style).

@@ -1,0 +1,92 @@
+package linker
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	corpus "github.com/annalist-dev/annalist/internal/profile"
+)
+
+// TestFitLearnsContext: on examples where names stand after 与 or at a
+// clause's start and non-names after 不, the fitted model reads a new
+// occurrence by its context, and a feature it never saw takes its
+// prefix's rare class.
+func TestFitLearnsContext(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 9))
+	surnames := []rune("王李张刘陈杨赵黄周吴")
+	given := []rune("文武明德安国忠信仁义礼智")
+	var ex []Example
+	for i := range 400 {
+		name := string(surnames[r.IntN(len(surnames))]) + string(given[r.IntN(len(given))])
+		switch i % 4 {
+		case 0:
+			ex = append(ex, Example{Text: []rune("帝召" + name + "与议。"), Start: 2, End: 4, Name: true})
+		case 1:
+			ex = append(ex, Example{Text: []rune("时" + "与" + name + "同朝。"), Start: 2, End: 4, Name: true})
+		case 2:
+			ex = append(ex, Example{Text: []rune("其言不" + name + "也。"), Start: 3, End: 5})
+		default:
+			ex = append(ex, Example{Text: []rune("事不" + name + "，遂止。"), Start: 2, End: 4})
+		}
+	}
+	m, err := Fit(ex, FitConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := m.LLR([]rune("及与孙礼同至"), 2, 4, false)
+	word := m.LLR([]rune("遂不孙礼而去"), 2, 4, false)
+	if named <= 0 || word >= 0 {
+		t.Errorf("after 与: LLR %.2f, want > 0; after 不: %.2f, want < 0", named, word)
+	}
+	back := NewModel(m.Weights())
+	if got := back.LLR([]rune("及与孙礼同至"), 2, 4, false); got != named {
+		t.Errorf("weights round trip: LLR %v, want %v", got, named)
+	}
+	if _, err := Fit(ex[:1], FitConfig{}); err == nil {
+		t.Error("fitting on names alone succeeded")
+	}
+	if _, err := Fit([]Example{{Text: []rune("王文"), Start: 1, End: 5, Name: true}}, FitConfig{}); err == nil {
+		t.Error("a span outside its text was accepted")
+	}
+	if got := (Model{}).LLR([]rune("王文"), 0, 2, false); got != 0 {
+		t.Errorf("the zero model: LLR %v, want 0", got)
+	}
+}
+
+// TestShippedModel reads sentences as a history writes them with the
+// Chinese profile's fitted model: a name opening a sentence, after an
+// office or before 等 reads as a name; the tail of a longer name, the
+// head of one, and a name's characters inside a title do not.
+func TestShippedModel(t *testing.T) {
+	m := NewModel(corpus.Default().For(corpus.Liezhuan, corpus.LangChinese).MentionModel)
+	if len(m.W) == 0 {
+		t.Fatal("the liezhuan profile ships no mention model")
+	}
+	at := func(s, sub string) (rs []rune, start, end int) {
+		rs = []rune(s)
+		sr := []rune(sub)
+		for i := 0; i+len(sr) <= len(rs); i++ {
+			if string(rs[i:i+len(sr)]) == sub {
+				return rs, i, i + len(sr)
+			}
+		}
+		t.Fatalf("%q not in %q", sub, s)
+		return nil, 0, 0
+	}
+	for _, tc := range []struct {
+		text, surface string
+		name          bool
+	}{
+		{"夏言晚年归里，筑室讲学。", "夏言", true},
+		{"时大学士杨廷和与蒋冕议之，不合。", "杨廷和", true},
+		{"御史王廷相等交章论之。", "王廷相", true},
+		{"魏忠贤使崔应元、许显纯拷掠之。", "应元", false},
+		{"城陷，巡道王瑞旃自缢。", "王瑞", false},
+	} {
+		rs, s, e := at(tc.text, tc.surface)
+		llr := m.LLR(rs, s, e, false)
+		if tc.name && llr <= 0 || !tc.name && llr >= 0 {
+			t.Errorf("%s in %s: LLR %.2f, want a name: %v", tc.surface, tc.text, llr, tc.name)
+		}
+	}
+}
