@@ -48,11 +48,20 @@ func TestOfflineYeXiangGao(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := draftAll(t, writer.NewOffline(writer.OfflineConfig{}), refs)
+	o := writer.NewOffline(writer.OfflineConfig{})
+	ds := draftAll(t, o, refs)
 	page := strings.Join(texts(ds), "\n")
-	t.Logf("叶向高, %d sentences:\n%s", len(ds), page)
-	if len(ds) < 6 || len(ds) > 12 {
-		t.Errorf("%d sentences, want 6–12", len(ds))
+	t.Logf("叶向高, %d sentences (%v):\n%s", len(ds), o.PlanStats(refs), page)
+	notable := 0
+	for _, it := range o.Plan(refs) {
+		if it.Kind == writer.ItemNotable {
+			notable++
+		}
+	}
+	// A long entry: the budget of its length in notable acts, all of them
+	// used.
+	if b := o.PlanStats(refs)[writer.StatLifeBudget]; b < 5 || int64(notable) != b {
+		t.Errorf("%d notable acts, life budget %d; want the budget of a long entry, used", notable, b)
 	}
 	checkDrafts(t, refs, ds)
 	for _, want := range []string{"字进卿", "福清人", "万历十一年（1583年）", "官至礼部尚书兼东阁大学士。"} {

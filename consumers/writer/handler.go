@@ -224,6 +224,12 @@ func (l *Loop) start(ctx context.Context, tenant string, r schemas.Request) ([]p
 		return nil, err
 	}
 	s := genmem.Step{Key: "start", Start: &r, Name: refs.Name, StartedMillis: started, Incr: map[string]int64{}}
+	if ps, ok := spec.Drafter(l.cfg.Engine).(planStater); ok {
+		// What the plan budgeted and left out, by reason, on the page.
+		for k, v := range ps.PlanStats(refs) {
+			s.Incr[k] = v
+		}
+	}
 	prev, incremental, err := l.previous(ctx, tenant, r, refs)
 	if err != nil {
 		return nil, err
@@ -523,6 +529,12 @@ const (
 	OriginWriter = "writer"
 	OriginEditor = "editor"
 )
+
+// planStater is implemented by drafters that count what their plan
+// budgeted and left out (Offline.PlanStats).
+type planStater interface {
+	PlanStats(refs *schemas.ReferenceSet) map[string]int64
+}
 
 // callCounter is implemented by drafters that call a model.
 type callCounter interface{ Calls() int64 }

@@ -26,16 +26,24 @@ import (
 
 // retracting plans a biography with the graph's retriever, leaving out
 // the chunks named in gone and the facts drawn from them: the reference
-// set the graph gives once those chunks' document is retracted.
+// set the graph gives once those chunks' document is retracted. The
+// chunks in linked join the set as the entity linker's mentions of the
+// subject do (biography.Retriever adds what the linker resolved, after
+// the subject's own chunks).
 type retracting struct {
-	r    *biography.Retriever
-	gone map[string]bool
+	r      *biography.Retriever
+	gone   map[string]bool
+	linked []schemas.Chunk
 }
 
 func (p *retracting) Plan(ctx context.Context, tenant string, r schemas.Request) (*schemas.ReferenceSet, error) {
 	rs, err := p.r.Plan(ctx, tenant, r)
 	if err != nil {
 		return nil, err
+	}
+	for _, c := range p.linked {
+		rs.References = append(rs.References, schemas.Reference{ChunkID: c.ChunkID, DocID: c.DocID, Text: c.Text,
+			Source: schemas.SourceMention, Entity: rs.EntityID})
 	}
 	rs.References = slices.DeleteFunc(rs.References, func(x schemas.Reference) bool { return p.gone[x.ChunkID] })
 	rs.Facts = slices.DeleteFunc(rs.Facts, func(f schemas.KGFact) bool { return p.gone[f.ChunkID] })

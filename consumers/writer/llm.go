@@ -108,6 +108,10 @@ func NewLLM(cfg LLMConfig, opts ...LLMOption) *LLM {
 	return l
 }
 
+// PlanStats is what the plan the drafter words counted
+// (Offline.PlanStats).
+func (l *LLM) PlanStats(refs *schemas.ReferenceSet) map[string]int64 { return l.plan.PlanStats(refs) }
+
 // Calls is the number of model calls made so far.
 func (l *LLM) Calls() int64 { return l.calls.Load() }
 
@@ -137,6 +141,7 @@ var tasks = map[string]string{
 	ItemNotable:     "a notable act of the subject.",
 	ItemDeath:       "the subject's death.",
 	ItemPosthumous:  "the subject's posthumous name and honours.",
+	ItemElsewhere:   "what another document than the subject's entry says of him, in its words; cite that document's chunk.",
 }
 
 // Draft asks the model for sentence index. done (with no model call) when
@@ -165,7 +170,7 @@ func (l *LLM) Draft(ctx context.Context, refs *schemas.ReferenceSet, accepted []
 	case err != nil:
 		return schemas.Draft{}, false, fmt.Errorf("draft sentence %d of %s: %w", index, refs.Subject, err)
 	}
-	d.Subject, d.Index = refs.Subject, index
+	d.Subject, d.Index, d.Section = refs.Subject, index, it.Section
 	return d, false, nil
 }
 

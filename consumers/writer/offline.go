@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"hash/fnv"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -33,6 +34,11 @@ const (
 	ItemNotable     = "notable"     // a notable act copied from the entry
 	ItemDeath       = "death"       // death
 	ItemPosthumous  = "posthumous"  // posthumous name (谥)
+	// ItemElsewhere is a passage of another document about the subject
+	// (an archive note, another work that names him), copied verbatim:
+	// in time order among the life's items when its text dates it, else
+	// in the page's part for evidence from other documents.
+	ItemElsewhere = "elsewhere"
 )
 
 // PlanItem is one sentence of the offline plan: what it says (Kind, the KG
@@ -45,24 +51,27 @@ type PlanItem struct {
 	// Alternate is another sentence of the same kind, used when Text is
 	// already on the page.
 	Alternate *PlanItem
+	// Section is the title of the page section the item is in: empty on a
+	// page of one section (the life), the life's title or the title of
+	// the part for evidence from other documents when the plan has that
+	// part (sectionTitles, in the sources' language).
+	Section string
+	// year is the Gregorian year the item's text places it at (0: none),
+	// by which the plan puts dated passages of other documents in time
+	// order.
+	year int
 }
 
 // OfflineConfig configures the offline drafter. The zero value is usable.
 type OfflineConfig struct {
-	// Era converts era dates to Gregorian years; nil means era.Default().
+	// Era converts era dates to Gregorian years and dates the sentences a
+	// page places in time order; nil means era.Default().
 	Era *era.Table
-	// MinSentences and MaxSentences bound a page when the sources allow
-	// (defaults 6 and 12): notable acts fill the page up to the minimum
-	// and are cut at the maximum. A short entry gives a shorter page
-	// rather than padding.
-	MinSentences, MaxSentences int
 	// MaxCopy bounds a sentence copied from a source, in characters
 	// (default 80); MaxOpening bounds the entry's opening sentence copied
 	// as the identity sentence (default 60), longer openings are
 	// templated from the KG facts.
 	MaxCopy, MaxOpening int
-	// MaxNotable bounds the notable acts (default 5).
-	MaxNotable int
 	// Profiles are the corpus profiles a reference set names (default
 	// profile.Default()): the set's profile gives the plan, the wording
 	// limits and the office grades.
@@ -73,20 +82,11 @@ func (c OfflineConfig) withDefaults() OfflineConfig {
 	if c.Era == nil {
 		c.Era = era.Default()
 	}
-	if c.MinSentences <= 0 {
-		c.MinSentences = 6
-	}
-	if c.MaxSentences <= 0 {
-		c.MaxSentences = 12
-	}
 	if c.MaxCopy <= 0 {
 		c.MaxCopy = 80
 	}
 	if c.MaxOpening <= 0 {
 		c.MaxOpening = 60
-	}
-	if c.MaxNotable <= 0 {
-		c.MaxNotable = 5
 	}
 	if c.Profiles == nil {
 		c.Profiles = profile.Default()
@@ -105,14 +105,20 @@ const maxPlans = 512
 type Offline struct {
 	cfg   OfflineConfig
 	mu    sync.Mutex
-	plans map[uint64][]PlanItem
+	plans map[uint64]planned
+}
+
+// planned is a plan and what its planner counted (PlanStats).
+type planned struct {
+	items []PlanItem
+	stats map[string]int64
 }
 
 var _ Drafter = (*Offline)(nil)
 
 // NewOffline returns the offline drafter.
 func NewOffline(cfg OfflineConfig) *Offline {
-	return &Offline{cfg: cfg.withDefaults(), plans: map[uint64][]PlanItem{}}
+	return &Offline{cfg: cfg.withDefaults(), plans: map[uint64]planned{}}
 }
 
 // Draft returns sentence index of the plan. A plan item already on the
@@ -125,7 +131,7 @@ func (o *Offline) Draft(_ context.Context, refs *schemas.ReferenceSet, accepted 
 	}
 	it := adjust(items[index], accepted)
 	return schemas.Draft{Subject: refs.Subject, Index: index, Text: it.Text, Citations: slices.Clone(it.Citations),
-		Facts: slices.Clone(it.Facts), Engine: EngineOffline, Origin: OriginWriter}, false, nil
+		Facts: slices.Clone(it.Facts), Engine: EngineOffline, Origin: OriginWriter, Section: it.Section}, false, nil
 }
 
 // adjust fits a plan item to what the page already says.
@@ -139,7 +145,9 @@ func adjust(it PlanItem, accepted []schemas.PageSentence) PlanItem {
 		return false
 	}
 	if said(strings.TrimRight(it.Text, "。.")) && it.Alternate != nil {
-		return *it.Alternate
+		alt := *it.Alternate
+		alt.Section = it.Section
+		return alt
 	}
 	if it.Kind != ItemCareer {
 		return it
@@ -153,27 +161,41 @@ func adjust(it PlanItem, accepted []schemas.PageSentence) PlanItem {
 	if len(keep) == 0 || len(keep) == len(it.Facts) {
 		return it
 	}
-	return careerItem(keep)
+	c := careerItem(keep)
+	c.Section = it.Section
+	return c
 }
 
 // Plan returns the plan of a page about the reference set's subject,
 // computed once per reference set.
-func (o *Offline) Plan(refs *schemas.ReferenceSet) []PlanItem {
+func (o *Offline) Plan(refs *schemas.ReferenceSet) []PlanItem { return o.planOf(refs).items }
+
+// PlanStats returns what the planner of the reference set's page counted:
+// the budgets it gave the life and the evidence from other documents,
+// how much evidence there was, where it went and what was left out, by
+// reason (the Stat… counters). The writer's loop adds them to the page's
+// stats.
+func (o *Offline) PlanStats(refs *schemas.ReferenceSet) map[string]int64 {
+	return maps.Clone(o.planOf(refs).stats)
+}
+
+func (o *Offline) planOf(refs *schemas.ReferenceSet) planned {
 	key := Fingerprint(refs)
 	o.mu.Lock()
-	items, ok := o.plans[key]
+	pl, ok := o.plans[key]
 	o.mu.Unlock()
 	if ok {
-		return items
+		return pl
 	}
-	items = newPlanner(refs, o.cfg).plan()
+	p := newPlanner(refs, o.cfg)
+	pl = planned{items: p.plan(), stats: p.stats}
 	o.mu.Lock()
 	if len(o.plans) >= maxPlans {
 		clear(o.plans)
 	}
-	o.plans[key] = items
+	o.plans[key] = pl
 	o.mu.Unlock()
-	return items
+	return pl
 }
 
 // Fingerprint identifies a reference set's content: the same subject,
@@ -233,27 +255,22 @@ type planner struct {
 	names []string         // the subject's names and given names, longest first
 	entry string           // the entry chunk
 	body  []passage        // the subject's part of the entry, in order
-	other []passage        // sentences of other own chunks that name the subject
-	used  map[string]bool  // passages taken, by chunk:start
-	said  map[string]bool  // fact values stated by earlier items
-	fresh map[string]bool  // chunks of the documents the regeneration is for
+	other []passage        // sentences of other own chunks of the entry's document that name the subject
+	// elsewhere are the references of other documents than the entry's
+	// (linked mentions, and own chunks there), in reference order.
+	elsewhere []schemas.Reference
+	used      map[string]bool  // passages taken, by chunk:start
+	said      map[string]bool  // fact values stated by earlier items
+	onPage    map[string]bool  // the life's sentences, by passageKey
+	stats     map[string]int64 // the Stat… counters
 }
-
-// freshBonus is what a passage of a document that made the page be
-// written again adds to its notable score: the two points a new fact
-// gives, so that the new evidence is not outranked by passages the page
-// already left out.
-const freshBonus = 2
 
 func newPlanner(refs *schemas.ReferenceSet, cfg OfflineConfig) *planner {
 	p := &planner{refs: refs, cfg: cfg, prof: profileOf(cfg.Profiles, refs), byID: map[string]schemas.Reference{},
-		used: map[string]bool{}, said: map[string]bool{}, fresh: map[string]bool{}}
+		used: map[string]bool{}, said: map[string]bool{}, onPage: map[string]bool{}, stats: map[string]int64{}}
 	p.w = p.prof.Writing
 	for _, r := range refs.References {
 		p.byID[r.ChunkID] = r
-		if slices.Contains(refs.Fresh, r.DocID) {
-			p.fresh[r.ChunkID] = true
-		}
 	}
 	p.facts = usableFacts(refs, p.byID)
 	p.names = subjectNames(refs)
@@ -377,22 +394,24 @@ func (p *planner) entryChunk() string {
 // passages splits the subject's own chunks into sentences: the entry chunk
 // and the own chunks that follow it without a gap in its document (chunk
 // ids number a document's chunks in order) up to the first sub-entry,
-// then the other own chunks' sentences that name the subject.
+// then the sentences that name the subject of the other own chunks of
+// the entry's document. The references of other documents — the chunks
+// the entity linker resolved to him, and own chunks there — are set
+// aside for the part of the plan that gives evidence from other
+// documents (fromElsewhere).
 func (p *planner) passages() {
 	entry, ok := p.byID[p.entry]
-	if !ok {
-		return
-	}
 	var body []schemas.Reference
 	var others []schemas.Reference
 	for _, r := range p.refs.References {
 		switch {
-		case r.Source == schemas.SourceMention && slices.Contains(p.refs.Fresh, r.DocID):
-			// A document that names the subject and made the page be
-			// written again: its passages compete as notable ones.
-			others = append(others, r)
-		case r.Source != schemas.SourceEntity:
-		case r.DocID == entry.DocID && r.DocID != "" && r.ChunkID >= entry.ChunkID || r.ChunkID == entry.ChunkID:
+		case r.Source != schemas.SourceEntity && r.Source != schemas.SourceMention:
+		case r.ChunkID == p.entry:
+			body = append(body, r)
+		case r.DocID != "" && r.DocID != entry.DocID:
+			p.elsewhere = append(p.elsewhere, r)
+		case r.Source != schemas.SourceEntity || !ok:
+		case r.DocID == entry.DocID && r.DocID != "" && r.ChunkID >= entry.ChunkID:
 			body = append(body, r)
 		default:
 			others = append(others, r)
@@ -612,9 +631,11 @@ func citationsOf(fs []schemas.Fact) []string {
 
 // plan builds the items the profile's plan names, in its order (the
 // conventional order of a biography: identity, birth, examination,
-// career, highest office, notable acts, death, posthumous name). The
-// items before notable open the page, those after it close it; the
-// notable acts fill the room the others leave.
+// career, highest office, notable acts, death, posthumous name): the
+// life. The items before notable open the page, those after it close it;
+// the notable acts are as many as the entry's length allows. Then the
+// evidence of other documents (fromElsewhere) is placed: in the life by
+// date, or in a part of its own after it (placeElsewhere).
 func (p *planner) plan() []PlanItem {
 	var head, tail []PlanItem
 	atHead := true
@@ -654,8 +675,13 @@ func (p *planner) plan() []PlanItem {
 			add(p.posthumous())
 		}
 	}
-	notable := p.notable(len(head) + len(tail))
-	return slices.Concat(head, notable, tail)
+	notable := p.notable()
+	life := slices.Concat(head, notable, tail)
+	for _, it := range life {
+		p.onPage[passageKey(it.Text)] = true
+	}
+	p.dateLife(life, len(head)+len(notable))
+	return p.placeElsewhere(life, len(head)+len(notable), p.fromElsewhere())
 }
 
 // death is the sentence of the subject's death: that of its time, which
@@ -959,12 +985,13 @@ type candidate struct {
 }
 
 // notable picks the notable acts: sentences of the subject's own entry
-// (then of other chunks that name him), copied verbatim, scored for the
-// facts they carry that the page has not stated yet — KG facts, dates,
-// memorials (疏), posthumous names (谥) — and for naming the subject. Enough
-// are taken to bring the page to MinSentences, as many as score at least
-// two up to MaxNotable and MaxSentences; they keep the text's order.
-func (p *planner) notable(others int) []PlanItem {
+// (then of other chunks of its document that name him), copied verbatim,
+// scored for the facts they carry that the page has not stated yet — KG
+// facts, dates, memorials (疏), posthumous names (谥) — and for naming the
+// subject. The entry's length sets how many (budget of its sentences);
+// the best are taken, those that score at least two before the others,
+// and keep the text's order.
+func (p *planner) notable() []PlanItem {
 	maxCopy := p.maxCopy()
 	var cands []candidate
 	for i, ps := range slices.Concat(p.body, p.other) {
@@ -1004,19 +1031,20 @@ func (p *planner) notable(others int) []PlanItem {
 		if p.mentions(ps.text) {
 			score++
 		}
-		if p.fresh[ps.chunk] {
-			score += freshBonus
-		}
 		cands = append(cands, candidate{ps: ps, score: score, order: i})
 	}
-	room := min(p.cfg.MaxNotable, p.cfg.MaxSentences-others)
-	need := max(1, p.cfg.MinSentences-others)
+	room := budget(len(p.body))
+	p.stats[StatLifeBudget] = int64(room)
 	ranked := slices.Clone(cands)
 	slices.SortStableFunc(ranked, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
 	var take []candidate
 	for _, c := range ranked {
-		if len(take) >= room || c.score < 0 || c.score < 2 && len(take) >= need {
+		if c.score < 0 {
 			break
+		}
+		if len(take) >= room {
+			p.leaveOut(LeftOutLifeBudget, 1)
+			continue
 		}
 		take = append(take, c)
 	}

@@ -167,15 +167,22 @@ func TestOfflineShortOpeningCopied(t *testing.T) {
 		"万历五年（1577年），林安举进士。",
 		"历官编修、吏部右侍郎。",
 		"官至礼部尚书。",
-		"周明尝从林安游，论学于鳌峰书院。", // a note that names him, to reach the minimum
 		"卒，年六十二。",
+		"周明尝从林安游，论学于鳌峰书院。", // an undated note about him: after the life
 	}
 	if got := texts(ds); !slices.Equal(got, want) {
 		t.Fatalf("page:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	checkDrafts(t, refs, ds)
-	if ds[0].Citations[0] != f.Lin1.ChunkID || ds[5].Citations[0] != f.Lin2.ChunkID {
-		t.Errorf("citations %v … %v", ds[0].Citations, ds[5].Citations)
+	if ds[0].Citations[0] != f.Lin1.ChunkID || ds[4].Citations[0] != f.Lin2.ChunkID || ds[5].Citations[0] != f.Note.ChunkID {
+		t.Errorf("citations %v … %v, %v", ds[0].Citations, ds[4].Citations, ds[5].Citations)
+	}
+	// The note is in the part for other documents; the life names its
+	// section too.
+	for i, d := range ds {
+		if want := map[bool]string{true: "其他文献", false: "生平"}[i == 5]; d.Section != want {
+			t.Errorf("sentence %d %q is in section %q, want %q", i, d.Text, d.Section, want)
+		}
 	}
 }
 

@@ -244,9 +244,12 @@ func (r *Retriever) Retrieve(ctx context.Context, tenant, subject string) (*sche
 }
 
 // mentions are the chunks the entity linker resolved to e that lie in
-// other documents than e's own chunks, in document and text order: they
-// rank after the entry and the graph's chunks, which speak about the
-// subject, where a mention only names him.
+// other documents than e's own chunks: they rank after the entry and the
+// graph's chunks, which speak about the subject, where a mention may only
+// name him. Among them, a text that names him in more of its sentences
+// comes first (an archive note about him before another man's biography
+// that names him once), so that it stays in a set the bound cuts; then
+// document and text order.
 func (r *Retriever) mentions(ctx context.Context, l Linked, tenant string, e graph.Entity,
 	fromKG []schemas.Reference, own []schemas.Chunk) ([]schemas.Reference, error) {
 	ids, err := l.Linked(ctx, tenant, e.ID)
@@ -267,8 +270,17 @@ func (r *Retriever) mentions(ctx context.Context, l Linked, tenant string, e gra
 		return nil, err
 	}
 	cs = slices.DeleteFunc(cs, func(c schemas.Chunk) bool { return ownDocs[c.DocID] })
+	names := mentionNames(e.Aliases)
+	if !slices.Contains(names, e.Name) && e.Name != "" {
+		names = append(names, e.Name)
+	}
+	share := make(map[string]float64, len(cs))
+	for _, c := range cs {
+		share[c.ChunkID] = namedShare(c.Text, names)
+	}
 	slices.SortFunc(cs, func(a, b schemas.Chunk) int {
-		return cmp.Or(cmp.Compare(a.DocID, b.DocID), cmp.Compare(a.Start, b.Start), cmp.Compare(a.ChunkID, b.ChunkID))
+		return cmp.Or(cmp.Compare(share[b.ChunkID], share[a.ChunkID]), cmp.Compare(a.DocID, b.DocID),
+			cmp.Compare(a.Start, b.Start), cmp.Compare(a.ChunkID, b.ChunkID))
 	})
 	out := make([]schemas.Reference, 0, len(cs))
 	for _, c := range cs {
@@ -645,6 +657,21 @@ func mentionNames(aliases []string) []string {
 		}
 	}
 	return out
+}
+
+// namedShare is the share of the sentences of s that name one of names.
+func namedShare(s string, names []string) float64 {
+	ss := text.SplitSentences(s)
+	if len(ss) == 0 {
+		return 0
+	}
+	n := 0
+	for _, x := range ss {
+		if mentionsAny(x, names) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(ss))
 }
 
 func mentionsAny(s string, names []string) bool {
