@@ -93,6 +93,33 @@ func TestAttribution(t *testing.T) {
 			want: []string{"孙如法 office 刑部主事 {verb=官}"},
 		},
 		{
+			name: "the passive: the title between 为 and 所 is the agent's", entry: "林安",
+			text: "林安，字子静，莆田人。授南京兵部主事，为尚书王恕所知。后以事忤中官，为给事中李侃、御史张奎所劾，罢归。\n",
+			want: []string{"林安 office 南京兵部主事 {verb=授}", "王恕 office 尚书 {verb=为}", "李侃 office 给事中 {verb=为}"},
+			not:  []string{"林安 office 尚书 {verb=为}", "林安 office 给事中 {verb=为}"},
+		},
+		{
+			name: "the head angered by another sends him out", entry: "林安",
+			text: "林安，字子静，莆田人。累迁礼部尚书兼东阁大学士。给事中王宗言其专擅，安怒，出为佥事。\n",
+			want: []string{"林安 office 礼部尚书兼东阁大学士 {verb=累迁}"},
+			not:  []string{"林安 office 佥事 {verb=出为}"},
+		},
+		{
+			name: "the head who protests is sent out himself", entry: "林安",
+			text: "林安，字子静，莆田人。擢御史。及宫后室灾，安力争，出为饶州知府。\n",
+			want: []string{"林安 office 饶州知府 {verb=出为}"},
+		},
+		{
+			name: "another person's career told in passing", entry: "林安",
+			text: "林安，字子静，莆田人。擢御史。与同里赵汝翥善。汝翥起家乡举，知沛县，坚守不下，由此擢御史。\n",
+			want: []string{"赵汝翥 office 御史 {verb=擢}"},
+		},
+		{
+			name: "a person in power who appoints the head", entry: "林安",
+			text: "林安，字子静，莆田人。天启中，赵南星秉铨，召为考功员外郎。尚书王恕亦器之，擢河南按察使。\n",
+			want: []string{"林安 office 考功员外郎 {verb=召为}", "林安 office 河南按察使 {verb=擢}"},
+		},
+		{
 			name: "a name after his office", entry: "林安",
 			text: "林安，字子静，莆田人。\n又都给事中龚泰，义乌人。由乡荐起家。\n",
 			want: []string{"龚泰 native_place 义乌"},
@@ -116,8 +143,9 @@ func TestAttribution(t *testing.T) {
 }
 
 // TestMisattributionsOnTheHistoryOfMing checks, on the real volumes, the
-// facts issue 2 found credited to the wrong person: 王守仁's son's death
-// (万历五年) and the offices of 张居正's great-grandson 同敞.
+// facts found credited to the wrong person: 王守仁's son's death
+// (万历五年), the offices of 张居正's great-grandson 同敞 and the post 李涞
+// was sent out to when 张居正 was angered.
 func TestMisattributionsOnTheHistoryOfMing(t *testing.T) {
 	dir := datasettest.Require(t, "mingshi-liezhuan")
 	ctx := context.Background()
@@ -165,6 +193,9 @@ func TestMisattributionsOnTheHistoryOfMing(t *testing.T) {
 			t.Errorf("张居正 office %q names 同敞", tr.Tail)
 		case tr.Tail == "尚宝卿" || tr.Tail == "兵部右侍郎兼翰林侍读学士" || tr.Tail == "侍读学士" || tr.Tail == "指挥佥事":
 			t.Errorf("张居正 office %q is 同敞's", tr.Tail)
+		case tr.Tail == "佥事" && strings.Contains(tr.Evidence, "出为"):
+			// "给事中李涞言其非礼，居正怒，出为佥事": 李涞 was sent out.
+			t.Errorf("张居正 office 佥事 (evidence %q) is 李涞's", tr.Evidence)
 		}
 	}
 	if offices < 5 {

@@ -1230,9 +1230,24 @@ func (hz *han) officeFacts(text string, secs []section, add func(fact)) {
 			// "为御史所劾": the office is the agent's, not his.
 			continue
 		}
-		add(fact{head: s.head, rel: schemas.RelOffice, tail: office, tailType: schemas.EntityOffice,
+		head, pattern := s.head, "han.office"
+		if verb == "为" {
+			if agent, ok := hz.passiveAgent(text[end:]); ok {
+				// "为给事中李侃、御史张奎所劾": the title is the agent's.
+				if agent == "" {
+					continue
+				}
+				head, pattern = agent, "han.office.passive_agent"
+			}
+		}
+		if head == s.head {
+			if head, pattern = hz.subjectOf(text, loc[0], s, pattern); head == "" {
+				continue
+			}
+		}
+		add(fact{head: head, rel: schemas.RelOffice, tail: office, tailType: schemas.EntityOffice,
 			quals: map[string]string{"verb": verb}, start: loc[0], end: end,
-			pattern: "han.office", conf: confOffice})
+			pattern: pattern, conf: confOffice})
 		pos = end
 	}
 }
@@ -1320,7 +1335,11 @@ func (hz *han) deathFacts(text string, secs []section, add func(fact)) {
 				continue
 			}
 		}
-		for _, f := range deathFacts(s.head, timeS, placeS, ageS, start, m[1], "han.death") {
+		head, pattern := hz.subjectOf(text, m[0], s, "han.death")
+		if head == "" {
+			continue
+		}
+		for _, f := range deathFacts(head, timeS, placeS, ageS, start, m[1], pattern) {
 			add(f)
 		}
 	}
@@ -1329,7 +1348,11 @@ func (hz *han) deathFacts(text string, secs []section, add func(fact)) {
 		if s == nil || died(s, m[0]) {
 			continue
 		}
-		for _, f := range deathFacts(s.head, "", sub(text, m, 3), sub(text, m, 1), m[0], m[1], "han.death.age") {
+		head, pattern := hz.subjectOf(text, m[0], s, "han.death.age")
+		if head == "" {
+			continue
+		}
+		for _, f := range deathFacts(head, "", sub(text, m, 3), sub(text, m, 1), m[0], m[1], pattern) {
 			add(f)
 		}
 	}

@@ -35,6 +35,9 @@ type han struct {
 	introducers []string
 	surnames    []string
 	eras        []string
+	// agents are the corpus counts of clause roles (roles.go); nil
+	// without the profile's file.
+	agents *agentsTable
 
 	reJinshi, reDeathA, reTimeLead, reKin, reSentKin, reHeir *regexp.Regexp
 }
@@ -117,6 +120,9 @@ func newHan(p *profile.Profile) (*han, error) {
 		`(?:未|不得|不)?(?:借|乞|请|得|当|应|世|降)?(?:嗣|袭)`)
 	if err != nil {
 		return nil, err
+	}
+	if hz.agents, err = loadAgents(p); err != nil {
+		return nil, fmt.Errorf("profile %s: %w", p.Name, err)
 	}
 	return hz, nil
 }
