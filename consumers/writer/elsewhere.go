@@ -111,8 +111,10 @@ func (p *planner) fromElsewhere() []aside {
 	var cands []aside
 	seen := map[string]bool{}
 	for _, r := range p.elsewhere {
+		if p.refs.Name == "" || !strings.Contains(r.Text, p.refs.Name) {
+			continue // it never names him (namedIn)
+		}
 		ss := split(r)
-		years := p.datesOf(ss, false)
 		names := p.namedIn(ss)
 		named := 0
 		for _, ok := range names {
@@ -146,7 +148,7 @@ func (p *planner) fromElsewhere() []aside {
 				p.leaveOut(LeftOutOverruled, 1)
 				continue
 			}
-			a := aside{ps: ex, devoted: devoted, topical: p.topical(ex.text), year: years[j], order: len(cands)}
+			a := aside{ps: ex, devoted: devoted, topical: p.topical(ex.text), year: p.dateOf(ss, j), order: len(cands)}
 			for _, f := range p.factsIn(ps) {
 				if p.saidFact(f) {
 					a.score -= 2
@@ -240,8 +242,7 @@ func (p *planner) topical(s string) bool {
 				_, w := utf8.DecodeRuneInString(lead[b:])
 				lead = lead[b+w:]
 			}
-			lead = strings.TrimSpace(lead)
-			if lead == "" || utf8.RuneCountInString(lead) <= maxTitleRunes && p.prof.Offices.Recognised(lead, 2) {
+			if lead = strings.TrimSpace(lead); lead == "" || p.title(lead) {
 				return true
 			}
 		}
@@ -252,9 +253,24 @@ func (p *planner) topical(s string) bool {
 // clauseEnds are the marks that end a clause (a list's 、 does not).
 const clauseEnds = "，。；：！？,;:!?\n"
 
+// title reports whether s reads as an office title before a name: it
+// ends with an office term of the profile's lexicon (大学士, 巡抚都御史,
+// 南京吏部尚书), is no longer than the longest titles the lexicon's terms
+// head (太子太保礼部尚书), and gives no date (十三年七月与副将 is a clause of
+// its own that names him as a companion).
+func (p *planner) title(s string) bool {
+	if utf8.RuneCountInString(s) > maxTitleRunes || !p.prof.Offices.Recognised(s, 2) {
+		return false
+	}
+	var c clock
+	if y, _ := p.read(s, &c); y != 0 {
+		return false
+	}
+	return p.w.NotableYears == nil || !p.w.NotableYears.MatchString(s)
+}
+
 // maxTitleRunes bounds the office title a clause may open with before the
-// subject's name (太子太保礼部尚书 is longer than any office alone; a
-// longer lead is a clause of its own that names him as an object).
+// subject's name.
 const maxTitleRunes = 8
 
 // extract is the part of a sentence of another document that a page
@@ -299,7 +315,7 @@ func (p *planner) extract(ps passage) (passage, bool) {
 	}
 	if lo > 0 && fits(lo-1, hi) {
 		var c clock
-		if p.read(string(rs[spans[lo-1][0]:spans[lo-1][1]]), &c) != 0 {
+		if y, _ := p.read(string(rs[spans[lo-1][0]:spans[lo-1][1]]), &c); y != 0 {
 			lo--
 		}
 	}
@@ -327,22 +343,38 @@ type clock struct {
 	year int
 }
 
-// datesOf reads the sentences of one text in order and returns the
-// Gregorian year each is dated to: the first date it gives — an era date
-// (one written with an approximate time, 万历中, at that part of the era),
-// a Gregorian year, or, at the start of a clause, a year the text counts
-// in the era it last named (四十年, 明年, 是年) — 0 when it gives none. With
-// running, a sentence that gives none takes the year last read.
-func (p *planner) datesOf(ss []passage, running bool) []int {
+// datesOf reads the sentences of the subject's entry, a text in time
+// order, and returns the Gregorian year each is dated to: the first date
+// it gives — an era date (one written with an approximate time, 万历中, at
+// that part of the era), a Gregorian year, or, at the start of a clause, a
+// year the text counts in the era it last named (四十年, 明年, 是年) — or,
+// when it gives none, the year last read (0 before any).
+func (p *planner) datesOf(ss []passage) []int {
 	out := make([]int, len(ss))
 	var c clock
 	for i, ps := range ss {
-		out[i] = p.read(ps.text, &c)
-		if out[i] == 0 && running {
+		if out[i], _ = p.read(ps.text, &c); out[i] == 0 {
 			out[i] = c.year
 		}
 	}
 	return out
+}
+
+// dateOf is the year sentence j of a text of another document is dated
+// to (0: none): its own date, or a year it counts (是年, 明年, 四十年) from
+// the sentence right before it when that one names its date (嘉靖三十二年，
+// …。是年，…). A count goes no further back: such a text may be about other
+// men at other times, and an era named paragraphs before, or in passing
+// (自万历末至是), is no longer the one it counts in.
+func (p *planner) dateOf(ss []passage, j int) int {
+	var c clock
+	if j > 0 {
+		if _, named := p.read(ss[j-1].text, &c); !named {
+			c = clock{}
+		}
+	}
+	y, _ := p.read(ss[j].text, &c)
+	return y
 }
 
 // timeMark is a date read in a text, by its rune offset.
@@ -353,8 +385,10 @@ type timeMark struct {
 	count   string // a year counted in the era last named, as written
 }
 
-// read returns the first year s gives (0: none), moving c on to the last.
-func (p *planner) read(s string, c *clock) int {
+// read returns the first year s gives (0: none), moving c on to the
+// last, and whether s names a date of its own (an era date or a
+// Gregorian year, not only a counted one).
+func (p *planner) read(s string, c *clock) (int, bool) {
 	var marks []timeMark
 	for _, d := range p.cfg.Era.Find(s) {
 		e, ok := p.cfg.Era.Resolve(d.Era, d.Year)
@@ -375,7 +409,7 @@ func (p *planner) read(s string, c *clock) int {
 		marks = append(marks, countedYears(re, s, marks)...)
 	}
 	slices.SortFunc(marks, func(a, b timeMark) int { return cmp.Compare(a.at, b.at) })
-	first := 0
+	first, named := 0, false
 	for _, m := range marks {
 		y := m.year
 		switch {
@@ -387,12 +421,13 @@ func (p *planner) read(s string, c *clock) int {
 		if y == 0 {
 			continue
 		}
+		named = named || m.count == ""
 		c.year = y
 		if first == 0 {
 			first = y
 		}
 	}
-	return first
+	return first, named
 }
 
 // countedYears are the years s counts at the start of a clause (the
@@ -513,7 +548,7 @@ func (p *planner) placeElsewhere(life []PlanItem, tailFrom int, chosen []aside) 
 // follows it from tailFrom on among them — the first date its own words
 // give.
 func (p *planner) dateLife(life []PlanItem, tailFrom int) {
-	years := p.datesOf(p.body, true)
+	years := p.datesOf(p.body)
 	at := map[string]int{}
 	for i, ps := range p.body {
 		at[passageKey(ps.text)] = years[i]
@@ -524,6 +559,6 @@ func (p *planner) dateLife(life []PlanItem, tailFrom int) {
 			continue
 		}
 		var c clock
-		life[i].year = p.read(life[i].Text, &c)
+		life[i].year, _ = p.read(life[i].Text, &c)
 	}
 }
