@@ -24,6 +24,49 @@
 // item through an eino chat model, with the references and the accepted
 // sentences in the prompt, and checks that its citations are references.
 //
+// # Evidence of other documents
+//
+// The references of other documents than the entry's (the chunks the
+// entity linker resolved to the subject, and his own chunks there) give
+// the page what they say of him whether or not the extractor read a fact
+// in them (elsewhere.go). A sentence of such a text names him by his name,
+// or by an alias or given name once the text has named him. Every such
+// sentence of a text about him — one that names him, sentence for
+// sentence, at least as often as his own entry does: an archive note, in
+// any wording — is on the page; of the sentences of other texts, those
+// whose clause he opens (alone or after an office title) compete for the
+// budget of their number, new facts first, and those that name him in
+// passing are left out. A sentence is copied verbatim, cut to the clauses
+// from his name on (with a clause that dates it just before) when it is
+// longer than MaxCopy, and cites its chunk. One its text dates — an era
+// date, a Gregorian year, or a year counted from the date the sentence
+// before names — is placed in time order among the life's items (the
+// entry's sentences dated as the entry reads); an undated one goes to a
+// part of its own after the life. The plan does not depend on which
+// document triggered the regeneration, so a note stays on every version
+// until it is retracted or superseded.
+//
+// # Budgets and page stats
+//
+// No fixed number of sentences bounds a page: the entry's length (its
+// sentences) sets how many notable acts the life gets, the number of
+// other texts' sentences that make him a clause's topic how many of those
+// are taken (budget, ⌈√(n/3)⌉ each), and every sentence of a text about
+// him is taken. Offline.PlanStats counts what the plan did, and the loop
+// adds the counters to the page's stats: plan_life_budget and
+// plan_other_budget; other_passages (distinct sentences of other
+// documents that name him), other_devoted, other_dated, other_undated;
+// left_out and left_out_<reason> for life_budget (an entry sentence worth
+// a notable act, beyond the life's budget), budget (a topical sentence of
+// another document beyond its budget), in_passing, too_long (no part
+// naming him fits MaxCopy), said (the page says it already) and
+// overruled (an expert decision ruled its value out).
+//
+// A page with an undated passage of another document is sectioned: every
+// sentence names its section (Draft.Section: 生平 and 其他文献, Life and
+// From other documents, by the sources' language), and the assembler
+// groups them into Page.Sections; Page.Sentences stays the flat list.
+//
 // Loop (handler.go) is the stage: it stores the reference set in agent
 // memory (genmem.Memory) and moves each request through drafts, verdicts
 // and corrections.

@@ -416,7 +416,7 @@ func (p *planner) read(s string, c *clock) (int, bool) {
 		case m.era != nil:
 			c.era = *m.era
 		case m.count != "":
-			y = counted(m.count, *c)
+			y = counted(m.count, c)
 		}
 		if y == 0 {
 			continue
@@ -456,14 +456,20 @@ func countedYears(re *regexp.Regexp, s string, marks []timeMark) []timeMark {
 // counted is the Gregorian year of a counted year: a numeral in the era
 // last named (四十年), the year after the one last read (明年), or that
 // year itself (是年, 其年); 0 when the reader knows no era or year to
-// count from.
-func counted(w string, c clock) int {
+// count from. A numeral that counts back from the year last read in that
+// era is of a reign the text did not name (神宗即位 … 十一年 after 嘉靖
+// 四十一年): the reader no longer knows the era, and c forgets it.
+func counted(w string, c *clock) int {
 	n := strings.TrimSuffix(w, "年")
 	if v, ok := era.ParseNumeral(n); ok {
 		if c.era.Name == "" {
 			return 0
 		}
-		g, _ := c.era.Gregorian(v)
+		g, ok := c.era.Gregorian(v)
+		if !ok || c.year != 0 && g < c.year && c.year <= c.era.End+1 {
+			c.era = era.Era{}
+			return 0
+		}
 		return g
 	}
 	if c.year == 0 {

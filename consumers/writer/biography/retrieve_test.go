@@ -292,6 +292,47 @@ func TestRetrieveMentions(t *testing.T) {
 	}
 }
 
+// TestRetrieveMentionsAboutHimFirst: of the chunks the linker resolved to
+// the subject, a note about him comes before another man's biography that
+// names him once, whatever their document ids, so the bound on references
+// cuts the passing mention first.
+func TestRetrieveMentionsAboutHimFirst(t *testing.T) {
+	f := writertest.NewFixture(t)
+	ctx := context.Background()
+	lin := kg.PersonID("林安", f.Lin1.ChunkID)
+	life := f.Doc(t, "a-vol", writertest.Piece{Text: "王甲，字子乙，莆田人。少孤，力学。举万历八年进士，授行人。" +
+		"擢御史，巡按浙江，劾罢贪吏数人。时林安为礼部尚书，甲与之议礼不合。出为知府，有惠政。卒于官。\n"})
+	note := f.Doc(t, "z-note", writertest.Piece{Text: "林安晚年归里，筑石溪书院，讲学其中。\n"})
+	var rows [][]string
+	for _, c := range []schemas.Chunk{life[0], note[0]} {
+		rows = append(rows, []string{c.ChunkID, c.DocID, "1", "d1", `[{"entity":"` + lin + `","surface":"林安"}]`, lin, "林安\t1", "1"})
+	}
+	if _, err := f.G.Link(ctx, tenant, rows); err != nil {
+		t.Fatal(err)
+	}
+	all, err := biography.NewRetriever(f.G, f.Chunks).Retrieve(ctx, tenant, "林安")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mentions []string
+	for _, r := range all.References {
+		if r.Source == schemas.SourceMention {
+			mentions = append(mentions, r.ChunkID)
+		}
+	}
+	if !slices.Equal(mentions, []string{note[0].ChunkID, life[0].ChunkID}) {
+		t.Fatalf("mentions %v; want the note first, then the biography", mentions)
+	}
+	cut, err := biography.NewRetriever(f.G, f.Chunks, biography.WithMaxReferences(len(all.References)-1)).Retrieve(ctx, tenant, "林安")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := refIDs(cut.References)
+	if !slices.Contains(ids, note[0].ChunkID) || slices.Contains(ids, life[0].ChunkID) {
+		t.Errorf("bounded set %v; want the note kept and the passing mention cut", ids)
+	}
+}
+
 // TestRetrieveLeavesOutAttachedEntries: 王乙's entry opens inside 李甲's
 // (an attached person). The extractor gives every chunk of the entry a
 // mention of 李甲, but 王乙's text is not 李甲's: his reference set keeps
