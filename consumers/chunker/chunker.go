@@ -304,7 +304,7 @@ func build(doc schemas.Document, d *docText, marks []mark, groups [][]rune, er *
 		if m.kind == markSub && main == "" && m.subject != "" && er != nil {
 			// A person's opening outside any entry (before the first
 			// listed one) begins an entry of its own.
-			m.kind, m.subject = markEntry, er.subEntryName("", []rune(m.subject), nil, groups)
+			m.kind, m.subject = markEntry, er.subEntryName(er.namingAt(d, "", 0, m.pos, end, groups), []rune(m.subject))
 		}
 		switch m.kind {
 		case markEntry:
@@ -313,7 +313,7 @@ func build(doc schemas.Document, d *docText, marks []mark, groups [][]rune, er *
 			main, mainChunk = "", ""
 		case markSub:
 			if main != "" && m.subject != "" && er != nil {
-				attached = er.subEntryName(main, []rune(m.subject), d.rs[mainStart:m.pos], groups)
+				attached = er.subEntryName(er.namingAt(d, main, mainStart, m.pos, end, groups), []rune(m.subject))
 			}
 		}
 		starts := append([]int{m.pos}, d.cut(m.pos, end, max, hard)...)
@@ -344,6 +344,16 @@ func build(doc schemas.Document, d *docText, marks []mark, groups [][]rune, er *
 		chunks[i].Total = len(chunks)
 	}
 	return chunks
+}
+
+// namingAt is what subEntryName reads for a sub-entry of entry's entry
+// (which began at mainStart) that opens at pos and runs to end.
+func (er *entryRules) namingAt(d *docText, entry string, mainStart, pos, end int, groups [][]rune) naming {
+	n := naming{entry: entry, before: d.rs[mainStart:pos], earlier: d.rs[:pos], after: d.rs[pos:end], groups: groups}
+	if er.judge != nil {
+		n.nd = d.nameDoc(er)
+	}
+	return n
 }
 
 func maxInt(a, b int) int {

@@ -566,11 +566,11 @@ func (er *entryRules) liezhuanMarks(d *docText) []mark {
 	ops := d.openings(er)
 	l := er.parseListing(d.rs, ls, list)
 	if len(l.main) > 0 {
-		marks = append(marks, er.listedMarks(d.rs, ops, l)...)
+		marks = append(marks, er.listedMarks(d.rs, ops, l, func(o opening) bool { return er.named(d, o) })...)
 		marks = append(marks, er.listedIntroductions(d.rs, ops, l, marks)...)
 
 	} else {
-		marks = append(marks, er.openMarks(d.rs, ops)...)
+		marks = append(marks, er.openMarks(d.rs, ops, func(o opening) bool { return er.named(d, o) })...)
 	}
 	return marks
 }
@@ -640,7 +640,7 @@ func timeName(name []rune) bool {
 // the given name only (濂 for 王濂). The subject of an aligned entry is the
 // name as the listing writes it, so the entry chunks of a volume spell its
 // listing whenever the text has every listed entry.
-func (er *entryRules) listedMarks(rs []rune, ops []opening, l listing) []mark {
+func (er *entryRules) listedMarks(rs []rune, ops []opening, l listing, named func(opening) bool) []mark {
 	type cand struct {
 		op    int // index in ops
 		q, n  int // the listed name: l.main[q:q+n]
@@ -708,7 +708,9 @@ func (er *entryRules) listedMarks(rs []rune, ops []opening, l listing) []mark {
 	for _, c := range chain {
 		chosen[c.op] = true
 		kind := markEntry
-		if er.listedRelative(l.main, c.q) {
+		if er.listedRelative(l.main, c.q) || er.kinPrefixed(ops[c.op].name) {
+			// "刘体重子煦" lists 刘体重 and his son 煦: the son's text is
+			// an attached person's.
 			kind = markSub
 		}
 		out = append(out, mark{pos: ops[c.op].pos, kind: kind, subject: string(l.main[c.q : c.q+c.n])})
@@ -765,7 +767,7 @@ func (er *entryRules) listedMarks(rs []rune, ops []opening, l listing) []mark {
 			// A relative is a person the listing names; an unlisted opening
 			// is one only when its words say so.
 			m := mark{pos: o.pos, kind: markSub}
-			if relative || o.person {
+			if relative || o.person && named(o) {
 				m.subject = string(o.name)
 			}
 			out = append(out, m)

@@ -50,7 +50,7 @@ import (
 //     when the open entry lists the person next to a companion whose
 //     paragraph came before and its text is shorter than the entry's so
 //     far (namedWith: "廷声、钰及陈琳、潘镗", after 朱廷声's and 徐钰's).
-func (er *entryRules) openMarks(rs []rune, ops []opening) []mark {
+func (er *entryRules) openMarks(rs []rune, ops []opening, named func(opening) bool) []mark {
 	appraised := er.appraisedNames(rs)
 	var cands []opening
 	for _, o := range ops {
@@ -58,7 +58,7 @@ func (er *entryRules) openMarks(rs []rune, ops []opening) []mark {
 			continue
 		}
 		switch {
-		case (o.lineStart && o.person || o.evidence == evFull) && !er.unnamedKin(rs, o):
+		case (o.lineStart && o.person || o.evidence == evFull) && !er.unnamedKin(rs, o) && named(o):
 		case o.lineStart && appraised(o.name) && nameLen(o.name) <= 3 && !er.attachedByForm(o.name):
 		default:
 			continue

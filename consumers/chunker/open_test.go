@@ -41,10 +41,10 @@ func wantMains(t *testing.T, text string, want ...string) []string {
 // The first person of a volume opens a main entry even when the opening
 // is weak and short: there is no entry yet to attach the person to.
 func TestOpenFirstEntry(t *testing.T) {
-	vol := "陈文远，沔阳渔家子也。少读书，略通文义。\n" +
-		"文远从军，数有功。\n" +
+	vol := "陈友谅，沔阳渔家子也。少读书，略通文义。\n" +
+		"友谅从军，数有功。\n" +
 		"林思道，字子行，莆田人。" + openPad(20) + "\n"
-	wantMains(t, vol, "陈文远", "林思道")
+	wantMains(t, vol, "陈友谅", "林思道")
 }
 
 // A native place given by someone else's ("亦莆田人", "思远同邑人")

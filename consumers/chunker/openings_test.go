@@ -85,7 +85,7 @@ func TestQingOpenings(t *testing.T) {
 // attached to the entry they open in: a name after a kinship word (季子铭),
 // an introducing word (同邑郑和) or an office (郎中王宽); a given name the
 // text wrote before in full after a surname of the volume's names (文渊
-// after 李文渊); a person whose paragraph, without a courtesy name or
+// after 李文渊, and named so); a person whose paragraph, without a courtesy name or
 // another strong formula, runs short (陈正); a person the entry named
 // before whose own text is a small part of the entry's (张顺 after "御史
 // 张顺"). Biographies stay main entries, weak formula or not (韩玉).
@@ -99,7 +99,7 @@ func TestOpenVolumeAttached(t *testing.T) {
 		"陈正，长乐人。以孝闻。\n" +
 		"韩玉，江阴人。尝与御史张顺同劾权贵。" + bio(20) + "\n" +
 		"张顺，字子和，泰和人。\n"
-	want := []string{"周安民", "郑和<周安民", "王宽<周安民", "周铭<周安民", "李安国", "文渊<李安国", "陈正<李安国", "韩玉", "张顺<韩玉"}
+	want := []string{"周安民", "郑和<周安民", "王宽<周安民", "周铭<周安民", "李安国", "李文渊<李安国", "陈正<李安国", "韩玉", "张顺<韩玉"}
 	if got := entrySubjects(chunkText(t, text)); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("entries %v, want %v", got, want)
 	}

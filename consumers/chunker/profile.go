@@ -4,6 +4,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/names"
 	"github.com/annalist-dev/annalist/internal/profile"
 	"github.com/annalist-dev/annalist/internal/text"
 )
@@ -109,6 +110,13 @@ type entryRules struct {
 
 	notNameStarts, markers, appointment, kinChars, prefixChars []rune
 	demos                                                      []demo
+
+	// kinWords are the kinship words a relative's name may be written
+	// after (kinWordsOf); judge is the profile's name judge and nameWords
+	// the words it reads documents with (nil: the profile has none).
+	kinWords  []profile.KinWord
+	judge     *names.Judge
+	nameWords *names.Words
 }
 
 func newEntryRules(p *profile.Profile) *entryRules {
@@ -121,6 +129,10 @@ func newEntryRules(p *profile.Profile) *entryRules {
 		sharedPlaceLeads: p.Names.SharedPlaceLeads, sharedPlace: p.Names.SharedPlace, notNameEnds: p.Names.NotNameEnds,
 	}
 	er.introducerRunes = runesOf(er.introducers)
+	er.kinWords = kinWordsOf(p)
+	if er.judge = names.For(p.Name); er.judge != nil {
+		er.nameWords = names.WordsOf(p)
+	}
 	for _, k := range er.subentryKin {
 		er.subentryKinRunes = append(er.subentryKinRunes, []rune(k.Word))
 	}

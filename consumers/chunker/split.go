@@ -3,6 +3,7 @@ package chunker
 import (
 	"unicode"
 
+	"github.com/annalist-dev/annalist/internal/names"
 	"github.com/annalist-dev/annalist/internal/text"
 )
 
@@ -19,6 +20,9 @@ type docText struct {
 	// that detecting the profile and chunking read them once.
 	ops   []opening
 	opsOf *entryRules
+	// nd is the document read for name evidence with the words of ndOf.
+	nd   *names.Doc
+	ndOf *entryRules
 }
 
 // openings returns the openings of the document under er's rules.

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/annalist-dev/annalist/internal/names"
+
 	"github.com/annalist-dev/annalist/internal/text"
 )
 
@@ -19,21 +21,46 @@ import (
 // words that introduce a person and the compound surnames are the
 // profile's.
 
+// naming is what subEntryName reads around a sub-entry: the entry's
+// person, the entry's text up to the sub-entry (before), the volume's
+// (earlier), the sub-entry's own text (after), the listing's groups, and
+// the document read for name evidence (nil without a judge).
+type naming struct {
+	entry                  string
+	before, earlier, after []rune
+	groups                 [][]rune
+	nd                     *names.Doc
+}
+
 // subEntryName names the person whose sub-entry opens with written inside
-// entry's entry; before is the entry's text up to the sub-entry. The
-// words that introduce the person (有, 同邑 …) are dropped, then:
+// n.entry's entry. The words that introduce the person (有, 同邑 …) are
+// dropped, and the rest read (read):
 //
-//   - after a kinship word of the same surname ("子琮"), or as a given
-//     name that the listing's groups write as a same-surname relative
-//     ("(子用懋用嘉)"), a name of one or two characters takes the entry's
-//     surname: 申用嘉;
+//   - after a kinship word after the name of a relative the volume
+//     presents (or the entry's person: "晔从弟旦", "思诚孙清", "汧子枋"),
+//     the person's own name; of the same surname (子, 弟, 从弟 …), a name
+//     of one or two characters takes the relative's surname: the entry's
+//     when the relative is its person, else that of the nearest full name
+//     the volume writes for the relative (杨旦 after "杨晔"). A woman known
+//     by her family name alone after another's kinship word ("嵇永仁妻杨",
+//     "宋德成妻姜氏") keeps the words that say whose she is;
+//   - after a kinship word at the start ("子琮", "养子德济"), the name; of
+//     the same surname, a name of one or two characters takes the entry's
+//     surname: 申琮;
+//   - after an office ("锦衣指挥周彧"), the name;
+//   - a name the groups write after words introducing it is that name; a
+//     given name the listing's groups write as a same-surname relative
+//     ("(子用懋用嘉)"), or the entry's text after a kinship word of the
+//     same surname ("子春"), takes the entry's surname: 申用嘉, 沐春;
 //   - a name the groups write with one or two characters more, in a form
 //     the entry's text has used ("光" for "(…余光)" after "御史余光亦言"),
 //     is that fuller name;
 //   - a one-character name the groups write two given names after a
 //     kinship word ("(弟冲汸濂)") takes the surname too;
+//   - a given name the volume has written before after a surname
+//     (writtenInFull: "拱辰" after "毕拱辰") is that full name;
 //   - anything else is kept as written.
-func (er *entryRules) subEntryName(entry string, written, before []rune, groups [][]rune) string {
+func (er *entryRules) subEntryName(n naming, written []rune) string {
 	for _, w := range er.introducers {
 		wr := []rune(w)
 		if len(written) >= len(wr)+2 && slices.Equal(written[:len(wr)], wr) {
@@ -41,41 +68,52 @@ func (er *entryRules) subEntryName(entry string, written, before []rune, groups 
 			break
 		}
 	}
-	sur := er.surnameOf([]rune(entry))
-	// "汧子枋": the entry's given name, then a kinship word.
-	if given := []rune(entry)[len(sur):]; len(sur) > 0 && len(given) > 0 && len(written) > len(given)+1 &&
-		slices.Equal(written[:len(given)], given) && er.isKin(written[len(given)]) {
-		written = written[len(given):]
-	}
-	withSurname := func(name []rune) string {
+	ent := []rune(n.entry)
+	sur := er.surnameOf(ent)
+	withSurname := func(sur, name []rune) string {
 		if len(name) > 2 || len(sur) == 0 || len(name) >= len(sur) && slices.Equal(name[:len(sur)], sur) {
 			return string(name)
 		}
 		return string(sur) + string(name)
 	}
-	for _, k := range er.subentryKin {
-		if kw := []rune(k.Word); len(written) > len(kw) && slices.Equal(written[:len(kw)], kw) {
-			if k.SameSurname {
-				return withSurname(written[len(kw):])
-			}
-			return string(written[len(kw):])
+	r := er.read(written, func(owner []rune) bool {
+		if sur := er.surnameOf(ent); len(sur) > 0 && (slices.Equal(ent, owner) || slices.Equal(ent[len(sur):], owner)) {
+			return true
 		}
+		return n.nd != nil && er.knownOwner(n.nd, owner)
+	})
+	switch {
+	case r.owner != nil && r.kin.SameSurname:
+		return withSurname(er.ownerSurname(r.owner, ent, n.earlier), r.name)
+	case r.owner != nil && (len(r.name) < 2 || r.name[len(r.name)-1] == '氏'):
+		return string(written)
+	case r.owner != nil, r.kin != nil && !r.kin.SameSurname:
+		return string(r.name)
+	case r.kin != nil:
+		return withSurname(sur, r.name)
+	case r.title && er.titled(written) != nil:
+		return string(r.name)
 	}
-	if rest := er.listedSuffix(written, groups); rest != nil {
+	if rest := er.listedSuffix(written, n.groups); rest != nil {
 		return string(rest)
 	}
 	if len(written) > 2 {
 		return string(written)
 	}
-	strong, weak := er.kinGroup(written, groups)
-	if strong {
-		return withSurname(written)
+	strong, weak := er.kinGroup(written, n.groups)
+	if strong || er.kinBefore(written, n.before) {
+		return withSurname(sur, written)
 	}
-	if full := er.fullerForm(written, before, groups); full != nil {
+	if full := er.fullerForm(written, n.before, n.groups); full != nil {
 		return string(full)
 	}
 	if weak {
-		return withSurname(written)
+		return withSurname(sur, written)
+	}
+	if !inAnyGroup(written, n.groups) {
+		if full := er.writtenInFull(written, n.earlier, n.after); full != nil {
+			return string(full)
+		}
 	}
 	return string(written)
 }

@@ -45,6 +45,17 @@ type SegmentationReport struct {
 	// shows, listing or not; see the package documentation.
 	Entries EntryScore `json:"entries"`
 
+	// Subjects counts every entry chunk, main and attached;
+	// SubjectsNamed those whose subject is a person's name by the rules of
+	// the package documentation ("Subjects"), and SubjectPrecision their
+	// share. AttachedNamed are the attached chunks among SubjectsNamed.
+	// NotNames lists the others.
+	Subjects         int       `json:"subjects"`
+	SubjectsNamed    int       `json:"subjects_named"`
+	SubjectPrecision float64   `json:"subject_precision"`
+	AttachedNamed    int       `json:"attached_named"`
+	NotNames         []NotName `json:"not_names"`
+
 	Chunks int `json:"chunks"`
 	Chars  int `json:"chars"`
 
@@ -142,6 +153,11 @@ func SegmentationWith(ctx context.Context, dir string, chunk ChunkFunc, opts Seg
 				}
 			}
 			v := scoreVolume(full, chunks)
+			sc := scoreSubjects(full, v.list, chunks, f.Rel)
+			rep.Subjects += sc.subjects
+			rep.SubjectsNamed += sc.named
+			rep.AttachedNamed += sc.attachedNamed
+			rep.NotNames = append(rep.NotNames, sc.notNames...)
 			o := scoreOpenings(doc.Text, chunks)
 			rep.Entries.Gold += o.gold
 			rep.Entries.Found += o.found
@@ -180,6 +196,7 @@ func SegmentationWith(ctx context.Context, dir string, chunk ChunkFunc, opts Seg
 	rep.NameRecall = ratio(rep.NamesFound, rep.NamesListed)
 	rep.NamePrecision = ratio(rep.EntryChunksListed, rep.EntryChunks)
 	rep.NamePrecisionNamed = ratio(listedNamed, entryNamed)
+	rep.SubjectPrecision = ratio(rep.SubjectsNamed, rep.Subjects)
 	rep.Entries.Recall = ratio(rep.Entries.Found, rep.Entries.Gold)
 	rep.Entries.Precision = ratio(rep.Entries.Correct, rep.Entries.Chunks)
 	return rep, nil
@@ -214,6 +231,8 @@ type volumeScore struct {
 	unlisted    []string
 
 	attached, attachedListed int
+	// list is the listing the subject score reads: every heading line.
+	list parsed
 }
 
 // parsed is a listing: the main string and the parenthesised groups.
@@ -273,18 +292,20 @@ func scoreVolume(docText string, chunks []schemas.Chunk) volumeScore {
 		parseListing(&l, first)
 	}
 	v.named = len(l.main) > 0 && !hasSentencePunct(string(l.main))
-	if !v.named {
-		l = parsed{}
-		var heads []string
-		for _, line := range lines {
-			var h parsed
-			parseListing(&h, line)
-			if len(h.main) > 0 && !hasSentencePunct(string(h.main)) {
-				l.main = append(l.main, h.main...)
-				l.groups = append(l.groups, h.groups...)
-				heads = append(heads, strings.TrimSpace(line))
-			}
+	var all parsed
+	var heads []string
+	for _, line := range lines {
+		var h parsed
+		parseListing(&h, line)
+		if len(h.main) > 0 && !hasSentencePunct(string(h.main)) {
+			all.main = append(all.main, h.main...)
+			all.groups = append(all.groups, h.groups...)
+			heads = append(heads, strings.TrimSpace(line))
 		}
+	}
+	v.list = all
+	if !v.named {
+		l = all
 		v.listing = strings.Join(heads, " / ")
 	} else {
 		v.listing = string(l.main)
