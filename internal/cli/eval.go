@@ -65,6 +65,11 @@ func cmdEval(ctx context.Context, io IO, args []string) error {
 		fmt.Fprintf(io.Stdout, "entry openings: recall %.4f (%d/%d), precision %.4f (%d/%d chunks with a subject, %d attached)\n",
 			report.Entries.Recall, report.Entries.Found, report.Entries.Gold, report.Entries.Precision,
 			report.Entries.Correct, report.Entries.Chunks, report.AttachedChunks)
+		fmt.Fprintf(io.Stdout, "subjects, attached ones counted: precision %.4f (%d/%d names, %d of %d attached)\n",
+			report.SubjectPrecision, report.SubjectsNamed, report.Subjects, report.AttachedNamed, report.AttachedChunks)
+		for _, n := range report.NotNames {
+			fmt.Fprintf(io.Stdout, "  not a name (%s): %s  %s %s  %s\n", n.Reason, n.Subject, n.Volume, n.Chunk, n.Text)
+		}
 		return nil
 	default:
 		return fmt.Errorf("%w: unknown suite %q (want segmentation)", errUsage, pos[0])

@@ -47,7 +47,40 @@
 //     person whose entry opens inside another's. It is no main entry: it
 //     is left out of exactness, recall and the precision above, and
 //     counted apart (attached_chunks; attached_listed when the listing
-//     writes the name or its given name).
+//     writes the name or its given name). The subject score below counts
+//     it.
+//   - Subjects (subjects, subjects_named, subject_precision,
+//     attached_named, not_names): every entry chunk's subject, main and
+//     attached, is scored, with rules of its own (segmentation_subjects.go),
+//     and subject_precision = subjects_named / subjects is the precision
+//     of every subject counted. The listing here is every heading line of
+//     the volume (line 1 and the lines without sentence punctuation that
+//     list people: a Qing volume may put a title on line 1 and its people
+//     after it). A subject is a person's name when it holds no kinship
+//     word (从弟, 养子, 世父, 长子 …, or a kinship character after a name of
+//     the volume: "思诚孙清"), does not begin with a name of the volume
+//     and go on (a name of the volume: an earlier subject, the attached
+//     chunk's main person, or their names without the first character:
+//     "宪成既废"), and either the listing writes it, or writes it without
+//     its first one or two characters (a given name the chunker
+//     completed: 刘琏 for "(子琏)"), or the chunk's first sentence writes
+//     it, or it without its first one or two characters, followed by "，",
+//     "者，" or "、" and the other names of a joint entry then "，", and a
+//     clause that says who a person is, by the rules of the entry
+//     openings below (a courtesy or other name, a clan, an ancestry, a
+//     native place, a banner, a kinship). The second is what counts for a
+//     subject line 1 does not list: a relative or a companion the entry
+//     presents ("袁萃，字圣起，吴县人" inside 徐贞明's entry), a person of a
+//     Qing volume whose line 1 lists only some. A given name completed
+//     with a surname counts only when the surname is the main person's or
+//     the volume writes the full name somewhere. not_names lists the others with the volume, the chunk id, the first
+//     characters of the chunk and why: kinship, clause (a name of the
+//     volume and more words), surname (a surname the volume never gives
+//     the given name) or unshown (neither listed nor shown as a person).
+//     A subject written as the histories write a person without a given
+//     name ("宋德成妻姜氏", "宁妃郭氏") is a name by the same rules; the
+//     score does not check that a name is written in full (时兴 for 李时
+//     兴): that is read by eye.
 //   - Entry openings (entries.*), for every volume, listing or not: the
 //     text's own entries, read with rules independent of the chunker's
 //     (openings.go): a paragraph that opens "Name，" ("Name者，", a joint

@@ -28,8 +28,9 @@ import (
 type Judge struct {
 	chars *Model
 	lex   Lexicon
-	// surnames counts the first characters of the names of three
-	// characters the corpus labels (without a compound surname).
+	// surnames counts the first characters of the names the corpus labels
+	// that are written in full: of three characters, or of two among a
+	// listing's main names (without a compound surname).
 	surnames Lexicon
 	bias     float64
 	w        [nFeatures]float64
@@ -62,8 +63,7 @@ func (j *Judge) logit(f *[nFeatures]float64) float64 {
 	return s
 }
 
-// Surname returns how often the labelled names of three characters open
-// with r: how much the corpus writes r as a surname.
+// Surname returns how often the corpus writes r as a surname.
 func (j *Judge) Surname(r rune) int { return j.surnames[r] }
 
 // Chars returns the character model.
@@ -199,7 +199,7 @@ func FitJudge(runs []Run, lex map[string]Lexicon, k int, opts FitOptions) (*Judg
 	j.chars, j.prior, j.lex = Fit(examples, opts), prior, whole
 	j.surnames = Lexicon{}
 	for _, r := range lab {
-		if r.Label == Name && len(r.Run) == 3 && !r.Doc.compound(r.Run) {
+		if r.Label == Name && (len(r.Run) == 3 || len(r.Run) == 2 && r.Main) && !r.Doc.compound(r.Run) {
 			j.surnames[r.Run[0]]++
 		}
 	}

@@ -27,8 +27,9 @@ type Run struct {
 	Run []rune
 	// At is the offset of the run, End that of the "，" or "者" after it.
 	At, End int
-	// Listed says the listing writes the run.
-	Listed bool
+	// Listed says the listing writes the run, Main that it writes it
+	// among the main names (outside parentheses).
+	Listed, Main bool
 	Label  Label
 	Group  string
 }
@@ -78,7 +79,8 @@ func Runs(volume, group string, words *Words) []Run {
 		if len(run) == 0 || !lineStart(rs, s) && !d.presents(e) {
 			continue
 		}
-		r := Run{Doc: d, Run: run, At: s, End: e, Listed: listed(run), Group: group}
+		r := Run{Doc: d, Run: run, At: s, End: e, Listed: listed(run), Group: group,
+			Main: len(run) >= 2 && text.IndexRunes(main, run, 0) >= 0}
 		switch {
 		case d.introduced(run):
 		case r.Listed || lineStart(rs, s) && d.presents(e):

@@ -1,0 +1,108 @@
+package eval_test
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/annalist-dev/annalist/internal/eval"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// cut is an entry chunk a scripted chunker begins where the volume's text
+// has at: its subject, and the main entry's person when it is attached.
+type cut struct{ at, subject, main string }
+
+// cutChunker chunks each document at the given places.
+func cutChunker(cuts []cut) eval.ChunkFunc {
+	return func(_ context.Context, doc schemas.Document) ([]schemas.Chunk, error) {
+		rs := []rune(doc.Text)
+		out := []schemas.Chunk{{DocID: doc.DocID}}
+		for i, c := range cuts {
+			if b := strings.Index(doc.Text, c.at); b >= 0 {
+				out = append(out, schemas.Chunk{DocID: doc.DocID, ChunkID: doc.DocID + "-" + string(rune('a'+i)),
+					Start: len([]rune(doc.Text[:b])), Subject: c.subject, Attached: c.main != "", Main: c.main})
+			}
+		}
+		for i := range out {
+			if i+1 < len(out) {
+				out[i].End = out[i+1].Start
+			} else {
+				out[i].End = len(rs)
+			}
+			out[i].Text = string(rs[out[i].Start:out[i].End])
+		}
+		return out, nil
+	}
+}
+
+// Every entry chunk's subject is scored, attached ones included: a name
+// the listing writes (a given name completed with the entry's surname
+// too), a name the chunk's first sentence shows as a person's, listed or
+// not; not a clause that begins with a name of the volume, a name with a
+// kinship word in it, a given name completed with a surname the volume
+// never gives it, or words that show no person.
+func TestSegmentationSubjects(t *testing.T) {
+	vol := strings.Join([]string{
+		"刘基(子琏)杨晔",
+		"刘基，字伯温，青田人。元至顺间举进士。",
+		"琏，字孟藻，有文行。",
+		"基既归，名益高，四方来学者众。",
+		"袁萃，字圣起，吴县人。与基同时，亦以文名。",
+		"琮，字季玉，亦有声。",
+		"帝崩，基哭之恸。",
+		"杨晔，字景明，庐陵人。",
+		"晔从弟旦，字景初，亦以进士为给事中。",
+		"李志善、志勃，湖南安化人。",
+	}, "\n") + "\n"
+	dir := volumes(t, map[string]string{"a.txt": vol})
+	rep, err := eval.Segmentation(context.Background(), dir, cutChunker([]cut{
+		{"刘基，字", "刘基", ""},
+		{"琏，字", "刘琏", "刘基"},  // listed by its given name, the entry's surname
+		{"基既归", "基既归", "刘基"}, // the entry's person and what he did
+		{"袁萃，字", "袁萃", "刘基"}, // unlisted, shown as a person
+		{"琮，字", "王琮", "刘基"},  // a surname the volume never gives 琮
+		{"帝崩", "帝崩", "刘基"},   // no person shown
+		{"杨晔，字", "杨晔", ""},
+		{"晔从弟旦", "晔从弟旦", "杨晔"}, // a kinship word inside
+		{"李志善、", "李志善", "杨晔"},  // a joint entry
+	}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Subjects != 9 || rep.SubjectsNamed != 5 || math.Abs(rep.SubjectPrecision-5.0/9) > 1e-9 || rep.AttachedNamed != 3 {
+		t.Errorf("subjects %d named %d precision %.4f attached named %d, want 9, 5, 5/9, 3",
+			rep.Subjects, rep.SubjectsNamed, rep.SubjectPrecision, rep.AttachedNamed)
+	}
+	got := map[string]string{}
+	for _, n := range rep.NotNames {
+		got[n.Subject] = n.Reason
+		if !strings.HasSuffix(n.Volume, "a.txt") || n.Chunk == "" || !n.Attached || n.Text == "" {
+			t.Errorf("not a name without its place: %+v", n)
+		}
+	}
+	want := map[string]string{"基既归": eval.NotNameClause, "王琮": eval.NotNameSurname, "帝崩": eval.NotNameUnshown, "晔从弟旦": eval.NotNameKinship}
+	for s, r := range want {
+		if got[s] != r {
+			t.Errorf("%s: reason %q, want %q", s, got[s], r)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("not names %v, want %v", got, want)
+	}
+}
+
+// A volume whose line 1 is a title lists its people on the heading lines
+// after it; the subject score reads them all.
+func TestSegmentationSubjectsHeadingLines(t *testing.T) {
+	vol := "列女一\n田绪宗妻张\n田绪宗妻张，事舅姑孝。\n"
+	dir := volumes(t, map[string]string{"a.txt": vol})
+	rep, err := eval.Segmentation(context.Background(), dir, cutChunker([]cut{{"田绪宗妻张，", "田绪宗妻张", ""}}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Subjects != 1 || rep.SubjectsNamed != 1 {
+		t.Errorf("subjects %d named %d (%+v), want the listed designation named", rep.Subjects, rep.SubjectsNamed, rep.NotNames)
+	}
+}
