@@ -95,6 +95,8 @@ type aside struct {
 	year    int     // the Gregorian year its text gives it (0: none)
 	score   int
 	order   int
+	text    []passage // the sentences of its text, and its own is text[at]
+	at      int
 }
 
 // fromElsewhere chooses the sentences of other documents the page gives:
@@ -148,16 +150,14 @@ func (p *planner) fromElsewhere() []aside {
 				p.leaveOut(LeftOutOverruled, 1)
 				continue
 			}
-			a := aside{ps: ex, devoted: devoted, topical: p.topical(ex.text), year: p.dateOf(ss, j), order: len(cands)}
+			a := aside{ps: ex, devoted: devoted, order: len(cands), text: ss, at: j}
+			a.topical = devoted || p.topical(ex.text)
 			for _, f := range p.factsIn(ps) {
 				if p.saidFact(f) {
 					a.score -= 2
 				} else {
 					a.score += 2
 				}
-			}
-			if a.year != 0 {
-				a.score++
 			}
 			cands = append(cands, a)
 		}
@@ -185,8 +185,9 @@ func (p *planner) fromElsewhere() []aside {
 	}
 	take = append(take, rest...)
 	slices.SortFunc(take, func(a, b aside) int { return cmp.Compare(a.order, b.order) })
-	for _, a := range take {
+	for i, a := range take {
 		p.used[key(a.ps)] = true
+		take[i].year = p.dateOf(a.text, a.at)
 	}
 	return take
 }

@@ -462,6 +462,15 @@ func follows(a, b string) bool {
 // split cuts a reference into trimmed sentences.
 func split(r schemas.Reference) []passage {
 	rs := []rune(r.Text)
+	// at[i] is the byte offset of rune i: a passage's text is a slice of
+	// the reference's, not a copy.
+	at := make([]int, len(rs)+1)
+	b := 0
+	for i, x := range rs {
+		at[i] = b
+		b += utf8.RuneLen(x)
+	}
+	at[len(rs)] = b
 	var out []passage
 	for _, sp := range text.SentencesRunes(rs) {
 		s, e := sp.Start, sp.End
@@ -475,7 +484,7 @@ func split(r schemas.Reference) []passage {
 		if s == e || rs[s] == '#' {
 			continue
 		}
-		out = append(out, passage{chunk: r.ChunkID, start: s, end: e, text: string(rs[s:e]),
+		out = append(out, passage{chunk: r.ChunkID, start: s, end: e, text: r.Text[at[s]:at[e]],
 			lineStart: lineBefore(rs, s)})
 	}
 	return out
@@ -680,8 +689,11 @@ func (p *planner) plan() []PlanItem {
 	for _, it := range life {
 		p.onPage[passageKey(it.Text)] = true
 	}
-	p.dateLife(life, len(head)+len(notable))
-	return p.placeElsewhere(life, len(head)+len(notable), p.fromElsewhere())
+	chosen := p.fromElsewhere()
+	if slices.ContainsFunc(chosen, func(a aside) bool { return a.year != 0 }) {
+		p.dateLife(life, len(head)+len(notable))
+	}
+	return p.placeElsewhere(life, len(head)+len(notable), chosen)
 }
 
 // death is the sentence of the subject's death: that of its time, which
