@@ -260,25 +260,52 @@ func (er *entryRules) officeBefore(text []rune) bool {
 }
 
 // kinBefore reports whether the text before writes given right after a
-// kinship word of the same surname ("子春", "长子辉祖", "弟昂"), not one
-// that ends an office ("左庶子黎淳"), and after the sentence's start, a
-// clause mark or a name for a word of one character ("。子春", "达子
-// 辉祖"): a relative of the entry's person, who bears the entry's
-// surname.
+// kinship word of the same surname ("子春", "长子辉祖", "弟昂"), or as an
+// item of a list written after one ("子春、晟、昂"), not after a word that
+// ends an office ("左庶子黎淳"), and after the sentence's start, a clause
+// mark or a name for a word of one character ("。子春", "达子辉祖"): a
+// relative of the entry's person, who bears the entry's surname.
 func (er *entryRules) kinBefore(given, before []rune) bool {
-	for q := text.IndexRunes(before, given, 1); q >= 0; q = text.IndexRunes(before, given, q+1) {
-		if e := q + len(given); len(given) == 1 && e < len(before) && isNameRune(before[e]) || er.officeBefore(before[:q]) {
-			continue // "子春秋": the character opens a word
+	// kinAt reports a kinship word of the same surname ending at s.
+	kinAt := func(s int) bool {
+		if er.officeBefore(before[:s]) {
+			return false
 		}
 		for i := range er.kinWords {
 			kw := &er.kinWords[i]
 			k := []rune(kw.Word)
-			if !kw.SameSurname || len(k) < 2 && !slices.Contains(er.prefixChars, k[0]) || q < len(k) || !slices.Equal(before[q-len(k):q], k) {
+			if !kw.SameSurname || len(k) < 2 && !slices.Contains(er.prefixChars, k[0]) || s < len(k) || !slices.Equal(before[s-len(k):s], k) {
 				continue
 			}
-			if p := q - len(k); len(k) >= 2 || p == 0 || !isNameRune(before[p-1]) || er.judge != nil && er.judge.Chars().Score(before[p-1:p]) > 0 {
+			if p := s - len(k); len(k) >= 2 || p == 0 || !isNameRune(before[p-1]) || er.judge != nil && er.judge.Chars().Score(before[p-1:p]) > 0 {
 				return true
 			}
+		}
+		return false
+	}
+	// listed reports a kinship word before the item at s, or before an
+	// earlier item of the list it ends ("子春、晟").
+	var listed func(s, items int) bool
+	listed = func(s, items int) bool {
+		if kinAt(s) {
+			return true
+		}
+		if items == 4 || s < 2 || before[s-1] != '、' {
+			return false
+		}
+		for n := 1; n <= 3 && s-1-n >= 0 && isNameRune(before[s-1-n]); n++ {
+			if listed(s-1-n, items+1) {
+				return true
+			}
+		}
+		return false
+	}
+	for q := text.IndexRunes(before, given, 1); q >= 0; q = text.IndexRunes(before, given, q+1) {
+		if e := q + len(given); len(given) == 1 && before[q-1] != '、' && e < len(before) && isNameRune(before[e]) {
+			continue // "子春秋": the character opens a word
+		}
+		if listed(q, 0) {
+			return true
 		}
 	}
 	return false

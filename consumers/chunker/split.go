@@ -23,6 +23,22 @@ type docText struct {
 	// nd is the document read for name evidence with the words of ndOf.
 	nd   *names.Doc
 	ndOf *entryRules
+	// body is the offset after the listing lines, -1 until known.
+	body int
+}
+
+// bodyStart is the offset of the first line that is no listing line.
+func (d *docText) bodyStart() int {
+	if d.body < 0 {
+		d.body = 0
+		for _, sp := range lines(d.rs) {
+			if !isListLine(d.rs[sp.Start:sp.End]) {
+				break
+			}
+			d.body = min(sp.End+1, len(d.rs))
+		}
+	}
+	return d.body
 }
 
 // openings returns the openings of the document under er's rules.
@@ -35,7 +51,7 @@ func (d *docText) openings(er *entryRules) []opening {
 
 func newDocText(s string) *docText {
 	rs := []rune(s)
-	d := &docText{rs: rs, sentences: text.SentencesRunes(rs),
+	d := &docText{rs: rs, sentences: text.SentencesRunes(rs), body: -1,
 		sentEnd: make([]bool, len(rs)+1), paraEnd: make([]bool, len(rs)+1)}
 	for _, sp := range d.sentences {
 		d.sentEnd[sp.End] = true

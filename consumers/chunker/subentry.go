@@ -49,12 +49,15 @@ type naming struct {
 //     surname: 申琮;
 //   - after an office ("锦衣指挥周彧"), the name;
 //   - a name the groups write after words introducing it is that name; a
-//     given name the listing's groups write as a same-surname relative
-//     ("(子用懋用嘉)"), or the entry's text after a kinship word of the
-//     same surname ("子春"), takes the entry's surname: 申用嘉, 沐春;
-//   - a name the groups write with one or two characters more, in a form
-//     the entry's text has used ("光" for "(…余光)" after "御史余光亦言"),
-//     is that fuller name;
+//     name the groups write with one or two characters more, in a form
+//     the volume writes after an office ("知县孙自一"), is that fuller
+//     name, whatever the character before the given name; a given name
+//     the listing's groups write as a same-surname relative ("(子用懋用
+//     嘉)"), or the entry's text after a kinship word of the same surname
+//     ("子春", "子春、晟"), takes the entry's surname: 申用嘉, 沐晟;
+//   - a name the groups write with one or two characters more, not after
+//     a kinship character, in a form the volume has used ("光" for
+//     "(…余光)" after "御史余光亦言"), is that fuller name;
 //   - a one-character name the groups write two given names after a
 //     kinship word ("(弟冲汸濂)") takes the surname too;
 //   - a given name the volume has written before after a surname
@@ -100,11 +103,14 @@ func (er *entryRules) subEntryName(n naming, written []rune) string {
 	if len(written) > 2 {
 		return string(written)
 	}
+	if full := er.fullerForm(written, n.earlier, n.groups, true); full != nil {
+		return string(full)
+	}
 	strong, weak := er.kinGroup(written, n.groups)
 	if strong || er.kinBefore(written, n.before) {
 		return withSurname(sur, written)
 	}
-	if full := er.fullerForm(written, n.before, n.groups); full != nil {
+	if full := er.fullerForm(written, n.earlier, n.groups, false); full != nil {
 		return string(full)
 	}
 	if weak {
@@ -119,17 +125,24 @@ func (er *entryRules) subEntryName(n naming, written []rune) string {
 }
 
 // fullerForm returns the name the groups write ending with name and one or
-// two characters longer, not opening with a kinship character, that the
-// text before has used; nil if none.
-func (er *entryRules) fullerForm(name, before []rune, groups [][]rune) []rune {
+// two characters longer that the text before has used, nil if none. With
+// office, only a form the text writes right after an office ("知县孙自一"
+// for 自一 in "(子鼎遇维城孙自一)"): an office is written before a full
+// name, so the character before the given name is a surname even where it
+// is a kinship word too; without it, a form not opening with a kinship
+// character.
+func (er *entryRules) fullerForm(name, before []rune, groups [][]rune, office bool) []rune {
 	for _, g := range groups {
 		for q := text.IndexRunes(g, name, 0); q >= 0; q = text.IndexRunes(g, name, q+1) {
 			for k := 2; k >= 1; k-- {
-				if q < k || len(name)+k > 3 || er.isKin(g[q-k]) {
+				if q < k || len(name)+k > 3 || !office && er.isKin(g[q-k]) {
 					continue
 				}
-				if full := g[q-k : q+len(name)]; text.IndexRunes(before, full, 0) >= 0 {
-					return full
+				full := g[q-k : q+len(name)]
+				for p := text.IndexRunes(before, full, 0); p >= 0; p = text.IndexRunes(before, full, p+1) {
+					if !office || er.officeBefore(before[:p]) {
+						return full
+					}
 				}
 			}
 		}

@@ -37,10 +37,11 @@ var featureNames = [nFeatures]string{"chars", "recur", "given", "full", "prefix"
 // Words are a profile's words that say what the clause after a name is:
 // its entry formulas, the ends of clan, banner and kinship clauses, the
 // examination degrees; its compound surnames, the words that introduce
-// a person, and the kinship characters written before a relative's name.
+// a person, the kinship characters written before a relative's name, and
+// its offices of two characters or more.
 type Words struct {
-	formulas, clauseEnds, relationEnds, degrees, compound, introducers [][]rune
-	kinPrefix                                                          []rune
+	formulas, clauseEnds, relationEnds, degrees, compound, introducers, offices [][]rune
+	kinPrefix                                                                   []rune
 }
 
 // WordsOf returns the words of profile p.
@@ -58,7 +59,13 @@ func WordsOf(p *profile.Profile) *Words {
 			degrees = append(degrees, t.Term)
 		}
 	}
-	return &Words{formulas: rs(p.Entry.Formulas), clauseEnds: rs(p.Entry.ClauseEnds), relationEnds: rs(p.Entry.RelationEnds),
+	var offices []string
+	for _, o := range p.Offices.Terms {
+		if len([]rune(o.Term)) >= 2 {
+			offices = append(offices, o.Term)
+		}
+	}
+	return &Words{offices: rs(offices), formulas: rs(p.Entry.Formulas), clauseEnds: rs(p.Entry.ClauseEnds), relationEnds: rs(p.Entry.RelationEnds),
 		degrees: rs(degrees), compound: rs(p.Names.CompoundSurnames), introducers: rs(p.Names.Introducers), kinPrefix: p.Kin.PrefixChars}
 }
 
@@ -133,6 +140,34 @@ func (d *Doc) given(run []rune) []rune {
 		return nil
 	}
 	return run[1:]
+}
+
+// Surnames counts into into the surnames a volume writes: the first
+// characters of the names of two or three characters its listing writes
+// (as a listed name or inside a group) that its text writes right after
+// an office ("知县孙自一" for "(…孙自一)"), an office being written before
+// a full name.
+func (w *Words) Surnames(volume string, into Lexicon) {
+	rs := []rune(volume)
+	main, groups, end := headings(rs)
+	if len(main) == 0 {
+		return
+	}
+	lists := append([][]rune{main}, groups...)
+	for _, o := range w.offices {
+		for q := text.IndexRunes(rs, o, end); q >= 0; q = text.IndexRunes(rs, o, q+1) {
+			p := q + len(o)
+			for n := 3; n >= 2; n-- {
+				if p+n > len(rs) || !nameRunes(rs[p:p+n]) {
+					continue
+				}
+				if slices.ContainsFunc(lists, func(l []rune) bool { return text.IndexRunes(l, rs[p:p+n], 0) >= 0 }) {
+					into[rs[p]]++
+					break
+				}
+			}
+		}
+	}
 }
 
 // compound reports a run that opens with a compound surname.

@@ -66,12 +66,14 @@ func fitLiezhuan(t *testing.T) (*Judge, JudgeReport, *Words) {
 	texts, groups := devVolumes(t)
 	var runs []Run
 	lex := map[string]Lexicon{}
+	surnames := Lexicon{}
 	for i, s := range texts {
 		runs = append(runs, Runs(s, groups[i], words)...)
 		lex[groups[i]] = Lexicon{}
 		lex[groups[i]].Add(s)
+		words.Surnames(s, surnames)
 	}
-	j, rep := FitJudge(runs, lex, fitFolds, fitOptions)
+	j, rep := FitJudge(runs, lex, surnames, fitFolds, fitOptions)
 	return j, rep, words
 }
 

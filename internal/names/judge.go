@@ -28,9 +28,11 @@ import (
 type Judge struct {
 	chars *Model
 	lex   Lexicon
-	// surnames counts the first characters of the names the corpus labels
-	// that are written in full: of three characters, or of two among a
-	// listing's main names (without a compound surname).
+	// surnames counts the characters the corpus writes as surnames: the
+	// first characters of the names it labels that are written in full
+	// (of three characters, or of two among a listing's main names,
+	// without a compound surname), and of the listed names written after
+	// an office.
 	surnames Lexicon
 	bias     float64
 	w        [nFeatures]float64
@@ -105,10 +107,11 @@ func (r JudgeReport) contexts() string {
 
 // FitJudge fits the character model and the judge on the labelled runs
 // with k folds by group (volume); lex has the lexicon of each group's
-// listing. The report and the priors are out of fold, and the evidence
+// listing, surnames the surnames the volumes write after offices
+// (Words.Surnames), to which the labelled full names add theirs. The report and the priors are out of fold, and the evidence
 // weights learn from character scores and lexicons given out of fold, as
 // they meet them on new text.
-func FitJudge(runs []Run, lex map[string]Lexicon, k int, opts FitOptions) (*Judge, JudgeReport) {
+func FitJudge(runs []Run, lex map[string]Lexicon, surnames Lexicon, k int, opts FitOptions) (*Judge, JudgeReport) {
 	var lab []Run
 	for _, r := range runs {
 		if r.Label != Unknown {
@@ -198,6 +201,9 @@ func FitJudge(runs []Run, lex map[string]Lexicon, k int, opts FitOptions) (*Judg
 	j := fitLinear(feats, lab, all)
 	j.chars, j.prior, j.lex = Fit(examples, opts), prior, whole
 	j.surnames = Lexicon{}
+	for r, n := range surnames {
+		j.surnames[r] = n
+	}
 	for _, r := range lab {
 		if r.Label == Name && (len(r.Run) == 3 || len(r.Run) == 2 && r.Main) && !r.Doc.compound(r.Run) {
 			j.surnames[r.Run[0]]++

@@ -133,7 +133,7 @@ func TestJudgeOnUnseenVolumes(t *testing.T) {
 			test = append(test, runs...)
 		}
 	}
-	j, _ := FitJudge(train, trainLex, fitFolds, fitOptions)
+	j, _ := FitJudge(train, trainLex, Lexicon{}, fitFolds, fitOptions)
 	var names, others, kept, turned int
 	var labelled []Example
 	var scores []float64
