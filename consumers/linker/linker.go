@@ -362,13 +362,13 @@ func (s *Stage) rows(ctx context.Context, tenant string, d *dictionary, cs []sch
 	if err != nil {
 		return nil, nil, err
 	}
-	info := make(map[string]surfaceInfo, len(surfaces))
-	for i, sf := range surfaces {
-		info[sf] = surfaceInfo{cands: cands[i], prior: linkPrior(stats[i], total)}
-	}
 	profiles, err := s.profiles(ctx, tenant, cands)
 	if err != nil {
 		return nil, nil, err
+	}
+	info := make(map[string]surfaceInfo, len(surfaces))
+	for i, sf := range surfaces {
+		info[sf] = surfaceInfo{cands: cands[i], stat: stats[i], total: total}
 	}
 	res := make([]resolved, len(cs))
 	var open []string
@@ -428,10 +428,10 @@ func (s *Stage) rows(ctx context.Context, tenant string, d *dictionary, cs []sch
 }
 
 // surfaceInfo is what a batch read of a surface: its person candidates
-// and its link prior.
+// and the counts of its link prior (and of every surface's).
 type surfaceInfo struct {
-	cands []string
-	prior float64
+	cands       []string
+	stat, total graph.SurfaceStat
 }
 
 // resolved is a chunk's mentions and the lines its write records of each
@@ -516,8 +516,7 @@ func (s *Stage) profiles(ctx context.Context, tenant string, cands [][]string) (
 // resolve turns a chunk's matches into mentions, and lists the matched
 // surfaces with the number of person candidates seen (for the write
 // script's staleness check) and what the chunk adds to each surface's
-// counts (its occurrences, and the mention model's reading of them as
-// names, in thousandths).
+// counts (its occurrences by the bin of the mention model's reading).
 func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[string]surfaceInfo, profiles map[string]*profile) resolved {
 	cc := chunkContext{c: c}
 	rs := []rune(c.Text)
@@ -534,8 +533,8 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 	per := make([][]string, len(found))
 	var unique []string
 	type count struct {
-		n, occ int
-		named  float64
+		n    int
+		bins [graph.LLRBins]int
 	}
 	counts := map[string]*count{}
 	var order []string
@@ -567,23 +566,20 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 			counts[m.surface] = k
 			order = append(order, m.surface)
 		}
-		k.occ++
-		alias := true
-		for _, id := range l {
-			alias = alias && profiles[id].name != m.surface
-		}
-		k.named += sigmoid(model.LLR(rs, m.start, m.end, alias && len(l) > 0))
+		k.bins[binOf(model.Context(rs, m.start, m.end, aliasOf(m.surface, l, profiles)))]++
 	}
 	var ms []Mention
 	for i, m := range found {
 		if len(per[i]) == 0 {
 			continue
 		}
-		prior := logit(info[m.surface].prior)
+		in := info[m.surface]
+		sr := []rune(m.surface)
+		prior := linkPrior(in.stat, in.total, model.Shape(sr, aliasOf(m.surface, per[i], profiles)))
 		odds := make([]float64, len(per[i]))
 		for j, id := range per[i] {
 			p := profiles[id]
-			odds[j] = prior + model.LLR(rs, m.start, m.end, p.name != m.surface) + evidence(cc, m, p, unique)
+			odds[j] = prior + model.Context(rs, m.start, m.end, p.name != m.surface) + evidence(cc, m, p, unique)
 		}
 		ps := posteriors(odds)
 		cands := make([]Candidate, len(per[i]))
@@ -597,7 +593,7 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 		})
 		ent, sc, review := decide(cands)
 		mn := Mention{Entity: ent, Surface: m.surface, Start: m.start, End: m.end, Score: sc, Name: round(name), Candidates: cands}
-		if review {
+		if review && s.cfg.Reviews != nil {
 			mn.Review = ReviewID(tenant, c.ChunkID, m.surface)
 		}
 		ms = append(ms, mn)
@@ -605,13 +601,30 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 	lines := make([]string, len(order))
 	for i, sf := range order {
 		k := counts[sf]
-		lines[i] = sf + "\t" + strconv.Itoa(k.n) + "\t" + strconv.Itoa(k.occ) + "\t" + strconv.Itoa(int(math.Round(1000*k.named)))
+		bins := make([]string, len(k.bins))
+		for j, c := range k.bins {
+			bins[j] = strconv.Itoa(c)
+		}
+		lines[i] = sf + "\t" + strconv.Itoa(k.n) + "\t" + strings.Join(bins, ",")
 	}
 	return resolved{mentions: ms, lines: strings.Join(lines, "\n")}
 }
 
-// round keeps four decimals of a probability, so that a mention list
-// written again with the same evidence is the same text.
+// aliasOf reports whether surface is a courtesy or art name of every
+// candidate (the canonical name of none): the mention model reads such a
+// surface without its shape.
+func aliasOf(surface string, cands []string, profiles map[string]*profile) bool {
+	for _, id := range cands {
+		if profiles[id].name == surface {
+			return false
+		}
+	}
+	return len(cands) > 0
+}
+
+// round keeps four decimals: of a probability, so that a mention list
+// written again with the same evidence is the same text; of a shape
+// ratio, so that a model written out and read back is the model.
 func round(p float64) float64 { return math.Round(p*1e4) / 1e4 }
 
 // model is the mention model of the chunk's profile.
@@ -639,7 +652,7 @@ func (s *Stage) read(c schemas.Chunk) readWith {
 	r, ok := s.models[key]
 	if !ok {
 		p := s.cfg.Profiles.For(c.Profile, lang)
-		r = readWith{profile: p, model: NewModel(p.MentionModel)}
+		r = readWith{profile: p, model: NewModel(p.MentionModel, CharCountsOf(p.MentionChars))}
 		s.models[key] = r
 	}
 	return r

@@ -164,8 +164,9 @@ func TestRetractedSkipped(t *testing.T) {
 }
 
 // TestAmbiguity: a courtesy name two men share is resolved to the one
-// whose entry the chunk belongs to, and to the one a co-mentioned
-// neighbour points at; with no evidence it is kept with both candidates.
+// whose entry the chunk belongs to; a co-mentioned neighbour puts the
+// other first among the candidates; with no evidence both are kept with
+// the same score.
 func TestAmbiguity(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
@@ -188,19 +189,32 @@ func TestAmbiguity(t *testing.T) {
 	if got := f.linked(t, lin); !slices.Equal(got, []string{"v1-0003"}) {
 		t.Errorf("林安 linked %v, want his own entry's chunk", got)
 	}
-	if got := f.linked(t, zhou); !slices.Equal(got, []string{"n-0000"}) {
-		t.Errorf("周明 linked %v, want the chunk naming his friend", got)
+	mentions := func(chunk string) []linker.Mention {
+		t.Helper()
+		js, err := f.g.ChunkLinks(ctx, tenant, chunk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ms []linker.Mention
+		if err := json.Unmarshal([]byte(js), &ms); err != nil {
+			t.Fatal(err)
+		}
+		return ms
 	}
-	js, err := f.g.ChunkLinks(ctx, tenant, "m-0000")
-	if err != nil {
-		t.Fatal(err)
+	var pair linker.Mention
+	for _, m := range mentions("n-0000") {
+		if m.Surface == "子平" {
+			pair = m
+		}
 	}
-	var ms []linker.Mention
-	if err := json.Unmarshal([]byte(js), &ms); err != nil {
-		t.Fatal(err)
+	if got := f.linked(t, zhou); len(got) != 0 && !slices.Equal(got, []string{"n-0000"}) ||
+		len(pair.Candidates) != 2 || pair.Candidates[0].Entity != zhou || pair.Candidates[0].Score <= pair.Candidates[1].Score {
+		t.Errorf("the chunk naming 周明's friend: linked %v, mention %+v, want 周明 first", got, pair)
 	}
-	if len(ms) != 1 || ms[0].Entity != "" || len(ms[0].Candidates) != 2 || ms[0].Start != 0 || ms[0].End != 2 {
-		t.Errorf("unresolved mention %+v, want both candidates kept", ms)
+	ms := mentions("m-0000")
+	if len(ms) != 1 || ms[0].Entity != "" || len(ms[0].Candidates) != 2 || ms[0].Start != 0 || ms[0].End != 2 ||
+		ms[0].Candidates[0].Score != ms[0].Candidates[1].Score {
+		t.Errorf("unresolved mention %+v, want both candidates kept alike", ms)
 	}
 }
 
@@ -284,28 +298,35 @@ func TestBackfillBound(t *testing.T) {
 
 // TestNameInAPlainNote: a person's two-character name, which no other
 // person of the graph bears, is linked in a note that says nothing else
-// about him; the same two characters at the head of a longer name the
-// graph does not know are not.
+// about him; a relative the graph knows by his given name is not linked
+// where the same two characters end another man's name (崔应元).
 func TestNameInAPlainNote(t *testing.T) {
 	f := newFixture(t)
 	f.person(t, "夏言", "公谨", "ms-0001")
-	f.person(t, "王瑞", "", "ms-0002")
+	f.person(t, "应元", "", "ms-0002")
+	// The corpus the names came from: their entries, linked first.
+	entry := schemas.Chunk{ChunkID: "ms-0001", DocID: "ms", Total: 3, Seq: 1, Entry: "夏言", EntryChunk: "ms-0001",
+		Text: "夏言，字公谨，贵溪人。正德十二年进士。授行人，擢兵科给事中。时帝欲更定祀典，言请分祀天地，帝大悦。"}
+	other := schemas.Chunk{ChunkID: "ms-0002", DocID: "ms", Total: 3, Seq: 2, Entry: "应元", EntryChunk: "ms-0002",
+		Text: "子应元，字善长，万历中举人。尝与夏言论事不合，归。"}
+	f.store(t, "ms", entry, other)
+	f.handle(t, in(entry, "e0"), in(other, "e1"))
 	note := schemas.Chunk{ChunkID: "note-0000", DocID: "note", Total: 1,
 		Text: "夏言晚年归里，筑观澜书院，讲学其中，从游者数百人。"}
-	other := schemas.Chunk{ChunkID: "arch-0000", DocID: "arch", Total: 1, Text: "城陷，巡道王瑞旃自缢，其妻从之。"}
+	arch := schemas.Chunk{ChunkID: "arch-0000", DocID: "arch", Total: 1, Text: "魏忠贤使崔应元、许显纯拷掠之，备极惨毒。"}
 	f.store(t, "note", note)
-	f.store(t, "arch", other)
-	f.handle(t, in(note, "e1"), in(other, "e2"))
-	if got := f.linked(t, kg.PersonID("夏言", "ms-0001")); !slices.Equal(got, []string{"note-0000"}) {
-		t.Errorf("夏言 linked %v, want the note", got)
+	f.store(t, "arch", arch)
+	f.handle(t, in(note, "e2"), in(arch, "e3"))
+	if got := f.linked(t, kg.PersonID("夏言", "ms-0001")); !slices.Contains(got, "note-0000") {
+		t.Errorf("夏言 linked %v, want the note among them", got)
 	}
-	if got := f.linked(t, kg.PersonID("王瑞", "ms-0002")); len(got) != 0 {
-		t.Errorf("王瑞 linked %v inside 王瑞旃", got)
+	if got := f.linked(t, kg.PersonID("应元", "ms-0002")); slices.Contains(got, "arch-0000") {
+		t.Errorf("应元 linked %v: inside 崔应元", got)
 	}
 }
 
-// TestUndecidedMentionReviewed: a courtesy name two men share, in a chunk
-// that says nothing of either, opens a review with both as options and
+// TestUndecidedMentionReviewed: a name two men bear, in a chunk that says
+// nothing that tells them apart, opens a review with both as options and
 // "none"; a decision for one links the chunk to him once the decision's
 // update reaches the linker, and "none" unlinks it.
 func TestUndecidedMentionReviewed(t *testing.T) {
@@ -322,10 +343,10 @@ func TestUndecidedMentionReviewed(t *testing.T) {
 	}
 	f := &fixture{g: g, chunks: ch, c: c, st: st}
 	ctx := context.Background()
-	f.person(t, "林安", "子平", "v1-0001")
-	f.person(t, "周明", "子平", "v1-0002")
-	lin := kg.PersonID("林安", "v1-0001")
-	chunk := schemas.Chunk{ChunkID: "m-0000", DocID: "m", Total: 1, Text: "是日，与子平同游，留饮而去。"}
+	f.person(t, "王文", "千之", "v1-0001")
+	f.person(t, "王文", "子平", "v2-0001")
+	lin := kg.PersonID("王文", "v1-0001")
+	chunk := schemas.Chunk{ChunkID: "m-0000", DocID: "m", Total: 1, Text: "是日，吏部尚书王文等言，宜罢其事。"}
 	f.store(t, "m", chunk)
 	outs, err := st.Handle(ctx, []pipeline.Input{in(chunk, "e1")})
 	if err != nil {
@@ -337,9 +358,9 @@ func TestUndecidedMentionReviewed(t *testing.T) {
 			opened = append(opened, rv)
 		}
 	}
-	id := linker.ReviewID(tenant, "m-0000", "子平")
+	id := linker.ReviewID(tenant, "m-0000", "王文")
 	if len(opened) != 1 || opened[0].ReviewID != id || len(opened[0].Options) != 3 ||
-		opened[0].Relation != schemas.ReviewMention || opened[0].Subject != "子平" {
+		opened[0].Relation != schemas.ReviewMention || opened[0].Subject != "王文" {
 		t.Fatalf("reviews published %+v", opened)
 	}
 	if stored, err := rs.Review(ctx, tenant, id); err != nil || stored.Status != schemas.ReviewOpen {
@@ -353,7 +374,7 @@ func TestUndecidedMentionReviewed(t *testing.T) {
 		if _, err := rs.Decide(ctx, tenant, id, value); err != nil {
 			t.Fatal(err)
 		}
-		return f.handle(t, in(schemas.KGUpdate{EntityID: "review:" + id, Name: "子平", Type: schemas.EntityReview,
+		return f.handle(t, in(schemas.KGUpdate{EntityID: "review:" + id, Name: "王文", Type: schemas.EntityReview,
 			Chunks: []string{"m-0000"}}, event))
 	}
 	if us := decided(lin, "d1"); len(us) != 1 || us[0].EntityID != lin {

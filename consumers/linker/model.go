@@ -3,17 +3,28 @@ package linker
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 )
 
 // Model is the mention model: a logistic regression over the features of
-// one occurrence of a surface in a text (the characters around it, the
-// surface's first and last characters, whether it is a courtesy name),
-// fitted on a corpus whose entries label the names in their own text
-// (Fit; `annalist eval linking --fit`). Its weights are a profile's data
-// (internal/profile, mention_model.tsv), so the evidence of a language
-// travels with its profile. The zero Model says nothing: every
+// one occurrence of a surface in a text, fitted on a corpus whose
+// entries label the names in their own text (Fit; `annalist eval linking
+// --fit`). Its features are the context (the characters and classes
+// either side of the occurrence, whether it is a courtesy name) and how
+// names are written: how much more often the surface's first character
+// begins a name, and its last ends one, than the character occurs in the
+// text at all, and the same of the character after it as a name's last
+// (the name would go on: 王瑞 in 王瑞旃) and of the one before it as a
+// name's first (崔 before 应元). Those are
+// naive-Bayes log-ratios of counts over the distinct names of the fitting
+// corpus and its text, the names' estimate shrunk towards the text's, so
+// that a surname the corpus writes rarely still reads as one and 也 or
+// 者 never ends a name.
+// Its weights and counts are a profile's data (internal/profile,
+// mention_model.tsv and mention_chars.tsv), so the evidence of a
+// language travels with its profile. The zero Model says nothing: every
 // occurrence has log-likelihood ratio 0.
 type Model struct {
 	// W are the weights by feature; "b" is the bias.
@@ -21,32 +32,97 @@ type Model struct {
 	// Prior is the share of names among the examples the model was
 	// fitted on: the bias holds its log-odds, which LLR takes out.
 	Prior float64
+	// Chars are the counts the shape ratios are read from.
+	Chars CharCounts
+	ratio map[rune][4]float64
+	// unseen are the ratios of a character the counts never saw.
+	unseen [4]float64
 }
 
-// Feature names. A character feature is the prefix and the character
-// (or class); one seen too rarely in fitting is "?".
+// CharCounts are the counts of the characters of a corpus: per character,
+// its occurrences in the text and in the distinct names (as the first, as
+// the last, as any but the first, as any but the last character), and
+// the totals of each under the key 0.
+type CharCounts map[rune][5]int64
+
+// CharCountsOf reads a profile's character counts (internal/profile,
+// MentionChars): a row per character, "total" for the sums.
+func CharCountsOf(rows map[string][]int64) CharCounts {
+	if len(rows) == 0 {
+		return nil
+	}
+	out := make(CharCounts, len(rows))
+	for k, ns := range rows {
+		var r rune
+		if k != CharTotal {
+			rs := []rune(k)
+			if len(rs) != 1 {
+				continue
+			}
+			r = rs[0]
+		}
+		var row [5]int64
+		copy(row[:], ns)
+		out[r] = row
+	}
+	return out
+}
+
+// Rows is the inverse of CharCountsOf.
+func (c CharCounts) Rows() map[string][]int64 {
+	out := make(map[string][]int64, len(c))
+	for r, n := range c {
+		k := string(r)
+		if r == 0 {
+			k = CharTotal
+		}
+		out[k] = n[:]
+	}
+	return out
+}
+
+// CharTotal is the key of the sums among a profile's character counts.
+const CharTotal = "total"
+
+// The columns of a CharCounts row.
 const (
-	featBias     = "b"
-	featAlias    = "k:alias"
-	featLeft     = "l1:"
-	featRight    = "r1:"
-	featLeft2    = "l2:"
-	featRight2   = "r2:"
-	featFirst    = "f:"
-	featLast     = "e:"
-	featNonName  = "x:nonhan"
-	classStart   = "^"
-	classEnd     = "$"
-	classPunct   = "p"
-	classOpen    = "q"
-	classRare    = "?"
+	CountText = iota
+	CountFirst
+	CountLast
+	CountInner
+	CountHead
+)
+
+// Feature names. A character feature is the prefix and the character
+// (or class); one seen too rarely in fitting is "?". The "v:" features
+// are continuous: they weigh the log-ratios of CharCounts.
+const (
+	featBias    = "b"
+	featAlias   = "k:alias"
+	featLeft    = "l1:"
+	featRight   = "r1:"
+	featLeft2   = "l2:"
+	featRight2  = "r2:"
+	featFirst   = "v:first"
+	featLast    = "v:last"
+	featInner   = "v:right"
+	featHead    = "v:left"
+	featNonName = "x:nonhan"
+	classStart  = "^"
+	classEnd    = "$"
+	classPunct  = "p"
+	classOpen   = "q"
+	classRare   = "?"
+	// priorFeature holds the fitting prior among the profile weights.
 	priorFeature = "prior"
 )
 
-// NewModel reads a model from profile weights: feature → weight, with
-// the fitting prior under "prior". Nil or empty weights give the zero
-// Model.
-func NewModel(w map[string]float64) Model {
+// shapeFeatures are the continuous features, in the order of the ratios.
+var shapeFeatures = [4]string{featFirst, featLast, featInner, featHead}
+
+// NewModel reads a model from profile weights (Weights) and character
+// counts. Nil or empty weights give the zero Model.
+func NewModel(w map[string]float64, chars CharCounts) Model {
 	if len(w) == 0 {
 		return Model{}
 	}
@@ -58,10 +134,47 @@ func NewModel(w map[string]float64) Model {
 		}
 		m.W[k] = v
 	}
+	if len(chars) > 0 {
+		m.setChars(chars)
+	}
 	return m
 }
 
-// Weights returns the model as profile weights (the inverse of NewModel).
+// namePseudo (chosen by cross-validated log loss among 10 to 1000) is
+// the weight, in names, of the text's distribution in the
+// estimate of how names write a character: P(c | names) = (n(c) +
+// namePseudo·P(c | text)) / (names + namePseudo). A character names
+// never write gets log(namePseudo / (names + namePseudo)) whatever its
+// frequency in text; one the text never shows is read as text's rarest.
+const namePseudo = 300.0
+
+// setChars keeps the counts and reads their ratios: log P(c | names) -
+// log P(c | text) per column.
+func (m *Model) setChars(chars CharCounts) {
+	m.Chars = chars
+	m.ratio = make(map[rune][4]float64, len(chars))
+	tot := chars[0]
+	v := float64(len(chars))
+	pText := func(text int64) float64 { return (float64(text) + 0.5) / (float64(tot[CountText]) + 0.5*v) }
+	r := func(n, of, text int64) float64 {
+		p := pText(text)
+		return math.Log((float64(n)+namePseudo*p)/(float64(of)+namePseudo)) - math.Log(p)
+	}
+	of := [4]int64{tot[CountFirst], tot[CountLast], tot[CountInner], tot[CountHead]}
+	for c, n := range chars {
+		if c == 0 {
+			continue
+		}
+		m.ratio[c] = [4]float64{r(n[CountFirst], of[0], n[CountText]), r(n[CountLast], of[1], n[CountText]),
+			r(n[CountInner], of[2], n[CountText]), r(n[CountHead], of[3], n[CountText])}
+	}
+	for k := range m.unseen {
+		m.unseen[k] = r(0, of[k], 0)
+	}
+}
+
+// Weights returns the model's weights with its prior, as a profile holds
+// them (the inverse of NewModel with the model's Chars).
 func (m Model) Weights() map[string]float64 {
 	out := make(map[string]float64, len(m.W)+1)
 	for k, v := range m.W {
@@ -74,8 +187,14 @@ func (m Model) Weights() map[string]float64 {
 // LLR is the log-likelihood ratio of "a name stands here" for the
 // occurrence rs[start:end] against "these characters are part of
 // something else" (a longer name, a word): the model's log-odds with the
-// fitting prior's taken out. 0 for the zero Model.
+// fitting prior's taken out, Context plus Shape. 0 for the zero Model.
 func (m Model) LLR(rs []rune, start, end int, alias bool) float64 {
+	return m.Context(rs, start, end, alias) + m.Shape(rs[start:end], alias)
+}
+
+// Context is the part of LLR the occurrence's context gives: what
+// differs from one occurrence of a surface to another.
+func (m Model) Context(rs []rune, start, end int, alias bool) float64 {
 	if len(m.W) == 0 {
 		return 0
 	}
@@ -83,7 +202,50 @@ func (m Model) LLR(rs []rune, start, end int, alias bool) float64 {
 	for _, f := range features(rs, start, end, alias) {
 		z += m.weight(f)
 	}
+	sh := m.shape(rs, start, end, alias)
+	for k := 2; k < len(sh); k++ {
+		z += m.W[shapeFeatures[k]] * sh[k]
+	}
 	return z - logit(m.Prior)
+}
+
+// Shape is the part of LLR the surface's own characters give (how its
+// first and last characters stand in names); 0 for a courtesy name.
+func (m Model) Shape(surface []rune, alias bool) float64 {
+	if len(m.W) == 0 || alias || len(surface) == 0 {
+		return 0
+	}
+	sh := m.shape(surface, 0, len(surface), false)
+	return m.W[shapeFeatures[0]]*sh[0] + m.W[shapeFeatures[1]]*sh[1]
+}
+
+// shape are the values of the continuous features of rs[start:end]: the
+// ratios of its first and last characters (none for a courtesy name,
+// which no surname begins), of the character after it as a name's last
+// (王景彰 would be a name, so 王景 is not one there) and of the one before
+// it as a name's first (崔 before 应元) (0 where there is no Han
+// character).
+func (m Model) shape(rs []rune, start, end int, alias bool) [4]float64 {
+	var out [4]float64
+	if m.ratio == nil {
+		return out
+	}
+	of := func(r rune, k int) float64 {
+		if v, ok := m.ratio[r]; ok {
+			return v[k]
+		}
+		return m.unseen[k]
+	}
+	if !alias {
+		out[0], out[1] = of(rs[start], 0), of(rs[end-1], 1)
+	}
+	if end < len(rs) && isHan(rs[end]) {
+		out[2] = of(rs[end], 1)
+	}
+	if start > 0 && isHan(rs[start-1]) {
+		out[3] = of(rs[start-1], 0)
+	}
+	return out
 }
 
 // weight is a feature's weight; a character feature the model does not
@@ -92,15 +254,43 @@ func (m Model) weight(f string) float64 {
 	if w, ok := m.W[f]; ok {
 		return w
 	}
-	if i := strings.IndexByte(f, ':'); i > 0 {
-		return m.W[f[:i+1]+classRare]
-	}
-	return 0
+	return m.W[m.rareClass(f)]
 }
 
-// features are the features of the occurrence rs[start:end].
+// rareClass is the class a feature seen too rarely counts as: its
+// prefix's "?", and for the character either side of a surface, "?+" or
+// "?-" by whether the character writes names more often than text (as a
+// name's first before the surface, as its last after it), so that a rare
+// character that could go on a name (旃 after 王瑞) does not count as a
+// rare verb does.
+func (m Model) rareClass(f string) string {
+	i := strings.IndexByte(f, ':')
+	if i < 0 {
+		return ""
+	}
+	prefix, rest := f[:i+1], f[i+1:]
+	k := -1
+	switch prefix {
+	case featLeft:
+		k = 0
+	case featRight:
+		k = 1
+	}
+	rs := []rune(rest)
+	if k < 0 || m.ratio == nil || len(rs) != 1 || !isHan(rs[0]) {
+		return prefix + classRare
+	}
+	v, ok := m.ratio[rs[0]]
+	if !ok && m.unseen[k] > 0 || ok && v[k] > 0 {
+		return prefix + classRare + "+"
+	}
+	return prefix + classRare + "-"
+}
+
+// features are the binary features of the occurrence rs[start:end]: the
+// context, and whether the surface holds a character that is not Han.
 func features(rs []rune, start, end int, alias bool) []string {
-	fs := make([]string, 0, 9)
+	fs := make([]string, 0, 7)
 	fs = append(fs, featBias)
 	if alias {
 		fs = append(fs, featAlias)
@@ -118,10 +308,6 @@ func features(rs []rune, start, end int, alias bool) []string {
 			break
 		}
 	}
-	if !alias {
-		fs = append(fs, featFirst+string(rs[start]))
-	}
-	fs = append(fs, featLast+string(rs[end-1]))
 	return fs
 }
 
@@ -167,7 +353,7 @@ func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
 // Example is one occurrence for fitting: the span Start:End of Text (rune
 // offsets) is a name (Name) or is not, and is a courtesy or art name
 // (Alias). Group keeps the examples of one document together in
-// cross-validation.
+// cross-validation; examples of a group share their Text.
 type Example struct {
 	Text       []rune
 	Start, End int
@@ -182,18 +368,21 @@ type Example struct {
 
 // FitConfig configures Fit. The zero value is usable.
 type FitConfig struct {
-	// MinCount drops features seen in fewer examples (default 3): their
+	// MinCount drops features seen in fewer examples (default 5): their
 	// occurrences count as the rare class of their prefix.
 	MinCount int
 	// L2 is the ridge penalty (default 1.0).
 	L2 float64
 	// Iterations of the optimiser (default 300).
 	Iterations int
+	// Without are feature families (prefixes such as "l2:", or "v:" for
+	// the shape) left out of the model: their features get no weight.
+	Without []string
 }
 
 func (c FitConfig) withDefaults() FitConfig {
 	if c.MinCount <= 0 {
-		c.MinCount = 3
+		c.MinCount = 5
 	}
 	if c.L2 <= 0 {
 		c.L2 = 1
@@ -204,13 +393,59 @@ func (c FitConfig) withDefaults() FitConfig {
 	return c
 }
 
-// Fit fits the mention model on examples: an L2-regularised logistic
-// regression, optimised with full-batch gradient descent and AdaGrad
-// steps (the problem is convex and small: a few features per example).
+// countChars counts the characters of the examples' texts and of the
+// distinct names among them (not courtesy names).
+func countChars(examples []Example) CharCounts {
+	out := CharCounts{}
+	add := func(r rune, k int) {
+		n := out[r]
+		n[k]++
+		out[r] = n
+		t := out[0]
+		t[k]++
+		out[0] = t
+	}
+	texts := map[int]bool{}
+	names := map[string]bool{}
+	for _, e := range examples {
+		if !texts[e.Group] {
+			texts[e.Group] = true
+			for _, r := range e.Text {
+				if isHan(r) {
+					add(r, CountText)
+				}
+			}
+		}
+		name := e.Text[e.Start:e.End]
+		if !e.Name || e.Alias || names[string(name)] {
+			continue
+		}
+		names[string(name)] = true
+		add(name[0], CountFirst)
+		add(name[len(name)-1], CountLast)
+		for i, r := range name {
+			if i > 0 {
+				add(r, CountInner)
+			}
+			if i < len(name)-1 {
+				add(r, CountHead)
+			}
+		}
+	}
+	return out
+}
+
+// Fit fits the mention model on examples: the characters are counted on
+// them, then an L2-regularised logistic regression is optimised with
+// full-batch gradient descent and AdaGrad steps (the problem is convex
+// and small: a few features per example).
 func Fit(examples []Example, cfg FitConfig) (Model, error) {
 	cfg = cfg.withDefaults()
 	if len(examples) == 0 {
 		return Model{}, fmt.Errorf("fit the mention model: no examples")
+	}
+	left := func(f string) bool {
+		return slices.ContainsFunc(cfg.Without, func(p string) bool { return strings.HasPrefix(f, p) })
 	}
 	pos := 0
 	counts := map[string]int{}
@@ -219,9 +454,11 @@ func Fit(examples []Example, cfg FitConfig) (Model, error) {
 		if e.Start < 0 || e.End > len(e.Text) || e.End <= e.Start {
 			return Model{}, fmt.Errorf("fit the mention model: example %d: span %d:%d of a %d-rune text", i, e.Start, e.End, len(e.Text))
 		}
-		raw[i] = features(e.Text, e.Start, e.End, e.Alias)
-		for _, f := range raw[i] {
-			counts[f]++
+		for _, f := range features(e.Text, e.Start, e.End, e.Alias) {
+			if !left(f) {
+				raw[i] = append(raw[i], f)
+				counts[f]++
+			}
 		}
 		if e.Name {
 			pos++
@@ -230,13 +467,25 @@ func Fit(examples []Example, cfg FitConfig) (Model, error) {
 	if pos == 0 || pos == len(examples) {
 		return Model{}, fmt.Errorf("fit the mention model: %d names among %d examples, want both kinds", pos, len(examples))
 	}
-	// Feature indices, rare ones folded into their prefix's rare class.
+	m := Model{}
+	shape := !left("v:")
+	if shape {
+		m.setChars(countChars(examples))
+	}
+	// Feature indices, rare ones folded into their prefix's rare class;
+	// the continuous features come first.
 	index := map[string]int{}
 	var names []string
+	if shape {
+		for k, f := range shapeFeatures {
+			index[f] = k
+		}
+		names = append(names, shapeFeatures[:]...)
+	}
 	id := func(f string) int {
 		if counts[f] < cfg.MinCount {
-			if i := strings.IndexByte(f, ':'); i > 0 {
-				f = f[:i+1] + classRare
+			if c := m.rareClass(f); c != "" {
+				f = c
 			}
 		}
 		if k, ok := index[f]; ok {
@@ -247,10 +496,14 @@ func Fit(examples []Example, cfg FitConfig) (Model, error) {
 		return len(names) - 1
 	}
 	xs := make([][]int, len(examples))
+	vs := make([][4]float64, len(examples))
 	ys := make([]float64, len(examples))
 	for i, fs := range raw {
 		for _, f := range fs {
 			xs[i] = append(xs[i], id(f))
+		}
+		if e := examples[i]; shape {
+			vs[i] = m.shape(e.Text, e.Start, e.End, e.Alias)
 		}
 		if examples[i].Name {
 			ys[i] = 1
@@ -269,9 +522,19 @@ func Fit(examples []Example, cfg FitConfig) (Model, error) {
 			for _, k := range x {
 				z += w[k]
 			}
+			if shape {
+				for k, v := range vs[i] {
+					z += w[k] * v
+				}
+			}
 			d := sigmoid(z) - ys[i]
 			for _, k := range x {
 				g[k] += d
+			}
+			if shape {
+				for k, v := range vs[i] {
+					g[k] += d * v
+				}
 			}
 		}
 		for k := range w {
@@ -285,7 +548,7 @@ func Fit(examples []Example, cfg FitConfig) (Model, error) {
 			}
 		}
 	}
-	m := Model{W: make(map[string]float64, len(names)), Prior: float64(pos) / n}
+	m.W, m.Prior = make(map[string]float64, len(names)), float64(pos)/n
 	for k, f := range names {
 		if w[k] != 0 {
 			m.W[f] = w[k]

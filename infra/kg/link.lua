@@ -115,22 +115,25 @@ for a = 2, #ARGV, NF do
     end
     -- A surface's counts over the corpus (surfstat) take this chunk's
     -- share again: what it gave before is taken back first.
-    local dOcc, dNamed = 0, 0
+    local total = {}
     for _, line in ipairs(split(seen, '\n')) do
       local f = split(line, '\t')
-      local occ, named = tonumber(f[3] or '0'), tonumber(f[4] or '0')
+      local now = split(f[3] or '', ',')
       local old = split(redis.call('HGET', P .. 'surfchunks:' .. f[1], chunk) or '', '\t')
-      local po, pn = tonumber(old[2] or '0') or 0, tonumber(old[3] or '0') or 0
-      if occ ~= po or named ~= pn then
-        redis.call('HINCRBY', P .. 'surfstat', 'o:' .. f[1], occ - po)
-        redis.call('HINCRBY', P .. 'surfstat', 'n:' .. f[1], named - pn)
-        dOcc, dNamed = dOcc + occ - po, dNamed + named - pn
+      local was = split(old[2] or '', ',')
+      for k = 1, 8 do
+        local d = (tonumber(now[k] or '0') or 0) - (tonumber(was[k] or '0') or 0)
+        if d ~= 0 then
+          redis.call('HINCRBY', P .. 'surfstat', 'b' .. (k - 1) .. ':' .. f[1], d)
+          total[k] = (total[k] or 0) + d
+        end
       end
-      redis.call('HSET', P .. 'surfchunks:' .. f[1], chunk, f[2] .. '\t' .. occ .. '\t' .. named)
+      redis.call('HSET', P .. 'surfchunks:' .. f[1], chunk, f[2] .. '\t' .. (f[3] or ''))
     end
-    if dOcc ~= 0 or dNamed ~= 0 then
-      redis.call('HINCRBY', P .. 'surfstat', 'o', dOcc)
-      redis.call('HINCRBY', P .. 'surfstat', 'n', dNamed)
+    for k = 1, 8 do
+      if total[k] and total[k] ~= 0 then
+        redis.call('HINCRBY', P .. 'surfstat', 'b' .. (k - 1), total[k])
+      end
     end
     local v = tonumber(version)
     local cur = tonumber(redis.call('ZSCORE', P .. 'linkver', chunk) or '-1')

@@ -151,27 +151,32 @@ func TestSurfaceStats(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	row := func(chunk, doc, token, named string) []string {
-		return []string{chunk, doc, "2", token, `[{"entity":"` + ye + `","surface":"叶向高"}]`, ye, "叶向高\t1\t2\t" + named, ""}
+	row := func(chunk, doc, token, bins string) []string {
+		return []string{chunk, doc, "2", token, `[{"entity":"` + ye + `","surface":"叶向高"}]`, ye, "叶向高\t1\t" + bins, ""}
 	}
-	if _, err := s.Link(ctx, tenant, [][]string{row("a-0000", "a", "t1", "1500"), row("b-0000", "b", "t1", "2000")}); err != nil {
+	st := func(bins ...int64) graph.SurfaceStat {
+		var s graph.SurfaceStat
+		copy(s.Bins[:], bins)
+		return s
+	}
+	if _, err := s.Link(ctx, tenant, [][]string{row("a-0000", "a", "t1", "0,0,0,0,0,1,1,0"), row("b-0000", "b", "t1", "0,0,0,0,0,0,2,0")}); err != nil {
 		t.Fatal(err)
 	}
-	stat(graph.SurfaceStat{Occurrences: 4, NamedMilli: 3500}, graph.SurfaceStat{Occurrences: 4, NamedMilli: 3500})
+	stat(st(0, 0, 0, 0, 0, 1, 3, 0), st(0, 0, 0, 0, 0, 1, 3, 0))
 	// Linked again, read otherwise: the chunk's share is replaced.
-	if _, err := s.Link(ctx, tenant, [][]string{row("a-0000", "a", "t2", "1800")}); err != nil {
+	if _, err := s.Link(ctx, tenant, [][]string{row("a-0000", "a", "t2", "1,0,0,0,0,0,1,0")}); err != nil {
 		t.Fatal(err)
 	}
-	stat(graph.SurfaceStat{Occurrences: 4, NamedMilli: 3800}, graph.SurfaceStat{Occurrences: 4, NamedMilli: 3800})
-	if _, err := s.Link(ctx, tenant, [][]string{row("a-0000", "a", "t3", "1800")}); err != nil {
+	stat(st(1, 0, 0, 0, 0, 0, 3, 0), st(1, 0, 0, 0, 0, 0, 3, 0))
+	if _, err := s.Link(ctx, tenant, [][]string{row("a-0000", "a", "t3", "1,0,0,0,0,0,1,0")}); err != nil {
 		t.Fatal(err)
 	}
-	stat(graph.SurfaceStat{Occurrences: 4, NamedMilli: 3800}, graph.SurfaceStat{Occurrences: 4, NamedMilli: 3800})
+	stat(st(1, 0, 0, 0, 0, 0, 3, 0), st(1, 0, 0, 0, 0, 0, 3, 0))
 	if err := c.HSet(ctx, "doc:{"+tenant+"}:b", "chunks", "1", "retracted", "2026-01-01T00:00:00Z").Err(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Retract(ctx, tenant, schemas.Retraction{DocID: "b", Reason: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	stat(graph.SurfaceStat{Occurrences: 2, NamedMilli: 1800}, graph.SurfaceStat{Occurrences: 2, NamedMilli: 1800})
+	stat(st(1, 0, 0, 0, 0, 0, 1, 0), st(1, 0, 0, 0, 0, 0, 1, 0))
 }

@@ -144,16 +144,17 @@ for _, c in ipairs(chunks) do
           -- with it.
           local v = redis.call('HGET', P .. 'surfchunks:' .. m.surface, c)
           if v then
-            local f = {}
-            for x in string.gmatch(v, '[^\t]+') do
-              f[#f + 1] = x
-            end
-            local po, pn = tonumber(f[2] or '0') or 0, tonumber(f[3] or '0') or 0
-            if po ~= 0 or pn ~= 0 then
-              redis.call('HINCRBY', P .. 'surfstat', 'o:' .. m.surface, -po)
-              redis.call('HINCRBY', P .. 'surfstat', 'n:' .. m.surface, -pn)
-              redis.call('HINCRBY', P .. 'surfstat', 'o', -po)
-              redis.call('HINCRBY', P .. 'surfstat', 'n', -pn)
+            local tab = string.find(v, '\t', 1, true)
+            local k = 0
+            if tab then
+              for x in string.gmatch(string.sub(v, tab + 1), '[^,]+') do
+                local n = tonumber(x) or 0
+                if n ~= 0 then
+                  redis.call('HINCRBY', P .. 'surfstat', 'b' .. k .. ':' .. m.surface, -n)
+                  redis.call('HINCRBY', P .. 'surfstat', 'b' .. k, -n)
+                end
+                k = k + 1
+              end
             end
             redis.call('HDEL', P .. 'surfchunks:' .. m.surface, c)
           end

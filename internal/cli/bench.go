@@ -86,6 +86,7 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	nPages := fs.Int("pages", 20, "regenerate: pages published before the updates")
 	nUpdates := fs.Int("updates", 30, "regenerate: documents streamed (a third new, a third superseding them, a third retracting them)")
 	kindFlag := fs.String("kind", schemas.KindBiography, "generate, regenerate: page kind: biography, topic, or all (side by side)")
+	notes := fs.String("notes", NotesPlain, "regenerate: how the update notes are written: plain (the name and a new statement, in several wordings) or context (with the examination year and native place the graph holds)")
 	procs := fs.Int("processes", 0, "regenerate: run the generation stages (scheduler included) as this many `annalist consume generate` processes (0: in this process)")
 	engine := fs.String("engine", "offline", "ingest: offline (the --llm-* flags are ignored), or llm: the LLM engine on the --llm-* server, or without --llm-base-url the scripted ingestion model (internal/eval) served on 127.0.0.1")
 	fs.IntVar(&rc.Dim, "dim", 256, "vector: dimension")
@@ -123,7 +124,10 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 		if *nPages < 2 || *nUpdates <= 0 || *procs < 0 {
 			return fmt.Errorf("%w: --pages must be at least 2, --updates positive, --processes not negative", errUsage)
 		}
-		return benchRegenerateKinds(ctx, io, s, dir, kinds, *nPages, *nUpdates, *procs, *keep, *seed)
+		if *notes != NotesPlain && *notes != NotesContext {
+			return fmt.Errorf("%w: --notes must be %s or %s", errUsage, NotesPlain, NotesContext)
+		}
+		return benchRegenerateKinds(ctx, io, s, dir, kinds, *nPages, *nUpdates, *procs, *keep, *seed, *notes)
 	}
 	if pos[0] == "generate" {
 		n := 100

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"os/exec"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -48,9 +50,23 @@ type BenchRegenerate struct {
 	// Untouched counts the pages without an update that kept their
 	// version.
 	Untouched int `json:"untouched"`
-	// Missed counts the updates no page version named within the
-	// timeout (those subjects sit out the later rounds).
-	Missed int `json:"missed"`
+	// Missed counts the updates whose page did not follow within the
+	// timeout (those subjects sit out the later rounds): no version named
+	// the document among its triggers, or the version that did left the
+	// document's chunks uncited (a new or superseding document) or still
+	// cited them (a retraction). Uncited counts the second case.
+	Missed   int     `json:"missed"`
+	Uncited  int     `json:"uncited"`
+	MissRate float64 `json:"missed_rate"`
+	// MissedByNameLength and SubjectsByNameLength count, by the number of
+	// characters of the name the note names, the updates missed and the
+	// subjects updated.
+	MissedByNameLength   map[int]int `json:"missed_by_name_length"`
+	SubjectsByNameLength map[int]int `json:"subjects_by_name_length"`
+	// Notes is how the notes were written: plain (the name and a new
+	// statement, in several phrasings) or context (with the examination
+	// year and native place the graph holds, for comparison).
+	Notes string `json:"notes"`
 	// Subjects are the subjects the updates were about.
 	Subjects []string `json:"subjects"`
 	// Rounds are the phases: new evidence, supersession, retraction.
@@ -90,8 +106,12 @@ type regenUpdate struct {
 	ms       float64
 	version  int
 	done     bool
-	// missed is set when the page did not follow within the timeout.
-	missed bool
+	// missed is set when the page did not follow within the timeout;
+	// uncited when it followed without citing the document (or, for a
+	// retraction, still citing it).
+	missed, uncited bool
+	// phrasing picks the plain note's wording.
+	phrasing int
 }
 
 // livingScenario drives the living-pages rounds shared by `bench
@@ -109,7 +129,22 @@ type livingScenario struct {
 	afterRound func(reason string, ups []*regenUpdate)
 	// kind is the kind of the pages; empty is biography.
 	kind string
+	// notes is NotesPlain (the default) or NotesContext.
+	notes string
+	// seed picks the plain notes' wordings.
+	seed uint64
 }
+
+// How `bench regenerate` writes its notes (--notes).
+const (
+	// NotesPlain: the person's name and a new statement about him, in one
+	// of several wordings, the name wherever the wording puts it; nothing
+	// else a reader or the linker could tell him by.
+	NotesPlain = "plain"
+	// NotesContext: the notes of earlier rounds, which carry the
+	// examination year and native place the graph holds.
+	NotesContext = "context"
+)
 
 // pageKind is the scenario's page kind.
 func (sc livingScenario) pageKind() string {
@@ -127,15 +162,46 @@ func (u *regenUpdate) named() string {
 	return u.subject
 }
 
-// updateText is the bench's update document: a note from another
+// plainNotes are the wordings of plain notes: a statement the person's
+// entry does not make, with his name (%[1]s) where a writer would put it.
+// A superseding version takes another wording.
+var plainNotes = []string{
+	"%[1]s晚年归里，筑室山中，聚书数千卷，讲学其间，从游者甚众。",
+	"乡人言%[1]s少时家贫，借书手抄，寒暑不辍，闻者异之。",
+	"%[1]s尝游名山，与方外士论道，归而作《游山记》一卷。",
+	"时人称%[1]s廉介，居官所得俸禄，悉以周贫乏，家无余财。",
+	"%[1]s好为诗，其诗清婉可诵，今存者数十首。",
+	"或谓%[1]s性刚直，遇事敢言，同列多惮之。",
+	"后人过其故居，犹能道%[1]s遗事，为立祠祀之。",
+	"%[1]s家居时，岁饥，出粟赈乡里，全活者千余人。",
+}
+
+// phrasing picks a subject's wording of plain notes, seeded.
+func phrasing(seed uint64, name string) int {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return int((h.Sum64() ^ seed) % uint64(len(plainNotes)))
+}
+
+// plainNote is a plain note about name in wording k of plainNotes.
+func plainNote(name string, k int) string {
+	return fmt.Sprintf(plainNotes[k%len(plainNotes)], name) + "\n"
+}
+
+// noteText is the note of an update in round (0 new, 1 superseding).
+func (sc livingScenario) noteText(u *regenUpdate, round int) string {
+	if sc.notes == NotesContext {
+		return updateText(u.named(), u.date, u.place, round)
+	}
+	return plainNote(u.named(), u.phrasing+round*(len(plainNotes)/2))
+}
+
+// updateText is the note of `--notes context`: a note from another
 // collection that names the subject in passing and tells something the
-// subject's entry does not (a retreat and a book). It carries the context
-// a reader, and the entity linker, needs to tell whom it names: a date in
-// the subject's life (his examination year) and his native place, as such
-// notes do. It reaches the page through the linker (a mention of the
-// subject) and the drafter, which gives the passages of the documents a
-// regeneration is for a place among the notable ones. The superseding
-// version tells it otherwise.
+// subject's entry does not (a retreat and a book), with the context a
+// reader, and the entity linker, could tell whom it names by: a date in
+// the subject's life (his examination year) and his native place. The
+// superseding version tells it otherwise.
 func updateText(subject, date, place string, round int) string {
 	names := []string{"松庵", "竹溪"}
 	books := []string{"十卷", "八卷"}
@@ -188,7 +254,7 @@ func (sc livingScenario) round(ctx context.Context, reason string, ups []*regenU
 				round = 1
 			}
 			it, err := producers.NewItem(schemas.Document{Source: u.source, Title: "notes on " + u.named(),
-				Collection: "notes", Text: updateText(u.named(), u.date, u.place, round)})
+				Collection: "notes", Text: sc.noteText(u, round)})
 			if err != nil {
 				return BenchRound{}, err
 			}
@@ -199,7 +265,7 @@ func (sc livingScenario) round(ctx context.Context, reason string, ups []*regenU
 		}
 		u.done = false
 	}
-	if err := sc.wait(ctx, ups, base); err != nil {
+	if err := sc.wait(ctx, reason, ups, base); err != nil {
 		return BenchRound{}, err
 	}
 	if sc.afterRound != nil {
@@ -228,7 +294,7 @@ func (sc livingScenario) round(ctx context.Context, reason string, ups []*regenU
 
 // wait polls the page store until every update's page has a version
 // naming the update's document, recording the latency and the version.
-func (sc livingScenario) wait(ctx context.Context, ups []*regenUpdate, base map[string]int) error {
+func (sc livingScenario) wait(ctx context.Context, reason string, ups []*regenUpdate, base map[string]int) error {
 	deadline := time.Now().Add(sc.timeout)
 	for {
 		pending := 0
@@ -241,10 +307,16 @@ func (sc livingScenario) wait(ctx context.Context, ups []*regenUpdate, base map[
 				return err
 			}
 			if err == nil && p.Version > base[u.subject] && slices.Contains(p.TriggerDocIDs, u.docID) {
-				u.done, u.version = true, p.Version
-				u.ms = float64(time.Since(u.sent).Microseconds()) / 1000
-				base[u.subject] = p.Version
-				continue
+				// The page follows once a version for the document cites
+				// it (or, after a retraction, no longer does); a version
+				// that did not may be followed by one that does.
+				if cites(p, u.docID) != (reason == schemas.ReasonRetracted) {
+					u.done, u.version, u.uncited = true, p.Version, false
+					u.ms = float64(time.Since(u.sent).Microseconds()) / 1000
+					base[u.subject] = p.Version
+					continue
+				}
+				u.uncited = true
 			}
 			pending++
 		}
@@ -253,13 +325,13 @@ func (sc livingScenario) wait(ctx context.Context, ups []*regenUpdate, base map[
 		}
 		if time.Now().After(deadline) {
 			// Missed: the update never reached its page (the linker did
-			// not take the note to name the subject, say). Counted, and
-			// left out of the rounds after.
+			// not take the note to name the subject, say, or the page
+			// left it out). Counted, and left out of the rounds after.
 			for _, u := range ups {
 				if !u.done {
 					u.missed = true
-					sc.log.Warn().Str("subject", u.subject).Str("doc_id", u.docID).Dur("waited", sc.timeout).
-						Msg("page did not follow its update")
+					sc.log.Warn().Str("subject", u.subject).Str("doc_id", u.docID).Bool("uncited", u.uncited).
+						Dur("waited", sc.timeout).Msg("page did not follow its update")
 				}
 			}
 			return nil
@@ -270,6 +342,14 @@ func (sc livingScenario) wait(ctx context.Context, ups []*regenUpdate, base map[
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+}
+
+// cites reports whether a page cites a chunk of document doc (a chunk id
+// is its document's id and a sequence number).
+func cites(p schemas.Page, doc string) bool {
+	return slices.ContainsFunc(p.Sentences, func(st schemas.PageSentence) bool {
+		return slices.ContainsFunc(st.Citations, func(c schemas.Citation) bool { return strings.HasPrefix(c.ChunkID, doc+"-") })
+	})
 }
 
 // staleCitations counts the citations of the subjects' current pages
@@ -299,7 +379,7 @@ func (sc livingScenario) staleCitations(ctx context.Context, subjects []string, 
 // same corpus: biographies of persons with an entry, or topic pages of
 // places with enough edges, whose updates are notes naming a native of
 // the place. One kind prints one BenchRegenerate; several a JSON array.
-func benchRegenerateKinds(ctx context.Context, io IO, s service, dir string, kinds []string, n, m, procs int, keep bool, seed uint64) error {
+func benchRegenerateKinds(ctx context.Context, io IO, s service, dir string, kinds []string, n, m, procs int, keep bool, seed uint64, notes string) error {
 	a, log, ing, subjects, cleanup, err := benchCorpus(ctx, io, s, "bench regenerate", dir, n, keep, seed)
 	if err != nil {
 		return err
@@ -347,7 +427,8 @@ func benchRegenerateKinds(ctx context.Context, io IO, s service, dir string, kin
 			}
 		}
 		var out BenchRegenerate
-		out, err = runLiving(ctx, livingScenario{a: a, tenant: s.tenant, log: log, timeout: time.Minute, kind: kind}, subs, m)
+		out, err = runLiving(ctx, livingScenario{a: a, tenant: s.tenant, log: log, timeout: time.Minute, kind: kind,
+			notes: notes, seed: seed}, subs, m)
 		if err != nil {
 			break
 		}
@@ -376,6 +457,8 @@ func benchRegenerateKinds(ctx context.Context, io IO, s service, dir string, kin
 		fmt.Fprintf(io.Stdout, "sentences kept %d, rewritten %d, added %d, removed %d (kept share %.2f); stale citations %d; untouched pages %d\n",
 			out.SentencesKept, out.SentencesRewritten, out.SentencesAdded, out.SentencesRemoved, out.KeptShare,
 			out.StaleCitations, out.Untouched)
+		fmt.Fprintf(io.Stdout, "%s notes: missed %d of %d updates (%d followed uncited); by name length: missed %v of subjects %v\n",
+			out.Notes, out.Missed, out.Updates, out.Uncited, out.MissedByNameLength, out.SubjectsByNameLength)
 	}
 	return nil
 }
@@ -447,8 +530,14 @@ func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int)
 		}
 	}
 	out.Pages = len(withPages)
-	// The updated subjects: the first of those the graph knows a native
-	// place of (an update note names it), at most half the pages.
+	// The updated subjects: the first of the pages' subjects (drawn at
+	// random from the persons with an entry), at most half the pages;
+	// with context notes, only those the graph knows a native place of.
+	notes := sc.notes
+	if notes == "" {
+		notes = NotesPlain
+	}
+	out.Notes = notes
 	var targets []*regenUpdate
 	for _, s := range withPages {
 		if len(targets) == min((m+2)/3, len(withPages)/2) {
@@ -464,21 +553,27 @@ func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int)
 				continue
 			}
 		}
-		date, place, ok, err := noteContext(ctx, sc.a, sc.tenant, person)
-		if err != nil {
-			return out, err
+		u := &regenUpdate{subject: s, source: "notes/" + s + ".txt", phrasing: phrasing(sc.seed, person)}
+		if person != s {
+			u.person, u.source = person, "notes/"+s+"/"+person+".txt"
 		}
-		if ok {
-			u := &regenUpdate{subject: s, source: "notes/" + s + ".txt", date: date, place: place}
-			if person != s {
-				u.person, u.source = person, "notes/"+s+"/"+person+".txt"
+		if notes == NotesContext {
+			date, place, ok, err := noteContext(ctx, sc.a, sc.tenant, person)
+			if err != nil {
+				return out, err
 			}
-			targets = append(targets, u)
+			if !ok {
+				continue
+			}
+			u.date, u.place = date, place
 		}
+		targets = append(targets, u)
 	}
 	k := len(targets)
+	out.MissedByNameLength, out.SubjectsByNameLength = map[int]int{}, map[int]int{}
 	for _, u := range targets {
 		out.Subjects = append(out.Subjects, u.subject)
+		out.SubjectsByNameLength[utf8.RuneCountInString(u.named())]++
 	}
 	if k == 0 {
 		return out, fmt.Errorf("%d pages published, none of a subject with a known native place (or, for a topic, a native): too few for the updates", len(withPages))
@@ -504,6 +599,10 @@ func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int)
 		for _, u := range ups {
 			if u.missed {
 				out.Missed++
+				out.MissedByNameLength[utf8.RuneCountInString(u.named())]++
+				if u.uncited {
+					out.Uncited++
+				}
 				continue
 			}
 			kept = append(kept, u)
@@ -559,6 +658,9 @@ func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int)
 	}
 	if out.Seconds > 0 {
 		out.PagesPerSecond = float64(out.Regenerated) / out.Seconds
+	}
+	if out.Updates > 0 {
+		out.MissRate = float64(out.Missed) / float64(out.Updates)
 	}
 	if out.StaleCitations, err = sc.staleCitations(ctx, withPages, retracted); err != nil {
 		return out, err

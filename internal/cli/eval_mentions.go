@@ -44,7 +44,10 @@ func evalMentions(ctx context.Context, io IO, args []string) error {
 	s.register(fs)
 	var dirs dirList
 	fs.Var(&dirs, "data", "a folder to ingest first (repeat the flag: ingested in order)")
-	n := fs.Int("sample", 100, "mentions to print for judging")
+	n := fs.Int("sample", 100, "resolved mentions outside the person's entry to print for judging (precision)")
+	recall := fs.Int("recall", 0, "occurrences of the graph's persons' full names to print with what the linker made of them (recall)")
+	recallIn := fs.String("recall-collection", "", "draw the recall sample from this collection's chunks only (default: every collection)")
+	amb := fs.Int("ambiguous", 0, "mentions of a surface several persons bear to print with what became of them")
 	seed := fs.Uint64("seed", 1, "seed of the sample")
 	keep := fs.Bool("keep", false, "keep the evaluation's data directory instead of deleting it")
 	pos, err := parse(fs, args)
@@ -54,8 +57,8 @@ func evalMentions(ctx context.Context, io IO, args []string) error {
 	if len(pos) > 1 || len(pos) == 1 && pos[0] != "mentions" {
 		return fmt.Errorf("%w: want `eval mentions [--data DIR]... [--sample N] [--seed S]`", errUsage)
 	}
-	if *n < 0 {
-		return fmt.Errorf("%w: --sample must not be negative", errUsage)
+	if *n < 0 || *recall < 0 || *amb < 0 {
+		return fmt.Errorf("%w: --sample, --recall and --ambiguous must not be negative", errUsage)
 	}
 	need := app.Needs{Redis: true}
 	if len(dirs) > 0 {
@@ -84,7 +87,7 @@ func evalMentions(ctx context.Context, io IO, args []string) error {
 	if err := linkStored(ctx, a, s.tenant, ids, log); err != nil {
 		return err
 	}
-	report, err := eval.Mentions(ctx, eval.MentionSource{
+	report, err := eval.MentionsWith(ctx, eval.MentionSource{
 		Chunks: func(ctx context.Context, ids []string) ([]schemas.Chunk, error) {
 			return a.Chunks.Get(ctx, s.tenant, ids)
 		},
@@ -96,7 +99,8 @@ func evalMentions(ctx context.Context, io IO, args []string) error {
 			}
 			return e.EntryChunk, err
 		},
-	}, ids, *n, *seed)
+		Persons: func(ctx context.Context) ([]string, error) { return a.KG.Nodes(ctx, s.tenant, schemas.EntityPerson) },
+	}, ids, eval.MentionOptions{Sample: *n, Recall: *recall, RecallCollection: *recallIn, Ambiguous: *amb, Seed: *seed})
 	if err != nil {
 		return err
 	}
@@ -106,8 +110,8 @@ func evalMentions(ctx context.Context, io IO, args []string) error {
 	if s.json {
 		return writeJSON(io.Stdout, report)
 	}
-	fmt.Fprintf(io.Stdout, "chunks %d (with mentions %d), mentions %d: resolved %d (outside the person's entry %d), ambiguous %d, single candidate unresolved %d\n",
-		report.Chunks, report.Linked, report.Mentions, report.Resolved, report.Outside, report.Ambiguous, report.Unresolved)
+	fmt.Fprintf(io.Stdout, "chunks %d (with mentions %d), mentions %d: resolved %d (outside the person's entry %d), ambiguous %d, single candidate unresolved %d, sent to review %d\n",
+		report.Chunks, report.Linked, report.Mentions, report.Resolved, report.Outside, report.Ambiguous, report.Unresolved, report.Reviewed)
 	var cols []string
 	for c := range report.Collections {
 		cols = append(cols, c)
@@ -118,7 +122,17 @@ func evalMentions(ctx context.Context, io IO, args []string) error {
 		fmt.Fprintf(io.Stdout, "  %-20s chunks %d mentions %d resolved %d outside %d ambiguous %d\n", c, m.Chunks, m.Mentions, m.Resolved, m.Outside, m.Ambiguous)
 	}
 	for i, sm := range report.Samples {
-		fmt.Fprintf(io.Stdout, "%3d %s %s → %s (%.1f, %d cand.)  %s\n", i+1, sm.ChunkID, sm.Surface, sm.Entity, sm.Score, sm.Candidates, sm.Context)
+		fmt.Fprintf(io.Stdout, "%3d %s %s → %s (%.2f, %d cand.)  %s\n", i+1, sm.ChunkID, sm.Surface, sm.Entity, sm.Score, sm.Candidates, sm.Context)
+	}
+	if len(report.Recall) > 0 {
+		fmt.Fprintf(io.Stdout, "recall: %d of %d occurrences of full names drawn; linked to a person of the name by length %v of %v\n",
+			len(report.Recall), report.RecallPool, report.RecallLinked, report.RecallByLength)
+	}
+	for i, sm := range report.Recall {
+		fmt.Fprintf(io.Stdout, "R%3d %s %s → %q (%.2f, %d cand.)  %s\n", i+1, sm.ChunkID, sm.Surface, sm.Linked, sm.Score, sm.Candidates, sm.Context)
+	}
+	for i, sm := range report.AmbiguousSample {
+		fmt.Fprintf(io.Stdout, "A%3d %s %s → %q (%d cand., review %q)  %s\n", i+1, sm.ChunkID, sm.Surface, sm.Entity, sm.Candidates, sm.Review, sm.Context)
 	}
 	return nil
 }
@@ -147,7 +161,7 @@ func storedChunkIDs(ctx context.Context, a *app.App, tenant string) ([]string, e
 // linkStored runs the linker's handler over stored chunks in batches, as
 // the linker stage would on the chunks topic.
 func linkStored(ctx context.Context, a *app.App, tenant string, ids []string, log zerolog.Logger) error {
-	st, err := linker.New(a.KG, a.Chunks, linker.Config{})
+	st, err := linker.New(a.KG, a.Chunks, linker.Config{Reviews: a.Pages})
 	if err != nil {
 		return err
 	}

@@ -29,9 +29,10 @@ import (
 
 // LinkingOptions configures LinkingExamples and Linking.
 type LinkingOptions struct {
-	// HeldOutEvery holds out the volumes whose file name is a number
-	// divisible by it (0: none); Linking fits on the rest.
-	HeldOutEvery int
+	// HeldOutEvery holds out, per directory, the volumes whose file name
+	// is a number divisible by it (0: none; a directory past its end takes
+	// its last value); Linking fits on the rest.
+	HeldOutEvery []int
 	// RandomPerName is the number of random spans drawn per name
 	// occurrence (default 2).
 	RandomPerName int
@@ -40,6 +41,9 @@ type LinkingOptions struct {
 	Folds int
 	// Seed seeds the random spans and the folds.
 	Seed uint64
+	// CrossVolume makes the names listed by any volume of a split names
+	// wherever they occur in that split, not only in their own volume.
+	CrossVolume bool
 	// Fit configures the model.
 	Fit linker.FitConfig
 }
@@ -62,29 +66,64 @@ type LinkingVolume struct {
 }
 
 // LinkingExamples reads the biography volumes of dirs and returns their
-// examples, a volume at a time, in file order.
+// examples, a volume at a time, in file order. With CrossVolume, the
+// names listed by the other volumes of the same split (fitting or held
+// out) are names where they occur too.
 func LinkingExamples(ctx context.Context, dirs []string, opts LinkingOptions) ([]LinkingVolume, error) {
 	opts = opts.withDefaults()
-	files, err := producers.Walk(dirs, producers.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("linking examples: %w", err)
+	type volume struct {
+		file    string
+		text    []rune
+		entries []entry
+		held    bool
+	}
+	var vols []volume
+	for k, dir := range dirs {
+		every := 0
+		if n := len(opts.HeldOutEvery); n > 0 {
+			every = opts.HeldOutEvery[min(k, n-1)]
+		}
+		// One directory at a time: two corpora may number their volumes
+		// alike.
+		files, err := producers.Walk([]string{dir}, producers.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("linking examples: %w", err)
+		}
+		for _, f := range files {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			items, errs := producers.Read(f, producers.Options{})
+			if len(errs) > 0 {
+				return nil, fmt.Errorf("linking examples: read %s: %w", f.Rel, errs[0])
+			}
+			for _, it := range items {
+				es := listedEntries(it.Doc.Text)
+				if len(es) == 0 {
+					continue
+				}
+				vols = append(vols, volume{file: filepath.Join(filepath.Base(dir), f.Rel), text: []rune(it.Doc.Text),
+					entries: es, held: heldOutEvery(f.Rel, every)})
+			}
+		}
+	}
+	// The names each split lists.
+	listed := map[bool]map[string]bool{false: {}, true: {}}
+	for _, v := range vols {
+		for _, e := range v.entries {
+			listed[v.held][e.name] = true
+		}
 	}
 	r := rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x5851f42d4c957f2d))
 	var out []LinkingVolume
-	for i, f := range files {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	for g, v := range vols {
+		var cross map[string]bool
+		if opts.CrossVolume {
+			cross = listed[v.held]
 		}
-		items, errs := producers.Read(f, producers.Options{})
-		if len(errs) > 0 {
-			return nil, fmt.Errorf("linking examples: read %s: %w", f.Rel, errs[0])
-		}
-		for _, it := range items {
-			ex := volumeExamples(it.Doc.Text, i, opts.RandomPerName, r)
-			if len(ex) == 0 {
-				continue
-			}
-			out = append(out, LinkingVolume{File: f.Rel, HeldOut: heldOutEvery(f.Rel, opts.HeldOutEvery), Examples: ex})
+		ex := volumeExamples(v.text, v.entries, cross, g, opts.RandomPerName, r)
+		if len(ex) > 0 {
+			out = append(out, LinkingVolume{File: v.file, HeldOut: v.held, Examples: ex})
 		}
 	}
 	return out, nil
@@ -99,13 +138,10 @@ func heldOutEvery(file string, k int) bool {
 	return err == nil && n%k == 0
 }
 
-// volumeExamples are one volume's examples (group g).
-func volumeExamples(doc string, g, randomPer int, r *rand.Rand) []linker.Example {
-	entries := listedEntries(doc)
-	if len(entries) == 0 {
-		return nil
-	}
-	rs := []rune(doc)
+// volumeExamples are one volume's examples (group g): the occurrences of
+// its entries' names and courtesy names, and of the names in cross, and
+// the spans made from them that are no names.
+func volumeExamples(rs []rune, entries []entry, cross map[string]bool, g, randomPer int, r *rand.Rand) []linker.Example {
 	body := 0
 	for body < len(rs) && rs[body] != '\n' {
 		body++
@@ -116,17 +152,25 @@ func volumeExamples(doc string, g, randomPer int, r *rand.Rand) []linker.Example
 	}
 	var surfaces []surface
 	seen := map[string]bool{}
+	add := func(s string, alias bool) {
+		if !seen[s] {
+			seen[s] = true
+			surfaces = append(surfaces, surface{s: []rune(s), alias: alias})
+		}
+	}
 	for _, e := range entries {
-		if !seen[e.name] {
-			seen[e.name] = true
-			surfaces = append(surfaces, surface{s: []rune(e.name)})
-		}
+		add(e.name, false)
 		for _, a := range e.aliases {
-			if !seen[a] {
-				seen[a] = true
-				surfaces = append(surfaces, surface{s: []rune(a), alias: true})
-			}
+			add(a, true)
 		}
+	}
+	others := make([]string, 0, len(cross))
+	for n := range cross {
+		others = append(others, n)
+	}
+	slices.Sort(others)
+	for _, n := range others {
+		add(n, false)
 	}
 	// Longest first, so that an occurrence inside a longer listed name is
 	// that name's.

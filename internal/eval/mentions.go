@@ -8,6 +8,10 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
 
 	"github.com/annalist-dev/annalist/consumers/linker"
 	"github.com/annalist-dev/annalist/schemas"
@@ -22,14 +26,18 @@ type MentionSource struct {
 	Links func(ctx context.Context, chunk string) (string, error)
 	// EntryChunk returns the entry chunk of an entity ("" when it has none).
 	EntryChunk func(ctx context.Context, entity string) (string, error)
+	// Persons returns the ids of the graph's persons (for the recall
+	// sample; nil: no recall sample).
+	Persons func(ctx context.Context) ([]string, error)
 }
 
 // MentionCounts counts mentions: every surface of a person the linker
 // matched (one-character surfaces are never matched), those it resolved
 // to one person, those it kept with several candidates, and those with
-// one candidate it did not resolve for want of evidence. Outside are the
-// resolved mentions in a chunk that is not part of the resolved person's
-// own entry: the mentions that add chunks to a person.
+// one candidate it did not resolve for want of evidence; Reviewed are the
+// undecided ones sent to the review queue. Outside are the resolved
+// mentions in a chunk that is not part of the resolved person's own
+// entry: the mentions that add chunks to a person.
 type MentionCounts struct {
 	Chunks     int `json:"chunks"`
 	Linked     int `json:"chunks_with_mentions"`
@@ -37,6 +45,7 @@ type MentionCounts struct {
 	Resolved   int `json:"resolved"`
 	Ambiguous  int `json:"ambiguous"`
 	Unresolved int `json:"unresolved_single"`
+	Reviewed   int `json:"reviewed"`
 	Outside    int `json:"resolved_outside_entry"`
 }
 
@@ -50,7 +59,39 @@ type MentionSample struct {
 	EntryChunk string  `json:"entity_entry_chunk,omitempty"`
 	Score      float64 `json:"score"`
 	Candidates int     `json:"candidates"`
-	Context    string  `json:"context"`
+	// Scores are the candidates' probabilities, best first (the
+	// ambiguity sample).
+	Scores  []linker.Candidate `json:"candidate_scores,omitempty"`
+	Review  string             `json:"review,omitempty"`
+	Context string             `json:"context"`
+}
+
+// RecallSample is one occurrence of a person's full name in a chunk, and
+// what the linker made of it: the person it linked the span to ("" for
+// none), its candidates, whether it was sent to review. Persons are the
+// persons of that name (an occurrence of a name two persons bear is the
+// ambiguity the linker must resolve).
+type RecallSample struct {
+	ChunkID    string   `json:"chunk_id"`
+	Collection string   `json:"collection"`
+	Surface    string   `json:"surface"`
+	Persons    []string `json:"persons"`
+	Linked     string   `json:"linked"`
+	Score      float64  `json:"score"`
+	Candidates int      `json:"candidates"`
+	Review     string   `json:"review,omitempty"`
+	Context    string   `json:"context"`
+}
+
+// MentionOptions says what Mentions samples, seeded by Seed: Sample
+// resolved mentions outside the person's entry (precision), Recall
+// occurrences of a graph person's full name in the chunks of
+// RecallCollection (every collection when empty), and Ambiguous mentions
+// of a surface several persons bear.
+type MentionOptions struct {
+	Sample, Recall, Ambiguous int
+	RecallCollection          string
+	Seed                      uint64
 }
 
 // MentionReport is the result of `annalist eval mentions`.
@@ -61,11 +102,25 @@ type MentionReport struct {
 	// person's own entry: a mention inside it is the entry naming its own
 	// subject and says nothing about the linker's precision.
 	Samples []MentionSample `json:"samples"`
+	// Recall are occurrences of the graph's persons' full names, drawn
+	// from every such occurrence, with what became of them; RecallOf
+	// counts those the linker linked to a person of the name, by the
+	// name's length (a person reads whether each is the person).
+	Recall          []RecallSample `json:"recall"`
+	RecallPool      int            `json:"recall_pool"`
+	RecallLinked    map[int]int    `json:"recall_linked_by_name_length"`
+	RecallByLength  map[int]int    `json:"recall_sampled_by_name_length"`
+	AmbiguousSample []MentionSample `json:"ambiguous"`
 }
 
 // Mentions reads the linker's records of the chunks ids and reports their
 // counts, with n sampled mentions (seed).
 func Mentions(ctx context.Context, src MentionSource, ids []string, n int, seed uint64) (MentionReport, error) {
+	return MentionsWith(ctx, src, ids, MentionOptions{Sample: n, Seed: seed})
+}
+
+// MentionsWith is Mentions with the recall and ambiguity samples.
+func MentionsWith(ctx context.Context, src MentionSource, ids []string, opts MentionOptions) (MentionReport, error) {
 	rep := MentionReport{Collections: map[string]MentionCounts{}}
 	slices.Sort(ids)
 	type cand struct {
@@ -73,8 +128,25 @@ func Mentions(ctx context.Context, src MentionSource, ids []string, n int, seed 
 		m     linker.Mention
 		entry string
 	}
-	var pool []cand
+	var pool, ambiguous []cand
 	entries := map[string]string{}
+	// For the recall sample: every occurrence of a person's name in the
+	// chunks of the collection asked for.
+	var names *personFinder
+	if opts.Recall > 0 && src.Persons != nil {
+		ps, err := src.Persons(ctx)
+		if err != nil {
+			return rep, err
+		}
+		names = newPersonFinder(ps)
+	}
+	type occurrence struct {
+		c          schemas.Chunk
+		start, end int
+		surface    string
+		ms         []linker.Mention
+	}
+	var occs []occurrence
 	for lo := 0; lo < len(ids); lo += 500 {
 		cs, err := src.Chunks(ctx, ids[lo:min(lo+500, len(ids))])
 		if err != nil {
@@ -102,6 +174,10 @@ func Mentions(ctx context.Context, src MentionSource, ids []string, n int, seed 
 			for _, m := range ms {
 				cc.Mentions++
 				rep.Mentions++
+				if m.Review != "" && !m.Decided {
+					cc.Reviewed++
+					rep.Reviewed++
+				}
 				switch {
 				case m.Entity != "":
 					cc.Resolved++
@@ -125,22 +201,114 @@ func Mentions(ctx context.Context, src MentionSource, ids []string, n int, seed 
 					cc.Unresolved++
 					rep.Unresolved++
 				}
+				if len(m.Candidates) > 1 {
+					ambiguous = append(ambiguous, cand{c: c, m: m})
+				}
 			}
 			rep.Collections[col] = cc
+			if names != nil && (opts.RecallCollection == "" || col == opts.RecallCollection) {
+				for _, o := range names.find(c.Text) {
+					occs = append(occs, occurrence{c: c, start: o.start, end: o.end, surface: o.surface, ms: ms})
+				}
+			}
 		}
 	}
-	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	r.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
-	pool = pool[:min(n, len(pool))]
-	slices.SortFunc(pool, func(a, b cand) int {
+	r := rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15))
+	byPlace := func(a, b cand) int {
 		return cmp.Or(cmp.Compare(a.c.ChunkID, b.c.ChunkID), cmp.Compare(a.m.Start, b.m.Start))
-	})
+	}
+	pool = draw(r, pool, opts.Sample)
+	slices.SortFunc(pool, byPlace)
 	for _, p := range pool {
-		rep.Samples = append(rep.Samples, MentionSample{ChunkID: p.c.ChunkID, Collection: p.c.Collection,
-			Surface: p.m.Surface, Entity: p.m.Entity, EntryChunk: p.entry, Score: p.m.Score,
-			Candidates: len(p.m.Candidates), Context: window(p.c.Text, p.m.Start, p.m.End, 15)})
+		rep.Samples = append(rep.Samples, sampleOf(p.c, p.m, p.entry))
+	}
+	ambiguous = draw(r, ambiguous, opts.Ambiguous)
+	slices.SortFunc(ambiguous, byPlace)
+	for _, p := range ambiguous {
+		s := sampleOf(p.c, p.m, "")
+		s.Scores = p.m.Candidates
+		rep.AmbiguousSample = append(rep.AmbiguousSample, s)
+	}
+	rep.RecallPool = len(occs)
+	occs = draw(r, occs, opts.Recall)
+	slices.SortFunc(occs, func(a, b occurrence) int {
+		return cmp.Or(cmp.Compare(a.c.ChunkID, b.c.ChunkID), cmp.Compare(a.start, b.start))
+	})
+	if names != nil {
+		rep.RecallLinked, rep.RecallByLength = map[int]int{}, map[int]int{}
+	}
+	for _, o := range occs {
+		s := RecallSample{ChunkID: o.c.ChunkID, Collection: o.c.Collection, Surface: o.surface,
+			Persons: names.persons[o.surface], Context: window(o.c.Text, o.start, o.end, 15)}
+		for _, m := range o.ms {
+			if m.Start == o.start && m.End == o.end {
+				s.Linked, s.Score, s.Candidates, s.Review = m.Entity, m.Score, len(m.Candidates), m.Review
+			}
+		}
+		n := utf8.RuneCountInString(o.surface)
+		rep.RecallByLength[n]++
+		if s.Linked != "" && slices.Contains(s.Persons, s.Linked) {
+			rep.RecallLinked[n]++
+		}
+		rep.Recall = append(rep.Recall, s)
 	}
 	return rep, nil
+}
+
+// draw shuffles xs and keeps n of them.
+func draw[T any](r *rand.Rand, xs []T, n int) []T {
+	r.Shuffle(len(xs), func(i, j int) { xs[i], xs[j] = xs[j], xs[i] })
+	return xs[:min(max(n, 0), len(xs))]
+}
+
+func sampleOf(c schemas.Chunk, m linker.Mention, entry string) MentionSample {
+	return MentionSample{ChunkID: c.ChunkID, Collection: c.Collection, Surface: m.Surface, Entity: m.Entity,
+		EntryChunk: entry, Score: m.Score, Candidates: len(m.Candidates), Review: m.Review,
+		Context: window(c.Text, m.Start, m.End, 15)}
+}
+
+// personFinder finds the full names of the graph's persons anchored to an
+// entry (person:<name>@<hash>) in a text, leftmost-longest, two
+// characters or more; a "name" with punctuation in it is no name.
+type personFinder struct {
+	names   []string
+	persons map[string][]string
+	ac      ahocorasick.AhoCorasick
+}
+
+type nameAt struct {
+	surface    string
+	start, end int // runes
+}
+
+func newPersonFinder(ids []string) *personFinder {
+	f := &personFinder{persons: map[string][]string{}}
+	for _, id := range ids {
+		name, _, ok := strings.Cut(strings.TrimPrefix(id, schemas.EntityPerson+":"), "@")
+		if !ok || utf8.RuneCountInString(name) < 2 || strings.IndexFunc(name, unicode.IsPunct) >= 0 {
+			continue
+		}
+		if _, seen := f.persons[name]; !seen {
+			f.names = append(f.names, name)
+		}
+		f.persons[name] = append(f.persons[name], id)
+	}
+	slices.Sort(f.names)
+	b := ahocorasick.NewAhoCorasickBuilder(ahocorasick.Opts{MatchKind: ahocorasick.LeftMostLongestMatch})
+	f.ac = b.Build(f.names)
+	return f
+}
+
+func (f *personFinder) find(text string) []nameAt {
+	if len(f.names) == 0 {
+		return nil
+	}
+	var out []nameAt
+	for _, m := range f.ac.FindAll(text) {
+		out = append(out, nameAt{surface: f.names[m.Pattern()], start: utf8.RuneCountInString(text[:m.Start()]),
+			end: utf8.RuneCountInString(text[:m.End()])})
+	}
+	return out
 }
 
 // window is text[start:end] (runes) in brackets with up to k runes either

@@ -53,3 +53,49 @@ func TestWindow(t *testing.T) {
 		t.Errorf("window at the start %q", got)
 	}
 }
+
+// TestMentionsRecallSample: every occurrence of a person's full name in
+// the collection asked for is in the recall pool, and a drawn one says
+// whom the linker linked the span to; the ambiguity sample holds the
+// mentions several persons may denote.
+func TestMentionsRecallSample(t *testing.T) {
+	chunks := map[string]schemas.Chunk{
+		"a-0000": {ChunkID: "a-0000", Collection: "archive", Text: "是岁，叶向高入阁，与子平议事。叶向高辞。"},
+		"v-0001": {ChunkID: "v-0001", Collection: "liezhuan", EntryChunk: "v-0001", Text: "叶向高，字进卿。"},
+	}
+	links := map[string]string{
+		"a-0000": `[{"entity":"person:叶向高@1","surface":"叶向高","start":3,"end":6,"score":0.9,"candidates":[{"entity":"person:叶向高@1","score":0.9}]},` +
+			`{"entity":"","surface":"子平","start":10,"end":12,"score":0.4,"review":"r1","candidates":[{"entity":"person:林安@2","score":0.4},{"entity":"person:周明@3","score":0.3}]}]`,
+	}
+	src := MentionSource{
+		Chunks: func(_ context.Context, ids []string) ([]schemas.Chunk, error) {
+			var out []schemas.Chunk
+			for _, id := range ids {
+				out = append(out, chunks[id])
+			}
+			return out, nil
+		},
+		Links:      func(_ context.Context, c string) (string, error) { return links[c], nil },
+		EntryChunk: func(context.Context, string) (string, error) { return "v-0001", nil },
+		Persons: func(context.Context) ([]string, error) {
+			return []string{"person:叶向高@1", "person:林安@2", "person:子平", "person:王@4"}, nil
+		},
+	}
+	rep, err := MentionsWith(context.Background(), src, []string{"v-0001", "a-0000"},
+		MentionOptions{Recall: 10, RecallCollection: "archive", Ambiguous: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.RecallPool != 2 || len(rep.Recall) != 2 || rep.RecallByLength[3] != 2 || rep.RecallLinked[3] != 1 {
+		t.Fatalf("recall pool %d, sample %+v, by length %v, linked %v", rep.RecallPool, rep.Recall, rep.RecallByLength, rep.RecallLinked)
+	}
+	if r := rep.Recall[0]; r.Linked != "person:叶向高@1" || r.Context != "是岁，【叶向高】入阁，与子平议事。叶向高辞。" {
+		t.Fatalf("first occurrence %+v", r)
+	}
+	if r := rep.Recall[1]; r.Linked != "" || r.Candidates != 0 {
+		t.Fatalf("second occurrence, which the linker did not record: %+v", r)
+	}
+	if rep.Reviewed != 1 || len(rep.AmbiguousSample) != 1 || len(rep.AmbiguousSample[0].Scores) != 2 || rep.AmbiguousSample[0].Review != "r1" {
+		t.Fatalf("reviewed %d, ambiguous %+v", rep.Reviewed, rep.AmbiguousSample)
+	}
+}

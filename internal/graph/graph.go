@@ -108,12 +108,24 @@ type Entity struct {
 }
 
 // SurfaceStat is what the entity linker counted of one surface over the
-// stored chunks (or of every surface, as a total): the occurrences it
-// matched, and how many of them its mention model read as names, as a
-// sum of probabilities in thousandths.
+// stored chunks (or of every surface, as a total): its occurrences by
+// how its mention model read them, in LLRBins bins of the log-likelihood
+// ratio of a name (bin k holds ratios in [k-4, k-3), the first and last
+// bins everything below and above).
 type SurfaceStat struct {
-	Occurrences int64
-	NamedMilli  int64
+	Bins [LLRBins]int64
+}
+
+// LLRBins is the number of bins of a SurfaceStat.
+const LLRBins = 8
+
+// Occurrences is the number of occurrences counted.
+func (s SurfaceStat) Occurrences() int64 {
+	n := int64(0)
+	for _, b := range s.Bins {
+		n += b
+	}
+	return n
 }
 
 // Subgraph is the neighbourhood of an entity: the nodes within a number of

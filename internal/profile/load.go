@@ -25,9 +25,10 @@ const (
 	fileChunkDemos = "chunk_demos.json"
 	fileRegexDemos = "regex_demos.tsv"
 	fileMentions   = "mention_model.tsv"
+	fileCharCounts = "mention_chars.tsv"
 )
 
-var tableFiles = []string{fileOffices, fileExams, fileKin, fileChunkDemos, fileRegexDemos, fileMentions}
+var tableFiles = []string{fileOffices, fileExams, fileKin, fileChunkDemos, fileRegexDemos, fileMentions, fileCharCounts}
 
 // Setting keys of profile.tsv that are not inherited: they say how the
 // profile itself relates to others.
@@ -344,6 +345,10 @@ func build(r *raw, eras *era.Table) (*Profile, error) {
 	if b, ok := r.files[fileMentions]; ok {
 		p.MentionModel, err = parseWeights(b)
 		fail(wrapFile(fileMentions, err))
+	}
+	if b, ok := r.files[fileCharCounts]; ok {
+		p.MentionChars, err = parseCounts(b)
+		fail(wrapFile(fileCharCounts, err))
 	}
 	if p.Language == LangChinese && p.Chunking == ChunkEntries {
 		// The entry patterns are what such a profile is for.
@@ -683,6 +688,34 @@ func parseWeights(b []byte) (map[string]float64, error) {
 			return nil, fmt.Errorf("line %d: weight %q is not a finite number", r.line, r.fields[1])
 		}
 		out[r.fields[0]] = w
+	}
+	return out, nil
+}
+
+// parseCounts reads "key TAB count TAB count …" lines, every line with as
+// many counts as the first.
+func parseCounts(b []byte) (map[string][]int64, error) {
+	rows, err := parseTSV(b)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	if err := columns(rows, len(rows[0].fields)); err != nil {
+		return nil, err
+	}
+	out := make(map[string][]int64, len(rows))
+	for _, r := range rows {
+		ns := make([]int64, len(r.fields)-1)
+		for i, f := range r.fields[1:] {
+			n, err := strconv.ParseInt(f, 10, 64)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("line %d: count %q is not a whole number", r.line, f)
+			}
+			ns[i] = n
+		}
+		out[r.fields[0]] = ns
 	}
 	return out, nil
 }

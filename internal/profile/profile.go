@@ -80,6 +80,9 @@ type Profile struct {
 	// characters around a surface, and its own, tell a name from a part
 	// of something else. Nil: the linker reads no context.
 	MentionModel map[string]float64
+	// MentionChars are the character counts the mention model reads how
+	// names are written from (per character, "total" for the sums).
+	MentionChars map[string][]int64
 
 	eraNames []string
 }

@@ -363,6 +363,11 @@ func TestLoadRejects(t *testing.T) {
 		"bad regex demo":    {"b/profile.tsv": {Data: []byte("chunking\twindows\n")}, "b/regex_demos.tsv": {Data: []byte("office\ttail=1\t(\tx\n")}},
 		"bad plan item":     {"b/profile.tsv": {Data: []byte("chunking\twindows\nwriting.plan\tidentity\tepilogue\n")}},
 		"detect in windows": {"b/profile.tsv": {Data: []byte("language\tzh\nchunking\twindows\ndetect\tyes\n")}},
+		"bad weight":        {"b/profile.tsv": {Data: []byte("chunking\twindows\n")}, "b/mention_model.tsv": {Data: []byte("\"b\"\t-2.5\n\"l1:^\"\tlots\n")}},
+		"infinite weight":   {"b/profile.tsv": {Data: []byte("chunking\twindows\n")}, "b/mention_model.tsv": {Data: []byte("\"b\"\t+Inf\n")}},
+		"short count row":   {"b/profile.tsv": {Data: []byte("chunking\twindows\n")}, "b/mention_chars.tsv": {Data: []byte("total\t9\t3\n王\t4\n")}},
+		"negative count":    {"b/profile.tsv": {Data: []byte("chunking\twindows\n")}, "b/mention_chars.tsv": {Data: []byte("total\t9\t3\n王\t-4\t1\n")}},
+		"bad mention ask":   {"b/profile.tsv": {Data: []byte("chunking\twindows\nreview.mention\twhom?\n")}},
 	} {
 		fsys := base()
 		for k, v := range extra {
