@@ -348,10 +348,10 @@ func build(doc schemas.Document, d *docText, marks []mark, groups [][]rune, er *
 
 // namingAt is what subEntryName reads for a sub-entry of entry's entry
 // (which began at mainStart) that opens at pos and runs to end; the
-// volume's text before it starts after the listing lines.
+// volume's text before it leaves out the listing lines.
 func (er *entryRules) namingAt(d *docText, entry string, mainStart, pos, end int, groups [][]rune) naming {
-	body := min(d.bodyStart(), pos) // the listing lines write names run together
-	n := naming{entry: entry, before: d.rs[mainStart:pos], earlier: d.rs[body:pos], after: d.rs[pos:end], groups: groups}
+	prose := d.proseText() // the listing lines write names run together
+	n := naming{entry: entry, before: d.rs[mainStart:pos], earlier: prose[:pos], after: d.rs[pos:end], groups: groups}
 	if er.judge != nil {
 		n.nd = d.nameDoc(er)
 	}

@@ -90,7 +90,8 @@ type reading struct {
 // word at the start (one character only when it is one of the profile's
 // prefix characters: 孙 and 叔 are surnames too), or after an owner
 // known(owner) accepts and before more than 氏 (a woman's family name:
-// "孙氏"); else an office title or a prince's fief and
+// "孙氏"); or an introducing word of two characters after such an owner
+// ("卓同邑罗性"); else an office title or a prince's fief and
 // title, and of a woman written with her family name and 氏, the words
 // before it. Without any, the name is written whole.
 func (er *entryRules) read(written []rune, known func([]rune) bool) reading {
@@ -114,6 +115,13 @@ func (er *entryRules) read(written []rune, known func([]rune) bool) reading {
 			if q+len(k) < len(n) && hasPrefixRunes(n[q:], k) && !slices.Equal(n[q+len(k):], []rune("氏")) && known(n[:q]) {
 				r.owner, r.kin = n[:q], kw
 				r.name, r.off = n[q+len(k):], r.off+q+len(k)
+				return r
+			}
+		}
+		for _, w := range er.introducerRunes {
+			// "卓同邑罗性": of 卓's town, 罗性.
+			if len(w) >= 2 && q+len(w)+2 <= len(n) && hasPrefixRunes(n[q:], w) && known(n[:q]) {
+				r.name, r.off = n[q+len(w):], r.off+q+len(w)
 				return r
 			}
 		}

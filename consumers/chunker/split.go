@@ -1,6 +1,7 @@
 package chunker
 
 import (
+	"slices"
 	"unicode"
 
 	"github.com/annalist-dev/annalist/internal/names"
@@ -23,22 +24,26 @@ type docText struct {
 	// nd is the document read for name evidence with the words of ndOf.
 	nd   *names.Doc
 	ndOf *entryRules
-	// body is the offset after the listing lines, -1 until known.
-	body int
+	// prose is rs with its listing and heading lines blanked out, nil
+	// until asked for.
+	prose []rune
 }
 
-// bodyStart is the offset of the first line that is no listing line.
-func (d *docText) bodyStart() int {
-	if d.body < 0 {
-		d.body = 0
+// proseText returns the document with the lines that list names run
+// together (isListLine) blanked out, offsets kept: the text in which a
+// name is written as prose writes it.
+func (d *docText) proseText() []rune {
+	if d.prose == nil {
+		d.prose = slices.Clone(d.rs)
 		for _, sp := range lines(d.rs) {
-			if !isListLine(d.rs[sp.Start:sp.End]) {
-				break
+			if isListLine(d.rs[sp.Start:sp.End]) {
+				for i := sp.Start; i < sp.End; i++ {
+					d.prose[i] = ' '
+				}
 			}
-			d.body = min(sp.End+1, len(d.rs))
 		}
 	}
-	return d.body
+	return d.prose
 }
 
 // openings returns the openings of the document under er's rules.
@@ -51,7 +56,7 @@ func (d *docText) openings(er *entryRules) []opening {
 
 func newDocText(s string) *docText {
 	rs := []rune(s)
-	d := &docText{rs: rs, sentences: text.SentencesRunes(rs), body: -1,
+	d := &docText{rs: rs, sentences: text.SentencesRunes(rs),
 		sentEnd: make([]bool, len(rs)+1), paraEnd: make([]bool, len(rs)+1)}
 	for _, sp := range d.sentences {
 		d.sentEnd[sp.End] = true

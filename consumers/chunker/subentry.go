@@ -47,7 +47,8 @@ type naming struct {
 //   - after a kinship word at the start ("子琮", "养子德济"), the name; of
 //     the same surname, a name of one or two characters takes the entry's
 //     surname: 申琮;
-//   - after an office ("锦衣指挥周彧"), the name;
+//   - after an office ("锦衣指挥周彧"), or after words saying whose
+//     townsman the person is ("卓同邑罗性"), the name;
 //   - a name the groups write after words introducing it is that name; a
 //     name the groups write with one or two characters more, in a form
 //     the volume writes after an office ("知县孙自一"), is that fuller
@@ -96,6 +97,8 @@ func (er *entryRules) subEntryName(n naming, written []rune) string {
 		return withSurname(sur, r.name)
 	case r.title && er.titled(written) != nil:
 		return string(r.name)
+	case !r.title && r.off > 0:
+		written = r.name // "卓同邑罗性": 罗性
 	}
 	if rest := er.listedSuffix(written, n.groups); rest != nil {
 		return string(rest)

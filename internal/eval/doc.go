@@ -61,19 +61,25 @@
 //     the volume: "思诚孙清"), does not begin with a name of the volume
 //     and go on (a name of the volume: an earlier subject, the attached
 //     chunk's main person, or their names without the first character:
-//     "宪成既废"), and either the listing writes it, or writes it without
-//     its first one or two characters (a given name the chunker
-//     completed: 刘琏 for "(子琏)"), or the chunk's first sentence writes
-//     it, or it without its first one or two characters, followed by "，",
-//     "者，" or "、" and the other names of a joint entry then "，", and a
-//     clause that says who a person is, by the rules of the entry
-//     openings below (a courtesy or other name, a clan, an ancestry, a
-//     native place, a banner, a kinship). The second is what counts for a
+//     "宪成既废"), and either the listing writes it (an attached
+//     person's name only when the volume's text writes it too: the
+//     listing runs names together, and "宇曹元" in "(刘宇曹元)" is none),
+//     or writes it without its first one or two characters (a given name
+//     the chunker completed: 刘琏 for "(子琏)"), or the chunk's first
+//     sentence writes it, or it without its first one or two characters,
+//     followed by "，" or "者，" and a clause that says who a person is, by
+//     the rules of the entry openings below (a courtesy or other name, a
+//     clan, an ancestry, a native place, a banner, a kinship), or by "、",
+//     the other names of a joint entry, "，" and a courtesy name, a
+//     native place, a clan or a banner. The second is what counts for a
 //     subject line 1 does not list: a relative or a companion the entry
 //     presents ("袁萃，字圣起，吴县人" inside 徐贞明's entry), a person of a
 //     Qing volume whose line 1 lists only some. A given name completed
 //     with a surname counts only when the surname is the main person's or
-//     the volume writes the full name somewhere. not_names lists the others with the volume, the chunk id, the first
+//     that of a name of the volume after whose given name the chunk
+//     writes a kinship character and the given name ("瑜子之陶": 邱之陶
+//     when 邱瑜 is one), or the volume's text (its heading lines aside)
+//     writes the full name somewhere. not_names lists the others with the volume, the chunk id, the first
 //     characters of the chunk and why: kinship, clause (a name of the
 //     volume and more words), surname (a surname the volume never gives
 //     the given name) or unshown (neither listed nor shown as a person).

@@ -153,7 +153,7 @@ func SegmentationWith(ctx context.Context, dir string, chunk ChunkFunc, opts Seg
 				}
 			}
 			v := scoreVolume(full, chunks)
-			sc := scoreSubjects(full, v.list, chunks, f.Rel)
+			sc := scoreSubjects(v.body, v.list, chunks, f.Rel)
 			rep.Subjects += sc.subjects
 			rep.SubjectsNamed += sc.named
 			rep.AttachedNamed += sc.attachedNamed
@@ -231,8 +231,10 @@ type volumeScore struct {
 	unlisted    []string
 
 	attached, attachedListed int
-	// list is the listing the subject score reads: every heading line.
+	// list is the listing the subject score reads: every heading line;
+	// body the volume's text without them.
 	list parsed
+	body string
 }
 
 // parsed is a listing: the main string and the parenthesised groups.
@@ -294,6 +296,7 @@ func scoreVolume(docText string, chunks []schemas.Chunk) volumeScore {
 	v.named = len(l.main) > 0 && !hasSentencePunct(string(l.main))
 	var all parsed
 	var heads []string
+	var body strings.Builder
 	for _, line := range lines {
 		var h parsed
 		parseListing(&h, line)
@@ -301,8 +304,12 @@ func scoreVolume(docText string, chunks []schemas.Chunk) volumeScore {
 			all.main = append(all.main, h.main...)
 			all.groups = append(all.groups, h.groups...)
 			heads = append(heads, strings.TrimSpace(line))
+			continue
 		}
+		body.WriteString(line)
+		body.WriteByte('\n')
 	}
+	v.body = body.String()
 	v.list = all
 	if !v.named {
 		l = all

@@ -52,10 +52,10 @@ type subjectScore struct {
 	notNames                                 []NotName
 }
 
-// scoreSubjects scores the subjects of a volume's entry chunks: full is
-// the volume's text (line 1 included), l its listing (as the precision
-// reads it), file its name.
-func scoreSubjects(full string, l parsed, chunks []schemas.Chunk, file string) subjectScore {
+// scoreSubjects scores the subjects of a volume's entry chunks: body is
+// the volume's text without its heading lines, l its listing (every
+// heading line), file its name.
+func scoreSubjects(body string, l parsed, chunks []schemas.Chunk, file string) subjectScore {
 	var s subjectScore
 	var names [][]rune // subjects so far and their given names
 	addName := func(n []rune) {
@@ -84,7 +84,7 @@ func scoreSubjects(full string, l parsed, chunks []schemas.Chunk, file string) s
 				known = append(known, g)
 			}
 		}
-		reason := subjectReason(full, l, c, subj, known)
+		reason := subjectReason(body, l, c, subj, known)
 		if reason == "" {
 			s.named++
 			if c.Attached {
@@ -111,42 +111,50 @@ func givenPart(n []rune) []rune {
 
 // subjectReason says why subj, the subject of c, is not a person's name,
 // or "" when it is one; known are the names of the volume the subject
-// may not begin with.
-func subjectReason(full string, l parsed, c schemas.Chunk, subj []rune, known [][]rune) string {
+// may not begin with. An attached subject the listing writes counts when
+// the volume's text writes it too, or it is a given name the listing
+// writes completed with the main person's surname: the listing runs
+// names together, and a run across two of them ("宇曹元" in "(刘宇曹元)")
+// is none.
+func subjectReason(body string, l parsed, c schemas.Chunk, subj []rune, known [][]rune) string {
 	s := string(subj)
 	for _, w := range relativeWords {
 		if strings.Contains(s, w) {
 			return NotNameKinship
 		}
 	}
-	listed := inListing(l, subj)
-	if !listed {
-		for _, k := range known {
-			if len(k) >= len(subj) || !hasRunePrefix(subj, k) {
-				continue
-			}
-			if strings.ContainsRune(relativeChars, subj[len(k)]) && len(subj) > len(k)+1 {
-				return NotNameKinship
-			}
-			return NotNameClause
-		}
-	}
-	if listed {
+	// A main entry's name as the listing writes it is the listing's.
+	if !c.Attached && inListing(l, subj) {
 		return ""
 	}
-	surnameOK := func(sur []rune) bool {
-		if len(sur) == 0 {
-			return true
+	for _, k := range known {
+		if len(k) >= len(subj) || !hasRunePrefix(subj, k) || inListing(l, subj) && strings.Contains(body, s) {
+			continue
 		}
-		if m := []rune(c.Main); len(m) >= len(sur) && hasRunePrefix(m, sur) {
-			return true
+		if strings.ContainsRune(relativeChars, subj[len(k)]) && len(subj) > len(k)+1 {
+			return NotNameKinship
 		}
-		return strings.Contains(full, s)
+		return NotNameClause
+	}
+	// written reports the name written with the k characters before what
+	// the listing or the chunk writes: a surname the main person has, or
+	// the name as the volume's text writes it (not the listing, which runs
+	// names together).
+	written := func(k int) bool {
+		if k > 0 {
+			if m := []rune(c.Main); len(m) >= k && hasRunePrefix(m, subj[:k]) {
+				return true
+			}
+			if kinOf(c.Text, subj, k, known) {
+				return true
+			}
+		}
+		return strings.Contains(body, s)
 	}
 	completed := false
-	for k := 1; k <= 2 && len(subj)-k >= 1; k++ {
+	for k := 0; k <= 2 && len(subj)-k >= 1; k++ {
 		if inListing(l, subj[k:]) {
-			if surnameOK(subj[:k]) {
+			if written(k) {
 				return ""
 			}
 			completed = true
@@ -154,7 +162,7 @@ func subjectReason(full string, l parsed, c schemas.Chunk, subj []rune, known []
 	}
 	switch shown := shownAsPerson(c.Text, subj); {
 	case shown < 0:
-	case surnameOK(subj[:shown]):
+	case shown == 0 || written(shown):
 		return ""
 	default:
 		completed = true
@@ -163,6 +171,32 @@ func subjectReason(full string, l parsed, c schemas.Chunk, subj []rune, known []
 		return NotNameSurname
 	}
 	return NotNameUnshown
+}
+
+// kinOf reports whether the chunk's first sentence writes the given name
+// subj[k:] right after a kinship word or character after the given name of a
+// name of the volume with the surname subj[:k] ("瑜子之陶" for 邱之陶 when
+// 邱瑜 is one): the relative bears that surname.
+func kinOf(chunkText string, subj []rune, k int, known [][]rune) bool {
+	first, _, _ := strings.Cut(chunkText, "。")
+	for _, n := range known {
+		if len(n) <= k || !hasRunePrefix(n, subj[:k]) {
+			continue
+		}
+		for _, w := range append(strings.Split(relativeChars, ""), relativeWords...) {
+			if strings.Contains(first, string(n[k:])+w+string(subj[k:])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jointClause reports the clause after the names of a joint entry that
+// says who they are: a native place, a clan or a banner, or a courtesy
+// name; "紫荆、居庸二关，名为关塞" names two passes.
+func jointClause(c []rune) bool {
+	return nativeClause(c) || clanClause(c) || bannerClause(c) || len(c) > 1 && c[0] == '字'
 }
 
 // inListing reports whether the listing writes name: in its main string
@@ -194,8 +228,9 @@ func hasRunePrefix(s, p []rune) bool {
 // shownAsPerson looks in the first sentence of a chunk's text for the
 // subject written as a person's: the subject, or the subject without its
 // first one or two characters (a given name the chunker completed),
-// followed by "，" or "者，" (or by "、" and the names of a joint entry,
-// then "，") and a clause that says who the person is (personClause). It returns how many characters of the subject the text
+// followed by "，" or "者，" and a clause that says who the person is
+// (personClause), or by "、", the other names of a joint entry, "，" and
+// a clause that says where they are from or who they are (jointClause). It returns how many characters of the subject the text
 // leaves out (0, 1 or 2), or -1 when the sentence does not show it.
 func shownAsPerson(chunkText string, subj []rune) int {
 	rs := []rune(chunkText)
@@ -211,12 +246,17 @@ func shownAsPerson(chunkText string, subj []rune) int {
 			if e < len(first) && first[e] == '者' {
 				e++
 			}
+			joint := false
 			for e < len(first) && first[e] == '、' {
 				// A joint entry: "李志善、志勃，湖南安化人".
 				for e++; e < len(first) && text.IsHan(first[e]); e++ {
 				}
+				joint = true
 			}
-			if e < len(first) && first[e] == '，' && personClause(clauseFrom(rs, e+1)) {
+			if e >= len(first) || first[e] != '，' {
+				continue
+			}
+			if c := clauseFrom(rs, e+1); joint && jointClause(c) || !joint && personClause(c) {
 				return k
 			}
 		}
