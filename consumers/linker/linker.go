@@ -566,7 +566,7 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 			counts[m.surface] = k
 			order = append(order, m.surface)
 		}
-		k.bins[binOf(model.Context(rs, m.start, m.end, aliasOf(m.surface, l, profiles)))]++
+		k.bins[binOf(model.LLR(rs, m.start, m.end, aliasOf(m.surface, l, profiles)))]++
 	}
 	var ms []Mention
 	for i, m := range found {
@@ -574,12 +574,11 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 			continue
 		}
 		in := info[m.surface]
-		sr := []rune(m.surface)
-		prior := linkPrior(in.stat, in.total, model.Shape(sr, aliasOf(m.surface, per[i], profiles)))
+		prior := linkPrior(in.stat, in.total)
 		odds := make([]float64, len(per[i]))
 		for j, id := range per[i] {
 			p := profiles[id]
-			odds[j] = prior + model.Context(rs, m.start, m.end, p.name != m.surface) + evidence(cc, m, p, unique)
+			odds[j] = prior + model.LLR(rs, m.start, m.end, p.name != m.surface) + evidence(cc, m, p, unique)
 		}
 		ps := posteriors(odds)
 		cands := make([]Candidate, len(per[i]))

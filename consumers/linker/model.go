@@ -187,14 +187,8 @@ func (m Model) Weights() map[string]float64 {
 // LLR is the log-likelihood ratio of "a name stands here" for the
 // occurrence rs[start:end] against "these characters are part of
 // something else" (a longer name, a word): the model's log-odds with the
-// fitting prior's taken out, Context plus Shape. 0 for the zero Model.
+// fitting prior's taken out. 0 for the zero Model.
 func (m Model) LLR(rs []rune, start, end int, alias bool) float64 {
-	return m.Context(rs, start, end, alias) + m.Shape(rs[start:end], alias)
-}
-
-// Context is the part of LLR the occurrence's context gives: what
-// differs from one occurrence of a surface to another.
-func (m Model) Context(rs []rune, start, end int, alias bool) float64 {
 	if len(m.W) == 0 {
 		return 0
 	}
@@ -202,21 +196,10 @@ func (m Model) Context(rs []rune, start, end int, alias bool) float64 {
 	for _, f := range features(rs, start, end, alias) {
 		z += m.weight(f)
 	}
-	sh := m.shape(rs, start, end, alias)
-	for k := 2; k < len(sh); k++ {
-		z += m.W[shapeFeatures[k]] * sh[k]
+	for k, v := range m.shape(rs, start, end, alias) {
+		z += m.W[shapeFeatures[k]] * v
 	}
 	return z - logit(m.Prior)
-}
-
-// Shape is the part of LLR the surface's own characters give (how its
-// first and last characters stand in names); 0 for a courtesy name.
-func (m Model) Shape(surface []rune, alias bool) float64 {
-	if len(m.W) == 0 || alias || len(surface) == 0 {
-		return 0
-	}
-	sh := m.shape(surface, 0, len(surface), false)
-	return m.W[shapeFeatures[0]]*sh[0] + m.W[shapeFeatures[1]]*sh[1]
 }
 
 // shape are the values of the continuous features of rs[start:end]: the
@@ -504,6 +487,11 @@ func Fit(examples []Example, cfg FitConfig) (Model, error) {
 		}
 		if e := examples[i]; shape {
 			vs[i] = m.shape(e.Text, e.Start, e.End, e.Alias)
+			for k, f := range shapeFeatures {
+				if left(f) {
+					vs[i][k] = 0
+				}
+			}
 		}
 		if examples[i].Name {
 			ys[i] = 1

@@ -135,13 +135,13 @@ const (
 // model's reading of the context (graph.SurfaceStat, kept in the graph);
 // the share is the maximum-likelihood mixing weight of names among them
 // (an EM fixed point over the bins), shrunk by priorWeight occurrences
-// towards the share over every surface. Before anything is counted that
-// share is neutralPrior. The surface's own characters (the mention
-// model's Shape) are evidence of their own, added to its log-odds: the
-// contexts of a word that stands between punctuation (之学，) read like a
-// name's, its characters do not.
+// towards the share over every surface, itself shrunk by globalWeight
+// occurrences towards neutralPrior (a corpus of a few chunks, which are
+// mostly entries opening with their names, says little about the next
+// text).
 const (
 	priorWeight  = 2.0
+	globalWeight = 20.0
 	neutralPrior = 0.5
 	emRounds     = 50
 )
@@ -180,11 +180,10 @@ func mixShare(st graph.SurfaceStat, base, weight float64) float64 {
 }
 
 // linkPrior is the log-odds that an occurrence of a surface with counts
-// st and shape log-likelihood ratio shape is a name, given the counts
-// over every surface.
-func linkPrior(st, total graph.SurfaceStat, shape float64) float64 {
-	all := min(max(mixShare(total, neutralPrior, 0), 0.05), 0.95)
-	return logit(min(max(mixShare(st, all, priorWeight), 0.01), 0.99)) + shape
+// st is a name, given the counts over every surface.
+func linkPrior(st, total graph.SurfaceStat) float64 {
+	all := min(max(mixShare(total, neutralPrior, globalWeight), 0.05), 0.95)
+	return logit(min(max(mixShare(st, all, priorWeight), 0.01), 0.99))
 }
 
 // chunkContext is what the chunk says beyond the mention itself.

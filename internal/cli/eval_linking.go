@@ -36,7 +36,7 @@ func evalLinking(ctx context.Context, io IO, args []string) error {
 	l2 := fs.Float64("l2", 0, "ridge penalty of the fit (0: the fit's default)")
 	random := fs.Int("random", 0, "random spans drawn per name occurrence (0: 2)")
 	cross := fs.Bool("cross-volume", true, "take the names every volume of a split lists as names wherever they occur in it")
-	without := fs.String("without", "", "comma-separated feature families (prefixes such as l2:,v:) to leave out of the model")
+	without := fs.String("without", strings.Join(linkingWithout, ","), "comma-separated feature families (prefixes such as l2:,v:) to leave out of the model")
 	minCount := fs.Int("min-count", 0, "features seen fewer times count as their rare class (0: the fit's default)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -87,6 +87,14 @@ func evalLinking(ctx context.Context, io IO, args []string) error {
 	}
 	return nil
 }
+
+// linkingWithout are the features the shipped model leaves out: the
+// surface's own characters. The linker matches names the graph attests
+// (an entry opened with them), so what it asks is whether this occurrence
+// is the name standing there, which its context says; how names are
+// written is the chunker's and the extractor's evidence when they make a
+// person, not the linker's.
+var linkingWithout = []string{"v:first", "v:last"}
 
 // linkingData are the evaluation folders the mention model is fitted on
 // by default: the biography volumes of both histories that are present.

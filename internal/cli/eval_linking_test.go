@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"testing"
 
+	"github.com/annalist-dev/annalist/consumers/linker"
 	"github.com/annalist-dev/annalist/internal/eval"
 	"github.com/annalist-dev/annalist/internal/profile"
 )
@@ -18,7 +19,8 @@ func TestShippedMentionModel(t *testing.T) {
 		t.Skip("the mingshi-liezhuan and qingshigao-liezhuan evaluation data are not here (ANNALIST_DATA)")
 	}
 	every := intList{5, 3}
-	rep, err := fitLinking(context.Background(), dirs, eval.LinkingOptions{HeldOutEvery: every, Seed: 1, CrossVolume: true}, false)
+	rep, err := fitLinking(context.Background(), dirs, eval.LinkingOptions{HeldOutEvery: every, Seed: 1, CrossVolume: true,
+		Fit: linker.FitConfig{Without: linkingWithout}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
