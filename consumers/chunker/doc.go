@@ -57,7 +57,27 @@
 //     clause naming someone of the open entry, a given name the text wrote
 //     before in full, or a short paragraph without strong evidence. An
 //     opening that does not show a person ("互市者，…") splits without a
-//     subject. Text before the first entry (the listing line, a category
+//     subject.
+//
+//     People are people: an opening the listing does not confirm gets a
+//     subject, main or attached, only when the profile's name judge
+//     (internal/names, fitted on the corpus: the characters of the name,
+//     whether the volume writes it again, whether it begins with a name
+//     the volume presents, and what the words after it say) takes what it
+//     writes for a name. Before the judge reads it, the words that are
+//     not the name come off: an introducing word, an office, a prince's
+//     fief and title, a woman's title before her family name and 氏, and
+//     a kinship word, with whose relative the person is ("子琮", "养子德济",
+//     "晔从弟旦", "思诚孙清"; the kinship words are the profile's and those
+//     its two-character words show how to make, 世父 as 世子). "宪成既废，
+//     名益高" (宪成 and his dismissal) and "帝崩，无子" open nothing; their
+//     text stays the entry's person's. A kinship word is never part of a
+//     subject: the relative's own name is, completed with the surname the
+//     kinship implies (杨旦 after "杨晔" for "晔从弟旦"), and a given name
+//     written alone is completed with the surname the volume writes it
+//     with (李拱辰 after "同官李拱辰"; see subentry.go), a woman known by
+//     her family name alone keeping the words that say whose she is
+//     ("宋德成妻姜氏"). Text before the first entry (the listing line, a category
 //     volume's introduction), heading lines and the closing appraisal
 //     (赞曰) form chunks that belong to no entry. See liezhuan.go for the
 //     rules.

@@ -44,6 +44,11 @@ func TestPeopleArePeople(t *testing.T) {
 				"叔时既废，名益高，中外荐者百十疏，皆不报。\n" +
 				"久之起南京光禄少卿，力辞不就，卒于家。\n",
 			[]string{"顾成"}},
+		{"a clause with a kinship word at its end",
+			"梁储\n" +
+				"梁储，字叔厚，顺德人。成化中举进士，授编修。" + bio(20) + "\n" +
+				"帝崩，无子。储与阁臣定策，迎立世宗。\n",
+			[]string{"梁储"}},
 		{"a woman named by her husband and her family keeps the words that say whose she is",
 			"◎列女\n" +
 				"张氏，临清人。年十七，归同里李生。" + bio(12) + "\n" +

@@ -54,13 +54,14 @@ type naming struct {
 //     the volume writes after an office ("知县孙自一"), is that fuller
 //     name, whatever the character before the given name; a given name
 //     the listing's groups write as a same-surname relative ("(子用懋用
-//     嘉)"), or the entry's text after a kinship word of the same surname
-//     ("子春", "子春、晟"), takes the entry's surname: 申用嘉, 沐晟;
+//     嘉)") takes the entry's surname: 申用嘉;
 //   - a name the groups write with one or two characters more, not after
 //     a kinship character, in a form the volume has used ("光" for
 //     "(…余光)" after "御史余光亦言"), is that fuller name;
 //   - a one-character name the groups write two given names after a
-//     kinship word ("(弟冲汸濂)") takes the surname too;
+//     kinship word ("(弟冲汸濂)"), or a name the entry's text writes after
+//     a kinship word of the same surname ("子春", "子春、晟"), takes the
+//     surname too: 沐晟;
 //   - a given name the volume has written before after a surname
 //     (writtenInFull: "拱辰" after "毕拱辰") is that full name;
 //   - anything else is kept as written.
@@ -110,13 +111,13 @@ func (er *entryRules) subEntryName(n naming, written []rune) string {
 		return string(full)
 	}
 	strong, weak := er.kinGroup(written, n.groups)
-	if strong || er.kinBefore(written, n.before) {
+	if strong {
 		return withSurname(sur, written)
 	}
 	if full := er.fullerForm(written, n.earlier, n.groups, false); full != nil {
 		return string(full)
 	}
-	if weak {
+	if weak || er.kinBefore(written, n.before) {
 		return withSurname(sur, written)
 	}
 	if !inAnyGroup(written, n.groups) {

@@ -12,15 +12,13 @@ import (
 // than the opening words of a clause. Its features are the run's first
 // character (the surname of a full name), its last, its middle ones, every
 // character whatever its place, and its two-character pieces; the weights
-// are fitted on runs the corpus labels for free (Examples). The classes
+// are fitted on runs the corpus labels for free (Runs, Examples). The classes
 // are weighted to count equally, so Score is a likelihood ratio in log
 // form: the evidence of the characters alone, before any prior.
 type Model struct {
 	bias float64
 	w    map[string]float64
 }
-
-var expBigrams = true
 
 // features are the feature names of a run: its first character, its
 // last, its middle ones, every character whatever its place, and its
