@@ -2,6 +2,7 @@ package eval_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -17,24 +18,41 @@ type cut struct{ at, subject, main string }
 // cutChunker chunks each document at the given places.
 func cutChunker(cuts []cut) eval.ChunkFunc {
 	return func(_ context.Context, doc schemas.Document) ([]schemas.Chunk, error) {
-		rs := []rune(doc.Text)
-		out := []schemas.Chunk{{DocID: doc.DocID}}
-		for i, c := range cuts {
+		var at []entryAt
+		for _, c := range cuts {
 			if b := strings.Index(doc.Text, c.at); b >= 0 {
-				out = append(out, schemas.Chunk{DocID: doc.DocID, ChunkID: doc.DocID + "-" + string(rune('a'+i)),
-					Start: len([]rune(doc.Text[:b])), Subject: c.subject, Attached: c.main != "", Main: c.main})
+				at = append(at, entryAt{at: len([]rune(doc.Text[:b])), subject: c.subject, main: c.main, attached: c.main != ""})
 			}
 		}
-		for i := range out {
-			if i+1 < len(out) {
-				out[i].End = out[i+1].Start
-			} else {
-				out[i].End = len(rs)
-			}
-			out[i].Text = string(rs[out[i].Start:out[i].End])
-		}
-		return out, nil
+		return tile(doc, at), nil
 	}
+}
+
+// entryAt is an entry chunk at a rune offset of a document.
+type entryAt struct {
+	at            int
+	subject, main string
+	attached      bool
+}
+
+// tile returns the chunks of doc that begin at the entries, in order, after
+// a chunk without a subject from the document's start; they tile it.
+func tile(doc schemas.Document, at []entryAt) []schemas.Chunk {
+	rs := []rune(doc.Text)
+	out := []schemas.Chunk{{DocID: doc.DocID}}
+	for i, p := range at {
+		out = append(out, schemas.Chunk{DocID: doc.DocID, ChunkID: fmt.Sprintf("%s-%d", doc.DocID, i), Start: p.at,
+			Subject: p.subject, Entry: p.subject, Attached: p.attached, Main: p.main})
+	}
+	for i := range out {
+		if i+1 < len(out) {
+			out[i].End = out[i+1].Start
+		} else {
+			out[i].End = len(rs)
+		}
+		out[i].Text = string(rs[out[i].Start:out[i].End])
+	}
+	return out
 }
 
 // Every entry chunk's subject is scored, attached ones included: a name

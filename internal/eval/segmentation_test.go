@@ -163,33 +163,14 @@ func TestSegmentationErrors(t *testing.T) {
 // the given subjects; a subject written "+name" is an attached person.
 func positionedChunker(subjects []string) eval.ChunkFunc {
 	return func(_ context.Context, doc schemas.Document) ([]schemas.Chunk, error) {
-		rs := []rune(doc.Text)
-		var out []schemas.Chunk
-		prev := 0
-		cut := func(at int, subject string, attached bool) {
-			if at > prev {
-				out = append(out, schemas.Chunk{DocID: doc.DocID, Start: prev, End: at, Text: string(rs[prev:at])})
-			}
-			out = append(out, schemas.Chunk{DocID: doc.DocID, Start: at, Subject: subject, Entry: subject, Attached: attached})
-			prev = at
-		}
+		var at []entryAt
 		for _, s := range subjects {
 			name, attached := strings.CutPrefix(s, "+")
-			at := strings.Index("\n"+doc.Text, "\n"+name+"，")
-			if at < 0 {
-				continue
+			if b := strings.Index("\n"+doc.Text, "\n"+name+"，"); b >= 0 {
+				at = append(at, entryAt{at: len([]rune(doc.Text[:b])), subject: name, attached: attached})
 			}
-			cut(len([]rune(doc.Text[:at])), name, attached)
 		}
-		for i := range out {
-			if i+1 < len(out) {
-				out[i].End = out[i+1].Start
-			} else {
-				out[i].End = len(rs)
-			}
-			out[i].Text = string(rs[out[i].Start:out[i].End])
-		}
-		return out, nil
+		return tile(doc, at), nil
 	}
 }
 

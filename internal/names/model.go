@@ -57,9 +57,6 @@ func (m *Model) Score(run []rune) float64 {
 	return s
 }
 
-// Prob is Score as a probability.
-func (m *Model) Prob(run []rune) float64 { return sigmoid(m.Score(run)) }
-
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
 // Example is a run of text labelled a name or not; Group says which
@@ -183,15 +180,6 @@ type Metrics struct {
 	LogLoss float64
 }
 
-// Evaluate scores m on examples.
-func (m *Model) Evaluate(examples []Example) Metrics {
-	scores := make([]float64, len(examples))
-	for i, e := range examples {
-		scores[i] = m.Score(e.Run)
-	}
-	return metricsOf(examples, scores)
-}
-
 // metricsOf are the metrics of scores given to examples.
 func metricsOf(examples []Example, scores []float64) Metrics {
 	var r Metrics
@@ -224,46 +212,6 @@ func metricsOf(examples []Example, scores []float64) Metrics {
 	r.Accuracy = (r.NameRecall + r.OtherRecall) / 2
 	r.LogLoss = (lossN + lossO) / 2
 	return r
-}
-
-// CrossValidate fits on all groups but one fold and scores the fold, for
-// k folds of the examples' groups (assigned in sorted order, round
-// robin), and returns the metrics of the pooled out-of-fold scores.
-func CrossValidate(examples []Example, k int, opts FitOptions) Metrics {
-	var groups []string
-	seen := map[string]bool{}
-	for _, e := range examples {
-		if !seen[e.Group] {
-			seen[e.Group] = true
-			groups = append(groups, e.Group)
-		}
-	}
-	slices.Sort(groups)
-	fold := map[string]int{}
-	for i, g := range groups {
-		fold[g] = i % k
-	}
-	var held []Example
-	var scores []float64
-	for f := range k {
-		var train, test []Example
-		for _, e := range examples {
-			if fold[e.Group] == f {
-				test = append(test, e)
-			} else {
-				train = append(train, e)
-			}
-		}
-		if len(test) == 0 {
-			continue
-		}
-		m := Fit(train, opts)
-		for _, e := range test {
-			held = append(held, e)
-			scores = append(scores, m.Score(e.Run))
-		}
-	}
-	return metricsOf(held, scores)
 }
 
 func weight(x float64) string {
