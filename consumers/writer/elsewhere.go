@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/internal/era"
+	"github.com/annalist-dev/annalist/internal/profile"
 )
 
 // Counters of a plan (Offline.PlanStats), carried into the page's stats.
@@ -61,8 +62,8 @@ const (
 // language: the life, and the part for evidence from other documents the
 // plan has when such evidence is not dated.
 var sectionTitles = map[string][2]string{
-	"zh": {"生平", "其他文献"},
-	"en": {"Life", "From other documents"},
+	profile.LangChinese: {"生平", "其他文献"},
+	profile.LangEnglish: {"Life", "From other documents"},
 }
 
 // budget is how many sentences of a page n sentences of evidence are
@@ -106,8 +107,9 @@ type aside struct {
 // sentences of other texts that make him the topic of a clause, as many
 // as the budget of their number allows, those with facts the page has
 // not stated first. Sentences that name him only in passing are left
-// out. Each is copied verbatim, cut to the clauses around his name when
-// it is longer than MaxCopy.
+// out. Each is copied verbatim, cut to the clauses from his name on when
+// it is longer than MaxCopy (extract), and dated by its own words
+// (dateOf).
 func (p *planner) fromElsewhere() []aside {
 	share := p.entryShare()
 	var cands []aside
@@ -330,7 +332,7 @@ func (p *planner) extract(ps passage) (passage, bool) {
 	end := "。"
 	if last, _ := utf8.DecodeLastRuneInString(ps.text); endsSentence(string(last)) {
 		end = string(last)
-	} else if p.prof.Language != "" && p.prof.Language != "zh" {
+	} else if p.prof.Language != "" && p.prof.Language != profile.LangChinese {
 		end = "."
 	}
 	return passage{chunk: ps.chunk, start: ps.start + s, end: ps.start + s + utf8.RuneCountInString(body),
@@ -535,7 +537,7 @@ func (p *planner) placeElsewhere(life []PlanItem, tailFrom int, chosen []aside) 
 	if len(undated) > 0 {
 		titles, ok := sectionTitles[p.prof.Language]
 		if !ok {
-			titles = sectionTitles["en"]
+			titles = sectionTitles[profile.LangEnglish]
 		}
 		for i := range out {
 			out[i].Section = titles[0]

@@ -345,3 +345,34 @@ func TestIncrementalNoteLivesUntilRetracted(t *testing.T) {
 		t.Errorf("stats %v; want the note removed and every other sentence kept", v4.Stats)
 	}
 }
+
+// The same under an English profile: a dated note in the life by its
+// year, an undated one in the part titled in English.
+func TestOfflineNotesEnglish(t *testing.T) {
+	r := newRefSet("Anne Corrie", "en").
+		chunk("corrie-0000", "corrie", "# Anne Corrie\n\nAnne Corrie was a Scottish botanist. She was born in Perth in 1802. "+
+			"In 1830 she was appointed keeper of the Perth herbarium. Her flora of the Tay valley, printed in 1841, "+
+			"listed four hundred species. She died in Edinburgh in 1871.\n").
+		mention("letters-0002", "letters", "In 1856 Anne Corrie visited the gardens at Kew and sent seeds home.").
+		mention("society-0000", "society", "Anne Corrie was remembered by the Perth naturalists as a generous teacher.")
+	r.fact(t, "corrie-0000", schemas.RelBirth, "1802", "She was born in Perth in 1802", nil).
+		fact(t, "corrie-0000", schemas.RelDeath, "1871", "She died in Edinburgh in 1871", nil)
+	ds := draftAll(t, writer.NewOffline(writer.OfflineConfig{}), r.rs)
+	var got []string
+	for _, d := range ds {
+		got = append(got, d.Section+" | "+d.Text)
+	}
+	want := []string{
+		"Life | Anne Corrie was a Scottish botanist.",
+		"Life | She was born in Perth in 1802.",
+		"Life | In 1830 she was appointed keeper of the Perth herbarium.",
+		"Life | Her flora of the Tay valley, printed in 1841, listed four hundred species.",
+		"Life | In 1856 Anne Corrie visited the gardens at Kew and sent seeds home.",
+		"Life | She died in Edinburgh in 1871.",
+		"From other documents | Anne Corrie was remembered by the Perth naturalists as a generous teacher.",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("page:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	checkDrafts(t, r.rs, ds)
+}
