@@ -29,10 +29,9 @@ type Graph interface {
 	SurfacesAfter(ctx context.Context, tenant string, after int64, limit int) ([]string, []int64, error)
 	// SurfaceSeqs returns the sequence number of each surface, 0 if none.
 	SurfaceSeqs(ctx context.Context, tenant string, surfaces []string) ([]int64, error)
-	// SurfaceInfo returns the person ids of each surface's alias set, what
-	// the linker counted of each surface over the corpus, and the totals
-	// over every surface.
-	SurfaceInfo(ctx context.Context, tenant string, surfaces []string) ([][]string, []graph.SurfaceStat, graph.SurfaceStat, error)
+	// SurfaceInfo returns the person ids of each surface's alias set and
+	// what the linker counted of each surface over the corpus.
+	SurfaceInfo(ctx context.Context, tenant string, surfaces []string) ([][]string, []graph.SurfaceStat, error)
 	// SurfaceChunks returns the chunks the surface was matched in.
 	SurfaceChunks(ctx context.Context, tenant, surface string) ([]string, error)
 	// LinkBacklog returns chunks matched against a dictionary older than
@@ -358,7 +357,7 @@ func (s *Stage) rows(ctx context.Context, tenant string, d *dictionary, cs []sch
 			}
 		}
 	}
-	cands, stats, total, err := s.g.SurfaceInfo(ctx, tenant, surfaces)
+	cands, stats, err := s.g.SurfaceInfo(ctx, tenant, surfaces)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -368,7 +367,7 @@ func (s *Stage) rows(ctx context.Context, tenant string, d *dictionary, cs []sch
 	}
 	info := make(map[string]surfaceInfo, len(surfaces))
 	for i, sf := range surfaces {
-		info[sf] = surfaceInfo{cands: cands[i], stat: stats[i], total: total}
+		info[sf] = surfaceInfo{cands: cands[i], stat: stats[i]}
 	}
 	res := make([]resolved, len(cs))
 	var open []string
@@ -428,10 +427,10 @@ func (s *Stage) rows(ctx context.Context, tenant string, d *dictionary, cs []sch
 }
 
 // surfaceInfo is what a batch read of a surface: its person candidates
-// and the counts of its link prior (and of every surface's).
+// and the counts of its link prior.
 type surfaceInfo struct {
-	cands       []string
-	stat, total graph.SurfaceStat
+	cands []string
+	stat  graph.SurfaceStat
 }
 
 // resolved is a chunk's mentions and the lines its write records of each
@@ -573,8 +572,7 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 		if len(per[i]) == 0 {
 			continue
 		}
-		in := info[m.surface]
-		prior := linkPrior(in.stat, in.total)
+		prior := linkPrior(info[m.surface].stat, s.namePrior(c))
 		odds := make([]float64, len(per[i]))
 		for j, id := range per[i] {
 			p := profiles[id]
@@ -625,6 +623,14 @@ func aliasOf(surface string, cands []string, profiles map[string]*profile) bool 
 // written again with the same evidence is the same text; of a shape
 // ratio, so that a model written out and read back is the model.
 func round(p float64) float64 { return math.Round(p*1e4) / 1e4 }
+
+// namePrior is the prior share of names of the chunk's profile.
+func (s *Stage) namePrior(c schemas.Chunk) float64 {
+	if p := s.profileOf(c).NamePrior; p > 0 {
+		return p
+	}
+	return neutralPrior
+}
 
 // model is the mention model of the chunk's profile.
 func (s *Stage) model(c schemas.Chunk) Model { return s.read(c).model }

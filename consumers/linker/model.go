@@ -18,10 +18,9 @@ import (
 // text at all, and the same of the character after it as a name's last
 // (the name would go on: 王瑞 in 王瑞旃) and of the one before it as a
 // name's first (崔 before 应元). Those are
-// naive-Bayes log-ratios of counts over the distinct names of the fitting
-// corpus and its text, the names' estimate shrunk towards the text's, so
-// that a surname the corpus writes rarely still reads as one and 也 or
-// 者 never ends a name.
+// log-ratios of counts over the distinct names of the fitting corpus and
+// its text (see namePseudo), so that a surname the corpus writes rarely
+// does not read against a name and 之 or 也 never begins one.
 // Its weights and counts are a profile's data (internal/profile,
 // mention_model.tsv and mention_chars.tsv), so the evidence of a
 // language travels with its profile. The zero Model says nothing: every
@@ -140,25 +139,24 @@ func NewModel(w map[string]float64, chars CharCounts) Model {
 	return m
 }
 
-// namePseudo (chosen by cross-validated log loss among 10 to 1000) is
-// the weight, in names, of the text's distribution in the
-// estimate of how names write a character: P(c | names) = (n(c) +
-// namePseudo·P(c | text)) / (names + namePseudo). A character names
-// never write gets log(namePseudo / (names + namePseudo)) whatever its
-// frequency in text; one the text never shows is read as text's rarest.
-const namePseudo = 300.0
+// namePseudo (chosen by cross-validated log loss among 0.1 to 5) is the
+// count added to both sides of the ratio of a character's names to the
+// names it would begin (or end) if names wrote it as often as the text
+// does: log((n(c) + a) / (names·P(c | text) + a)). A frequent character
+// names never write (之, 也) reads strongly against a name; a rare one
+// names never wrote either reads as neither (席 of 席书, when the fitting
+// corpus has no other 席); one names write far more than the text
+// predicts (王) reads for a name.
+const namePseudo = 0.25
 
-// setChars keeps the counts and reads their ratios: log P(c | names) -
-// log P(c | text) per column.
+// setChars keeps the counts and reads their ratios per column.
 func (m *Model) setChars(chars CharCounts) {
 	m.Chars = chars
 	m.ratio = make(map[rune][4]float64, len(chars))
 	tot := chars[0]
-	v := float64(len(chars))
-	pText := func(text int64) float64 { return (float64(text) + 0.5) / (float64(tot[CountText]) + 0.5*v) }
 	r := func(n, of, text int64) float64 {
-		p := pText(text)
-		return math.Log((float64(n)+namePseudo*p)/(float64(of)+namePseudo)) - math.Log(p)
+		expected := float64(of) * float64(text) / float64(max(tot[CountText], 1))
+		return math.Log((float64(n) + namePseudo) / (expected + namePseudo))
 	}
 	of := [4]int64{tot[CountFirst], tot[CountLast], tot[CountInner], tot[CountHead]}
 	for c, n := range chars {

@@ -135,13 +135,14 @@ const (
 // model's reading of the context (graph.SurfaceStat, kept in the graph);
 // the share is the maximum-likelihood mixing weight of names among them
 // (an EM fixed point over the bins), shrunk by priorWeight occurrences
-// towards the share over every surface, itself shrunk by globalWeight
-// occurrences towards neutralPrior (a corpus of a few chunks, which are
-// mostly entries opening with their names, says little about the next
-// text).
+// towards the profile's prior share of names among the occurrences of an
+// attested name (profile NamePrior, measured on a corpus: `annalist eval
+// mentions` reports the median share over the surfaces it counted), or
+// neutralPrior when the profile sets none. A surface the corpus writes
+// often as part of something else (士英 of 马士英, 天启 the era, 用之)
+// soon has a low share; one written a few times keeps the prior.
 const (
 	priorWeight  = 2.0
-	globalWeight = 20.0
 	neutralPrior = 0.5
 	emRounds     = 50
 )
@@ -152,6 +153,15 @@ func binLLR(k int) float64 { return float64(k-graph.LLRBins/2) + 0.5 }
 
 func binOf(llr float64) int {
 	return min(max(int(math.Floor(llr))+graph.LLRBins/2, 0), graph.LLRBins-1)
+}
+
+// NameShare is the share of names among a surface's counted occurrences
+// (the EM fixed point, without a prior), 0 for none counted.
+func NameShare(st graph.SurfaceStat) float64 {
+	if st.Occurrences() == 0 {
+		return 0
+	}
+	return mixShare(st, neutralPrior, 0)
 }
 
 // mixShare is the share w of names that makes the counted occurrences
@@ -180,10 +190,9 @@ func mixShare(st graph.SurfaceStat, base, weight float64) float64 {
 }
 
 // linkPrior is the log-odds that an occurrence of a surface with counts
-// st is a name, given the counts over every surface.
-func linkPrior(st, total graph.SurfaceStat) float64 {
-	all := min(max(mixShare(total, neutralPrior, globalWeight), 0.05), 0.95)
-	return logit(min(max(mixShare(st, all, priorWeight), 0.01), 0.99))
+// st is a name, given the prior share base.
+func linkPrior(st graph.SurfaceStat, base float64) float64 {
+	return logit(min(max(mixShare(st, base, priorWeight), 0.01), 0.99))
 }
 
 // chunkContext is what the chunk says beyond the mention itself.

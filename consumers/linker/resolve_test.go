@@ -40,28 +40,30 @@ func bins(at map[float64]int64) graph.SurfaceStat {
 	return st
 }
 
-// TestLinkPrior: a surface never counted takes the share over every
-// surface; one whose occurrences read as names takes a high share, one
-// whose occurrences read as parts of something else a low one, and one
-// counted once moves only part of the way.
+// TestLinkPrior: a surface never counted takes the prior share; one whose
+// occurrences read as names takes a high share, one whose occurrences
+// read as parts of something else a low one, and one counted once moves
+// only part of the way.
 func TestLinkPrior(t *testing.T) {
-	total := bins(map[float64]int64{2.5: 700, -2.5: 300})
-	base := sigmoid(linkPrior(graph.SurfaceStat{}, total))
-	if base < 0.6 || base > 0.8 {
-		t.Errorf("unseen surface: %v, want near the overall 0.7", base)
+	const prior = 0.9
+	if got := sigmoid(linkPrior(graph.SurfaceStat{}, prior)); math.Abs(got-prior) > 1e-9 {
+		t.Errorf("unseen surface: %v, want the prior %v", got, prior)
 	}
-	if got := sigmoid(linkPrior(graph.SurfaceStat{}, graph.SurfaceStat{})); math.Abs(got-neutralPrior) > 1e-9 {
-		t.Errorf("nothing counted: %v, want %v", got, neutralPrior)
-	}
-	if name := sigmoid(linkPrior(bins(map[float64]int64{2.5: 30, 0.5: 10}), total)); name < 0.9 {
+	if name := sigmoid(linkPrior(bins(map[float64]int64{2.5: 30, 0.5: 10}), prior)); name < 0.9 {
 		t.Errorf("a surface read as a name: %v, want above 0.9", name)
 	}
-	if word := sigmoid(linkPrior(bins(map[float64]int64{-2.5: 150, -0.5: 40, 1.5: 10}), total)); word > 0.15 {
+	if word := sigmoid(linkPrior(bins(map[float64]int64{-2.5: 150, -0.5: 40, 1.5: 10}), prior)); word > 0.15 {
 		t.Errorf("a surface read as part of something else: %v, want below 0.15", word)
 	}
-	once := sigmoid(linkPrior(bins(map[float64]int64{-2.5: 1}), total))
-	if once >= base || once < 0.3 {
-		t.Errorf("one occurrence read as no name: %v, want between 0.3 and the overall share %v", once, base)
+	once := sigmoid(linkPrior(bins(map[float64]int64{-2.5: 1}), prior))
+	if once >= prior || once < 0.5 {
+		t.Errorf("one occurrence read as no name: %v, want between 0.5 and the prior", once)
+	}
+	if got := NameShare(bins(map[float64]int64{2.5: 30})); got < 0.95 {
+		t.Errorf("share of a surface read as a name 30 times: %v", got)
+	}
+	if got := NameShare(graph.SurfaceStat{}); got != 0 {
+		t.Errorf("share of a surface never counted: %v", got)
 	}
 	if binOf(-100) != 0 || binOf(100) != graph.LLRBins-1 || binOf(0.2) != graph.LLRBins/2 {
 		t.Errorf("bins of -100, 100, 0.2: %d %d %d", binOf(-100), binOf(100), binOf(0.2))

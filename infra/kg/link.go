@@ -28,8 +28,7 @@ import (
 //	                                   chunk by the bin of the mention model's
 //	                                   reading (graph.SurfaceStat)
 //	kg:{t}:surfstat             hash   "b<k>:<surface>": the sums of bin k over the
-//	                                   surface's chunks; "b<k>": over every
-//	                                   surface (the linker's link prior)
+//	                                   surface's chunks (the linker's link prior)
 //	kg:{t}:linkver              zset   chunk -> the surface sequence its text was
 //	                                   last matched against (the backfill's cursor)
 //	kg:{t}:linkstate            zset   member target: the sequence the backfill
@@ -92,20 +91,19 @@ func (s *Store) SurfaceSeqs(ctx context.Context, tenant string, surfaces []strin
 }
 
 // SurfaceInfo returns, for each surface, the sorted person ids its alias
-// set holds and what the linker counted of it (kg:{t}:surfstat), and
-// the counts over every surface, in one round trip.
-func (s *Store) SurfaceInfo(ctx context.Context, tenant string, surfaces []string) ([][]string, []graph.SurfaceStat, graph.SurfaceStat, error) {
-	var total graph.SurfaceStat
+// set holds and what the linker counted of it (kg:{t}:surfstat), in one
+// round trip.
+func (s *Store) SurfaceInfo(ctx context.Context, tenant string, surfaces []string) ([][]string, []graph.SurfaceStat, error) {
 	if err := checkTenant("read candidates", tenant); err != nil {
-		return nil, nil, total, err
+		return nil, nil, err
+	}
+	if len(surfaces) == 0 {
+		return nil, nil, nil
 	}
 	const nb = graph.LLRBins
 	p := s.c.Pipeline()
 	cmds := make([]*goredis.StringSliceCmd, len(surfaces))
-	fields := make([]string, 0, nb*(1+len(surfaces)))
-	for k := range nb {
-		fields = append(fields, "b"+strconv.Itoa(k))
-	}
+	fields := make([]string, 0, nb*len(surfaces))
 	for i, sf := range surfaces {
 		cmds[i] = p.SMembers(ctx, prefix(tenant)+"alias:"+sf)
 		for k := range nb {
@@ -114,20 +112,9 @@ func (s *Store) SurfaceInfo(ctx context.Context, tenant string, surfaces []strin
 	}
 	counts := p.HMGet(ctx, prefix(tenant)+"surfstat", fields...)
 	if _, err := p.Exec(ctx); err != nil {
-		return nil, nil, total, fmt.Errorf("read candidates of %d surfaces: %w", len(surfaces), err)
+		return nil, nil, fmt.Errorf("read candidates of %d surfaces: %w", len(surfaces), err)
 	}
 	vals := counts.Val()
-	stat := func(at int) graph.SurfaceStat {
-		var st graph.SurfaceStat
-		for k := range nb {
-			if at+k < len(vals) {
-				v, _ := vals[at+k].(string)
-				st.Bins[k], _ = strconv.ParseInt(v, 10, 64)
-			}
-		}
-		return st
-	}
-	total = stat(0)
 	out := make([][]string, len(surfaces))
 	stats := make([]graph.SurfaceStat, len(surfaces))
 	for i, c := range cmds {
@@ -137,9 +124,45 @@ func (s *Store) SurfaceInfo(ctx context.Context, tenant string, surfaces []strin
 			}
 		}
 		slices.Sort(out[i])
-		stats[i] = stat(nb * (1 + i))
+		for k := range nb {
+			if at := nb*i + k; at < len(vals) {
+				v, _ := vals[at].(string)
+				stats[i].Bins[k], _ = strconv.ParseInt(v, 10, 64)
+			}
+		}
 	}
-	return out, stats, total, nil
+	return out, stats, nil
+}
+
+// SurfaceStats returns what the linker counted of every surface
+// (kg:{t}:surfstat), read with HSCAN.
+func (s *Store) SurfaceStats(ctx context.Context, tenant string) (map[string]graph.SurfaceStat, error) {
+	if err := checkTenant("read surface counts", tenant); err != nil {
+		return nil, err
+	}
+	out := map[string]graph.SurfaceStat{}
+	var cursor uint64
+	for {
+		kvs, next, err := s.c.HScan(ctx, prefix(tenant)+"surfstat", cursor, "*", 1000).Result()
+		if err != nil {
+			return nil, fmt.Errorf("read surface counts: %w", err)
+		}
+		for i := 0; i+1 < len(kvs); i += 2 {
+			bin, surface, ok := strings.Cut(kvs[i], ":")
+			k, err := strconv.Atoi(strings.TrimPrefix(bin, "b"))
+			if !ok || err != nil || k < 0 || k >= graph.LLRBins {
+				continue
+			}
+			n, _ := strconv.ParseInt(kvs[i+1], 10, 64)
+			st := out[surface]
+			st.Bins[k] = n
+			out[surface] = st
+		}
+		if next == 0 {
+			return out, nil
+		}
+		cursor = next
+	}
 }
 
 // SurfaceChunks returns the chunks in which the linker matched surface

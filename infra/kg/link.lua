@@ -115,7 +115,6 @@ for a = 2, #ARGV, NF do
     end
     -- A surface's counts over the corpus (surfstat) take this chunk's
     -- share again: what it gave before is taken back first.
-    local total = {}
     for _, line in ipairs(split(seen, '\n')) do
       local f = split(line, '\t')
       local now = split(f[3] or '', ',')
@@ -125,15 +124,9 @@ for a = 2, #ARGV, NF do
         local d = (tonumber(now[k] or '0') or 0) - (tonumber(was[k] or '0') or 0)
         if d ~= 0 then
           redis.call('HINCRBY', P .. 'surfstat', 'b' .. (k - 1) .. ':' .. f[1], d)
-          total[k] = (total[k] or 0) + d
         end
       end
       redis.call('HSET', P .. 'surfchunks:' .. f[1], chunk, f[2] .. '\t' .. (f[3] or ''))
-    end
-    for k = 1, 8 do
-      if total[k] and total[k] ~= 0 then
-        redis.call('HINCRBY', P .. 'surfstat', 'b' .. (k - 1), total[k])
-      end
     end
     local v = tonumber(version)
     local cur = tonumber(redis.call('ZSCORE', P .. 'linkver', chunk) or '-1')

@@ -151,7 +151,6 @@ for _, c in ipairs(chunks) do
                 local n = tonumber(x) or 0
                 if n ~= 0 then
                   redis.call('HINCRBY', P .. 'surfstat', 'b' .. k .. ':' .. m.surface, -n)
-                  redis.call('HINCRBY', P .. 'surfstat', 'b' .. k, -n)
                 end
                 k = k + 1
               end

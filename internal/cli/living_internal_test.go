@@ -31,10 +31,18 @@ func livingVolume(n int) (string, []string) {
 	years := []string{"二", "五", "八", "十一", "十四", "十七", "二十", "二十三", "二十六", "二十九", "三十二"}
 	offices := []string{"户部主事", "刑部主事", "行人", "庶吉士", "工部主事", "兵部主事"}
 	later := []string{"南京礼部右侍郎", "右佥都御史", "大理寺卿", "浙江按察副使", "国子监祭酒", "吏部左侍郎"}
+	// A third of the names have a one-character given name: two-character
+	// names are common, and the linker must find them as it finds the
+	// others.
+	single := []string{"琦", "谦", "瓒", "宪", "纶", "鉴", "昂", "锦", "瑄", "濂", "玑", "璇"}
 	var names []string
 	var b strings.Builder
 	for i := 0; i < n; i++ {
-		names = append(names, surnames[i%len(surnames)]+given[i%len(given)])
+		g := given[i%len(given)]
+		if i%3 == 2 {
+			g = single[i%len(single)]
+		}
+		names = append(names, surnames[i%len(surnames)]+g)
 	}
 	b.WriteString(strings.Join(names, "") + "\n")
 	for i, name := range names {
@@ -45,10 +53,12 @@ func livingVolume(n int) (string, []string) {
 	return b.String(), names
 }
 
-// TestLivingPagesFollowTheirDocuments is the end-to-end check of issue
-// 10 on the real stages (embedded kfake over TCP, a child redis-server):
-// 20 pages; a new document about each of 10 subjects reaches that
-// subject's page by itself as exactly one new version citing it, and
+// TestLivingPagesFollowTheirDocuments is the end-to-end check of living
+// pages on the real stages (embedded kfake over TCP, a child
+// redis-server): 20 pages; a plain note about each of 10 subjects (the
+// name and a new statement, as an archive receives them, names of two
+// and three characters) reaches that subject's page by itself as exactly
+// one new version citing it, and
 // the other 10 keep their version; a new version of each document
 // (same source) supersedes it and the page follows; the retraction
 // takes it out, and no current page cites a retracted chunk.

@@ -14,6 +14,7 @@ import (
 	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
 
 	"github.com/annalist-dev/annalist/consumers/linker"
+	"github.com/annalist-dev/annalist/internal/graph"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -29,6 +30,22 @@ type MentionSource struct {
 	// Persons returns the ids of the graph's persons (for the recall
 	// sample; nil: no recall sample).
 	Persons func(ctx context.Context) ([]string, error)
+	// SurfaceStats returns what the linker counted of every surface (for
+	// the shares of names; nil: none reported).
+	SurfaceStats func(ctx context.Context) (map[string]graph.SurfaceStat, error)
+}
+
+// SurfaceShares summarises, over the surfaces the linker counted, the
+// share of names among their occurrences (linker.NameShare): the mean
+// over the surfaces, which is what a profile's linker.name_prior is set
+// from (the share to expect of a surface not counted yet), and the
+// quartiles.
+type SurfaceShares struct {
+	Surfaces int     `json:"surfaces"`
+	Mean     float64 `json:"mean"`
+	Q1       float64 `json:"q1"`
+	Median   float64 `json:"median"`
+	Q3       float64 `json:"q3"`
 }
 
 // MentionCounts counts mentions: every surface of a person the linker
@@ -111,7 +128,9 @@ type MentionReport struct {
 	RecallLinked    map[int]int    `json:"recall_linked_by_name_length"`
 	RecallByLength  map[int]int    `json:"recall_sampled_by_name_length"`
 	AmbiguousSample []MentionSample `json:"ambiguous"`
+	Shares          *SurfaceShares  `json:"surface_shares,omitempty"`
 }
+
 
 // Mentions reads the linker's records of the chunks ids and reports their
 // counts, with n sampled mentions (seed).
@@ -228,6 +247,26 @@ func MentionsWith(ctx context.Context, src MentionSource, ids []string, opts Men
 		s := sampleOf(p.c, p.m, "")
 		s.Scores = p.m.Candidates
 		rep.AmbiguousSample = append(rep.AmbiguousSample, s)
+	}
+	if src.SurfaceStats != nil {
+		stats, err := src.SurfaceStats(ctx)
+		if err != nil {
+			return rep, err
+		}
+		var shares []float64
+		sum := 0.0
+		for _, st := range stats {
+			if st.Occurrences() > 0 {
+				shares = append(shares, linker.NameShare(st))
+				sum += shares[len(shares)-1]
+			}
+		}
+		slices.Sort(shares)
+		sh := &SurfaceShares{Surfaces: len(shares)}
+		if n := len(shares); n > 0 {
+			sh.Mean, sh.Q1, sh.Median, sh.Q3 = sum/float64(n), shares[n/4], shares[n/2], shares[3*n/4]
+		}
+		rep.Shares = sh
 	}
 	rep.RecallPool = len(occs)
 	occs = draw(r, occs, opts.Recall)

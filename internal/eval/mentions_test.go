@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/annalist-dev/annalist/internal/graph"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -97,5 +98,27 @@ func TestMentionsRecallSample(t *testing.T) {
 	}
 	if rep.Reviewed != 1 || len(rep.AmbiguousSample) != 1 || len(rep.AmbiguousSample[0].Scores) != 2 || rep.AmbiguousSample[0].Review != "r1" {
 		t.Fatalf("reviewed %d, ambiguous %+v", rep.Reviewed, rep.AmbiguousSample)
+	}
+}
+
+// TestMentionsSurfaceShares: the shares of names are summarised over the
+// surfaces counted: three read as names, one as a word.
+func TestMentionsSurfaceShares(t *testing.T) {
+	var name, word, rare graph.SurfaceStat
+	name.Bins[6], word.Bins[1], rare.Bins[6] = 40, 40, 3
+	src := MentionSource{
+		Chunks:     func(context.Context, []string) ([]schemas.Chunk, error) { return nil, nil },
+		Links:      func(context.Context, string) (string, error) { return "", nil },
+		EntryChunk: func(context.Context, string) (string, error) { return "", nil },
+		SurfaceStats: func(context.Context) (map[string]graph.SurfaceStat, error) {
+			return map[string]graph.SurfaceStat{"叶向高": name, "天启": word, "王三": rare, "李四": name}, nil
+		},
+	}
+	rep, err := MentionsWith(context.Background(), src, nil, MentionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh := rep.Shares; sh == nil || sh.Surfaces != 4 || sh.Median < 0.9 || sh.Q1 > 0.1 || sh.Mean < 0.7 || sh.Mean > 0.8 {
+		t.Fatalf("shares %+v", rep.Shares)
 	}
 }

@@ -80,6 +80,10 @@ type Profile struct {
 	// characters around a surface, and its own, tell a name from a part
 	// of something else. Nil: the linker reads no context.
 	MentionModel map[string]float64
+	// NamePrior is the linker's prior share of names among the
+	// occurrences of a surface the graph attests as a person's name, before
+	// the corpus has counted any (linker.name_prior); 0: none set.
+	NamePrior float64
 	// MentionChars are the character counts the mention model reads how
 	// names are written from (per character, "total" for the sums).
 	MentionChars map[string][]int64
