@@ -101,8 +101,7 @@ func (er *entryRules) read(written []rune, known func([]rune) bool) reading {
 	}
 	n := r.name
 	for i := range er.kinWords {
-		kw := &er.kinWords[i]
-		k := []rune(kw.Word)
+		kw, k := &er.kinWords[i], er.kinWordRunes[i]
 		if len(n) > len(k) && hasPrefixRunes(n, k) && (len(k) >= 2 || slices.Contains(er.prefixChars, k[0])) {
 			r.name, r.off, r.kin = n[len(k):], r.off+len(k), kw
 			return r
@@ -110,8 +109,7 @@ func (er *entryRules) read(written []rune, known func([]rune) bool) reading {
 	}
 	for q := 1; q+1 < len(n); q++ {
 		for i := range er.kinWords {
-			kw := &er.kinWords[i]
-			k := []rune(kw.Word)
+			kw, k := &er.kinWords[i], er.kinWordRunes[i]
 			if q+len(k) < len(n) && hasPrefixRunes(n[q:], k) && !slices.Equal(n[q+len(k):], []rune("氏")) && known(n[:q]) {
 				r.owner, r.kin = n[:q], kw
 				r.name, r.off = n[q+len(k):], r.off+q+len(k)
@@ -280,8 +278,7 @@ func (er *entryRules) kinBefore(given, before []rune) bool {
 			return false
 		}
 		for i := range er.kinWords {
-			kw := &er.kinWords[i]
-			k := []rune(kw.Word)
+			kw, k := &er.kinWords[i], er.kinWordRunes[i]
 			if !kw.SameSurname || len(k) < 2 && !slices.Contains(er.prefixChars, k[0]) || s < len(k) || !slices.Equal(before[s-len(k):s], k) {
 				continue
 			}

@@ -112,11 +112,12 @@ type entryRules struct {
 	demos                                                      []demo
 
 	// kinWords are the kinship words a relative's name may be written
-	// after (kinWordsOf); judge is the profile's name judge and nameWords
+	// after (kinWordsOf), kinWordRunes the same as runes; judge is the profile's name judge and nameWords
 	// the words it reads documents with (nil: the profile has none).
-	kinWords  []profile.KinWord
-	judge     *names.Judge
-	nameWords *names.Words
+	kinWords     []profile.KinWord
+	kinWordRunes [][]rune
+	judge        *names.Judge
+	nameWords    *names.Words
 }
 
 func newEntryRules(p *profile.Profile) *entryRules {
@@ -130,6 +131,9 @@ func newEntryRules(p *profile.Profile) *entryRules {
 	}
 	er.introducerRunes = runesOf(er.introducers)
 	er.kinWords = kinWordsOf(p)
+	for _, k := range er.kinWords {
+		er.kinWordRunes = append(er.kinWordRunes, []rune(k.Word))
+	}
 	if er.judge = names.For(p.Name); er.judge != nil {
 		er.nameWords = names.WordsOf(p)
 	}

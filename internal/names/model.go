@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 )
 
 // Model is a logistic regression over the characters of a run of text: it
@@ -18,6 +20,10 @@ import (
 type Model struct {
 	bias float64
 	w    map[string]float64
+	// byRune and byPair are w indexed for Score (index).
+	once   sync.Once
+	byRune [4]map[rune]float64
+	byPair map[[2]rune]float64
 }
 
 // features are the feature names of a run: its first character, its
@@ -50,11 +56,43 @@ func (m *Model) Score(run []rune) float64 {
 	if m == nil || len(run) == 0 {
 		return 0
 	}
-	s := m.bias
-	for _, f := range features(run) {
-		s += m.w[f]
+	m.index()
+	n := len(run)
+	s := m.bias + m.byRune[0][run[0]]
+	if n >= 2 {
+		s += m.byRune[1][run[n-1]]
+	}
+	for i := 1; i < n-1; i++ {
+		s += m.byRune[2][run[i]]
+	}
+	for i := range n {
+		s += m.byRune[3][run[i]]
+	}
+	for i := 0; i+1 < n; i++ {
+		s += m.byPair[[2]rune{run[i], run[i+1]}]
 	}
 	return s
+}
+
+// index builds, once, the weights by character (by feature kind: f, l,
+// m, c) and by pair of characters (b) that Score reads without making
+// the feature names.
+func (m *Model) index() {
+	m.once.Do(func() {
+		for k := range m.byRune {
+			m.byRune[k] = map[rune]float64{}
+		}
+		m.byPair = map[[2]rune]float64{}
+		for f, w := range m.w {
+			rs := []rune(f[1:])
+			switch k := strings.IndexByte("flmc", f[0]); {
+			case k >= 0 && len(rs) == 1:
+				m.byRune[k][rs[0]] = w
+			case f[0] == 'b' && len(rs) == 2:
+				m.byPair[[2]rune{rs[0], rs[1]}] = w
+			}
+		}
+	})
 }
 
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }

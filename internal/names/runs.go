@@ -30,8 +30,8 @@ type Run struct {
 	// Listed says the listing writes the run, Main that it writes it
 	// among the main names (outside parentheses).
 	Listed, Main bool
-	Label  Label
-	Group  string
+	Label        Label
+	Group        string
 }
 
 // Runs returns the runs that open the lines of a volume of biographies
@@ -107,10 +107,18 @@ func Examples(runs []Run) []Example {
 // clauseAt is the clause of rs from i up to the next clause end.
 func clauseAt(rs []rune, i int) []rune {
 	j := i
-	for j < len(rs) && !strings.ContainsRune("，。；：！？\n", rs[j]) {
+	for j < len(rs) && !clauseEnd(rs[j]) {
 		j++
 	}
 	return rs[i:j]
+}
+
+func clauseEnd(r rune) bool {
+	switch r {
+	case '，', '。', '；', '：', '！', '？', '\n':
+		return true
+	}
+	return false
 }
 
 // sentenceStarts are the offsets from from on where a sentence starts: a
@@ -120,7 +128,7 @@ func sentenceStarts(rs []rune, from int) []int {
 	start := true
 	for i := from; i < len(rs); i++ {
 		switch r := rs[i]; {
-		case strings.ContainsRune("。！？；\n", r):
+		case r == '。' || r == '！' || r == '？' || r == '；' || r == '\n':
 			start = true
 		case start && (r == ' ' || r == '　' || r == '\t'):
 		case start:
