@@ -290,6 +290,28 @@ func (s *Store) VersionsOf(ctx context.Context, tenant, kind, subject string) ([
 	return out, nil
 }
 
+// VersionCounts returns how many versions the page of kind about each
+// subject has (its latest version's number; 0 for none), in one round
+// trip, without reading a page: a cheap poll for a new version.
+func (s *Store) VersionCounts(ctx context.Context, tenant, kind string, subjects []string) ([]int, error) {
+	if len(subjects) == 0 {
+		return nil, nil
+	}
+	p := s.c.Pipeline()
+	cmds := make([]*goredis.IntCmd, len(subjects))
+	for i, sub := range subjects {
+		cmds[i] = p.HLen(ctx, pageKey(tenant, kind, sub)+":v")
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("count the versions of %d pages: %w", len(subjects), err)
+	}
+	out := make([]int, len(subjects))
+	for i, c := range cmds {
+		out[i] = int(c.Val())
+	}
+	return out, nil
+}
+
 // Subjects lists the subjects that have a biography, sorted.
 func (s *Store) Subjects(ctx context.Context, tenant string) ([]string, error) {
 	return s.SubjectsOf(ctx, tenant, schemas.KindBiography)

@@ -49,6 +49,9 @@ func TestPublishIsIdempotentPerRequest(t *testing.T) {
 	if err != nil || len(vs) != 2 || vs[0].Version != 1 || vs[1].Version != 2 {
 		t.Fatalf("versions = %+v, %v", vs, err)
 	}
+	if n, err := s.VersionCounts(ctx, "t", schemas.KindBiography, []string{"叶向高", "无名"}); err != nil || !slices.Equal(n, []int{2, 0}) {
+		t.Fatalf("version counts = %v, %v; want [2 0]", n, err)
+	}
 	for chunk, want := range map[string]int{"c1": 1, "c3": 1, "c9": 0} {
 		deps, err := s.Dependents(ctx, "t", nil, []string{chunk})
 		if err != nil || len(deps) != want {
