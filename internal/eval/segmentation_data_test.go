@@ -27,6 +27,9 @@ func TestSegmentationMingshi(t *testing.T) {
 	if rep.VolumesExact*100 < 95*rep.VolumesNamed {
 		t.Errorf("volumes_exact %d of %d named volumes, want ≥ 95%%", rep.VolumesExact, rep.VolumesNamed)
 	}
+	if rep.SubjectPrecision < 0.97 {
+		t.Errorf("subject_precision %.4f < 0.97 (not names: %+v)", rep.SubjectPrecision, rep.NotNames)
+	}
 }
 
 // TestSegmentationMingshiWithoutListing measures the entry finder on the
@@ -43,20 +46,23 @@ func TestSegmentationMingshiWithoutListing(t *testing.T) {
 	if rep.NamePrecision < 0.95 {
 		t.Errorf("name_precision without listing %.4f < 0.95", rep.NamePrecision)
 	}
+	if rep.SubjectPrecision < 0.97 {
+		t.Errorf("subject_precision without listing %.4f < 0.97 (not names: %+v)", rep.SubjectPrecision, rep.NotNames)
+	}
 }
 
 // TestSegmentationQingshigao scores the Draft History of Qing volumes,
 // whose line 1 lists only some people, by the entry openings of their
-// text, with and without line 1. Acceptance (issue 13): recall and
+// text, with and without line 1, and by every subject: recall and
 // precision ≥ 0.95.
 func TestSegmentationQingshigao(t *testing.T) {
 	dir := datasettest.Require(t, "qingshigao-liezhuan")
 	c := chunker.New(chunker.Config{})
 	for _, noListing := range []bool{false, true} {
 		rep := segmentationWith(t, dir, c.Chunk, eval.SegmentationOptions{NoListing: noListing})
-		if rep.Entries.Recall < 0.95 || rep.Entries.Precision < 0.95 {
-			t.Errorf("no listing %v: entry recall %.4f precision %.4f, want ≥ 0.95", noListing,
-				rep.Entries.Recall, rep.Entries.Precision)
+		if rep.Entries.Recall < 0.95 || rep.Entries.Precision < 0.95 || rep.SubjectPrecision < 0.95 {
+			t.Errorf("no listing %v: entry recall %.4f precision %.4f, subject precision %.4f, want ≥ 0.95", noListing,
+				rep.Entries.Recall, rep.Entries.Precision, rep.SubjectPrecision)
 		}
 	}
 }
