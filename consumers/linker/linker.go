@@ -520,6 +520,7 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 	cc := chunkContext{c: c}
 	rs := []rune(c.Text)
 	model := s.model(c)
+	grams := NewCounts(rs)
 	for _, dt := range s.cfg.Eras.Find(c.Text) {
 		if dt.Gregorian != 0 {
 			cc.years = append(cc.years, dt.Gregorian)
@@ -565,7 +566,7 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 			counts[m.surface] = k
 			order = append(order, m.surface)
 		}
-		k.bins[binOf(model.LLR(rs, m.start, m.end, aliasOf(m.surface, l, profiles)))]++
+		k.bins[binOf(model.LLRIn(rs, grams, m.start, m.end, aliasOf(m.surface, l, profiles)))]++
 	}
 	var ms []Mention
 	for i, m := range found {
@@ -576,7 +577,7 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 		odds := make([]float64, len(per[i]))
 		for j, id := range per[i] {
 			p := profiles[id]
-			odds[j] = prior + model.LLR(rs, m.start, m.end, p.name != m.surface) + evidence(cc, m, p, unique)
+			odds[j] = prior + model.LLRIn(rs, grams, m.start, m.end, p.name != m.surface) + evidence(cc, m, p, unique)
 		}
 		ps := posteriors(odds)
 		cands := make([]Candidate, len(per[i]))

@@ -107,6 +107,13 @@ const (
 	featInner   = "v:right"
 	featHead    = "v:left"
 	featNonName = "x:nonhan"
+	// The text writes the surface and the character after it again
+	// (featLonger), that character after the surface's given name
+	// (featLongerGiven), or the character before it with the surface
+	// (featEarlier).
+	featLonger      = "d:longer"
+	featLongerGiven = "d:longer_given"
+	featEarlier     = "d:earlier"
 	classStart  = "^"
 	classEnd    = "$"
 	classPunct  = "p"
@@ -187,11 +194,25 @@ func (m Model) Weights() map[string]float64 {
 // something else" (a longer name, a word): the model's log-odds with the
 // fitting prior's taken out. 0 for the zero Model.
 func (m Model) LLR(rs []rune, start, end int, alias bool) float64 {
+	return m.llr(rs, start, end, alias, nil)
+}
+
+// LLRIn is LLR with the text's n-gram counts (Counts), which gives the
+// features of what the text writes elsewhere without a scan per
+// occurrence.
+func (m Model) LLRIn(rs []rune, counts *Counts, start, end int, alias bool) float64 {
+	return m.llr(rs, start, end, alias, counts)
+}
+
+func (m Model) llr(rs []rune, start, end int, alias bool, counts *Counts) float64 {
 	if len(m.W) == 0 {
 		return 0
 	}
+	if counts == nil {
+		counts = NewCounts(rs)
+	}
 	z := 0.0
-	for _, f := range features(rs, start, end, alias) {
+	for _, f := range features(rs, counts, start, end, alias) {
 		z += m.weight(f)
 	}
 	for k, v := range m.shape(rs, start, end, alias) {
@@ -269,9 +290,13 @@ func (m Model) rareClass(f string) string {
 }
 
 // features are the binary features of the occurrence rs[start:end]: the
-// context, and whether the surface holds a character that is not Han.
-func features(rs []rune, start, end int, alias bool) []string {
-	fs := make([]string, 0, 7)
+// context, whether the surface holds a character that is not Han, and
+// what the text writes elsewhere that says the name is longer than the
+// surface (counts): the surface with the character after it, or that
+// character after the surface's given name (王逢年 … 逢年不堪), or the
+// character before it with the surface (崔应元 again).
+func features(rs []rune, counts *Counts, start, end int, alias bool) []string {
+	fs := make([]string, 0, 10)
 	fs = append(fs, featBias)
 	if alias {
 		fs = append(fs, featAlias)
@@ -289,7 +314,41 @@ func features(rs []rune, start, end int, alias bool) []string {
 			break
 		}
 	}
+	if end < len(rs) && isHan(rs[end]) {
+		if counts.Of(rs[start:end+1]) >= 2 {
+			fs = append(fs, featLonger)
+		}
+		if end-start >= 2 && counts.Of(rs[start+1:end+1]) >= 2 {
+			fs = append(fs, featLongerGiven)
+		}
+	}
+	if start > 0 && isHan(rs[start-1]) && counts.Of(rs[start-1:end]) >= 2 {
+		fs = append(fs, featEarlier)
+	}
 	return fs
+}
+
+// Counts counts how often a text writes a string, each string once.
+type Counts struct {
+	text string
+	seen map[string]int
+}
+
+// NewCounts returns the counts of rs.
+func NewCounts(rs []rune) *Counts { return &Counts{text: string(rs), seen: map[string]int{}} }
+
+// Of is how often the text writes g (occurrences that do not overlap).
+func (c *Counts) Of(g []rune) int {
+	if c == nil || len(g) == 0 {
+		return 0
+	}
+	k := string(g)
+	n, ok := c.seen[k]
+	if !ok {
+		n = strings.Count(c.text, k)
+		c.seen[k] = n
+	}
+	return n
 }
 
 // leftClass is the class of the character before rs[start]: the start of
@@ -431,11 +490,17 @@ func Fit(examples []Example, cfg FitConfig) (Model, error) {
 	pos := 0
 	counts := map[string]int{}
 	raw := make([][]string, len(examples))
+	grams := map[int]*Counts{}
 	for i, e := range examples {
 		if e.Start < 0 || e.End > len(e.Text) || e.End <= e.Start {
 			return Model{}, fmt.Errorf("fit the mention model: example %d: span %d:%d of a %d-rune text", i, e.Start, e.End, len(e.Text))
 		}
-		for _, f := range features(e.Text, e.Start, e.End, e.Alias) {
+		g, ok := grams[e.Group]
+		if !ok {
+			g = NewCounts(e.Text)
+			grams[e.Group] = g
+		}
+		for _, f := range features(e.Text, g, e.Start, e.End, e.Alias) {
 			if !left(f) {
 				raw[i] = append(raw[i], f)
 				counts[f]++

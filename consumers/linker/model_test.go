@@ -55,8 +55,9 @@ func TestFitLearnsContext(t *testing.T) {
 
 // TestShippedModel reads sentences as a history writes them with the
 // Chinese profile's fitted model: a name opening a sentence, after an
-// office or before 等 reads as a name; the tail of a longer name (崔应元)
-// and a phrase (之学) do not.
+// office or before 等 reads as a name; the tail of a longer name (崔应元),
+// the head of one the text writes again (王逢年 … 逢年) and a phrase (之学)
+// do not.
 func TestShippedModel(t *testing.T) {
 	p := corpus.Default().For(corpus.Liezhuan, corpus.LangChinese)
 	m := NewModel(p.MentionModel, CharCountsOf(p.MentionChars))
@@ -84,10 +85,41 @@ func TestShippedModel(t *testing.T) {
 			t.Errorf("%s in %s: LLR %.2f, want a name's", tc[1], tc[0], llr)
 		}
 	}
-	for _, tc := range [][2]string{{"魏忠贤使崔应元、许显纯拷掠之。", "应元"}, {"此圣贤切己之学也。", "之学"}} {
+	for _, tc := range [][2]string{{"魏忠贤使崔应元、许显纯拷掠之。", "应元"}, {"此圣贤切己之学也。", "之学"},
+		{"又有吴人王逢年者，袁亦欲援之，而逢年不堪其任。", "王逢"}} {
 		rs, s, e := at(tc[0], tc[1])
 		if llr := m.LLR(rs, s, e, false); llr >= 0 {
 			t.Errorf("%s in %s: LLR %.2f, want below 0", tc[1], tc[0], llr)
 		}
+	}
+}
+
+// TestLongerNameFeatures: what the text writes elsewhere says a name goes
+// on past the surface; a text that does not write it again says nothing.
+func TestLongerNameFeatures(t *testing.T) {
+	has := func(fs []string, f string) bool {
+		for _, x := range fs {
+			if x == f {
+				return true
+			}
+		}
+		return false
+	}
+	again := []rune("城陷，巡道王瑞旃自缢。瑞旃字圣木，南昌人。")
+	fs := features(again, NewCounts(again), 5, 7, false)
+	if !has(fs, featLongerGiven) || has(fs, featLonger) || has(fs, featEarlier) {
+		t.Errorf("王瑞 of 王瑞旃, whose given name the text writes again: features %v", fs)
+	}
+	once := []rune("城陷，巡道王瑞旃自缢。")
+	if fs := features(once, NewCounts(once), 5, 7, false); has(fs, featLongerGiven) || has(fs, featLonger) {
+		t.Errorf("written once: features %v", fs)
+	}
+	twice := []rune("魏忠贤使崔应元拷掠之。崔应元，大兴人。")
+	if fs := features(twice, NewCounts(twice), 5, 7, false); !has(fs, featEarlier) {
+		t.Errorf("应元 of 崔应元 written twice: features %v", fs)
+	}
+	c := NewCounts([]rune("王文王文王"))
+	if c.Of([]rune("王文")) != 2 || c.Of([]rune("文王")) != 2 || c.Of([]rune("王文王文王文王")) != 0 || c.Of([]rune("王文")) != 2 {
+		t.Errorf("counts of 王文 %d, 文王 %d", c.Of([]rune("王文")), c.Of([]rune("文王")))
 	}
 }

@@ -305,9 +305,10 @@ func Linking(ctx context.Context, vols []LinkingVolume, opts LinkingOptions, hel
 		if err != nil {
 			return rep, fmt.Errorf("eval linking: fold %d: %w", k+1, err)
 		}
+		grams := map[int]*linker.Counts{}
 		for _, e := range test {
 			cvEx = append(cvEx, e)
-			cvP = append(cvP, prob(m, e))
+			cvP = append(cvP, prob(m, e, countsOf(grams, e)))
 		}
 	}
 	rep.CrossValidated = scoreLinking(cvEx, cvP)
@@ -334,15 +335,27 @@ func Linking(ctx context.Context, vols []LinkingVolume, opts LinkingOptions, hel
 
 // prob is the model's probability of a name for an example, under the
 // prior it was fitted with.
-func prob(m linker.Model, e linker.Example) float64 {
-	z := m.LLR(e.Text, e.Start, e.End, e.Alias) + math.Log(m.Prior/(1-m.Prior))
+func prob(m linker.Model, e linker.Example, counts *linker.Counts) float64 {
+	z := m.LLRIn(e.Text, counts, e.Start, e.End, e.Alias) + math.Log(m.Prior/(1-m.Prior))
 	return 1 / (1 + math.Exp(-z))
+}
+
+// countsOf is the n-gram counts of an example's text, counted once per
+// group (its volume).
+func countsOf(grams map[int]*linker.Counts, e linker.Example) *linker.Counts {
+	c, ok := grams[e.Group]
+	if !ok {
+		c = linker.NewCounts(e.Text)
+		grams[e.Group] = c
+	}
+	return c
 }
 
 func scoreModel(m linker.Model, ex []linker.Example) LinkingScore {
 	ps := make([]float64, len(ex))
+	grams := map[int]*linker.Counts{}
 	for i, e := range ex {
-		ps[i] = prob(m, e)
+		ps[i] = prob(m, e, countsOf(grams, e))
 	}
 	return scoreLinking(ex, ps)
 }
