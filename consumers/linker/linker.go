@@ -573,7 +573,7 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 		if len(per[i]) == 0 {
 			continue
 		}
-		prior := linkPrior(info[m.surface].stat, s.namePrior(c))
+		prior := linkPrior(info[m.surface].stat, s.namePrior(c, aliasOf(m.surface, per[i], profiles)))
 		odds := make([]float64, len(per[i]))
 		for j, id := range per[i] {
 			p := profiles[id]
@@ -625,10 +625,15 @@ func aliasOf(surface string, cands []string, profiles map[string]*profile) bool 
 // ratio, so that a model written out and read back is the model.
 func round(p float64) float64 { return math.Round(p*1e4) / 1e4 }
 
-// namePrior is the prior share of names of the chunk's profile.
-func (s *Stage) namePrior(c schemas.Chunk) float64 {
-	if p := s.profileOf(c).NamePrior; p > 0 {
-		return p
+// namePrior is the prior share of names of the chunk's profile, of a
+// person's own name or of a surface that is only a courtesy or art name.
+func (s *Stage) namePrior(c schemas.Chunk, alias bool) float64 {
+	p := s.profileOf(c)
+	if alias && p.AliasPrior > 0 {
+		return p.AliasPrior
+	}
+	if !alias && p.NamePrior > 0 {
+		return p.NamePrior
 	}
 	return neutralPrior
 }

@@ -103,6 +103,10 @@ func evalMentions(ctx context.Context, io IO, args []string) error {
 		SurfaceStats: func(ctx context.Context) (map[string]graph.SurfaceStat, error) {
 			return a.KG.SurfaceStats(ctx, s.tenant)
 		},
+		Candidates: func(ctx context.Context, surfaces []string) ([][]string, error) {
+			cands, _, err := a.KG.SurfaceInfo(ctx, s.tenant, surfaces)
+			return cands, err
+		},
 	}, ids, eval.MentionOptions{Sample: *n, Recall: *recall, RecallCollection: *recallIn, Ambiguous: *amb, Seed: *seed})
 	if err != nil {
 		return err
@@ -128,8 +132,12 @@ func evalMentions(ctx context.Context, io IO, args []string) error {
 		fmt.Fprintf(io.Stdout, "%3d %s %s → %s (%.2f, %d cand.)  %s\n", i+1, sm.ChunkID, sm.Surface, sm.Entity, sm.Score, sm.Candidates, sm.Context)
 	}
 	if sh := report.Shares; sh != nil {
-		fmt.Fprintf(io.Stdout, "share of names among the occurrences of the %d surfaces counted: mean %.3f, quartiles %.3f %.3f %.3f\n",
+		fmt.Fprintf(io.Stdout, "share of names among the occurrences of the %d names counted: mean %.3f, quartiles %.3f %.3f %.3f\n",
 			sh.Surfaces, sh.Mean, sh.Q1, sh.Median, sh.Q3)
+		if a := sh.Aliases; a != nil {
+			fmt.Fprintf(io.Stdout, "share of names among the occurrences of the %d courtesy or art names counted: mean %.3f, quartiles %.3f %.3f %.3f\n",
+				a.Surfaces, a.Mean, a.Q1, a.Median, a.Q3)
+		}
 	}
 	if len(report.Recall) > 0 {
 		fmt.Fprintf(io.Stdout, "recall: %d of %d occurrences of full names drawn; linked to a person of the name by length %v of %v\n",

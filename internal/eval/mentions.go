@@ -33,19 +33,41 @@ type MentionSource struct {
 	// SurfaceStats returns what the linker counted of every surface (for
 	// the shares of names; nil: none reported).
 	SurfaceStats func(ctx context.Context) (map[string]graph.SurfaceStat, error)
+	// Candidates returns the person ids each surface may denote (the
+	// shares are told apart by whether the surface is a person's own name
+	// or only a courtesy or art name; nil: all are names).
+	Candidates func(ctx context.Context, surfaces []string) ([][]string, error)
 }
 
 // SurfaceShares summarises, over the surfaces the linker counted, the
 // share of names among their occurrences (linker.NameShare): the mean
-// over the surfaces, which is what a profile's linker.name_prior is set
-// from (the share to expect of a surface not counted yet), and the
-// quartiles.
+// over the surfaces, which is what a profile's linker.name_prior (or, for
+// the surfaces that are only courtesy or art names, linker.alias_prior)
+// is set from (the share to expect of a surface not counted yet), and
+// the quartiles.
 type SurfaceShares struct {
 	Surfaces int     `json:"surfaces"`
 	Mean     float64 `json:"mean"`
 	Q1       float64 `json:"q1"`
 	Median   float64 `json:"median"`
 	Q3       float64 `json:"q3"`
+	// Aliases summarises the surfaces that are only courtesy or art
+	// names the same way.
+	Aliases *SurfaceShares `json:"aliases,omitempty"`
+}
+
+// sharesOf summarises shares.
+func sharesOf(shares []float64) *SurfaceShares {
+	slices.Sort(shares)
+	sh := &SurfaceShares{Surfaces: len(shares)}
+	if n := len(shares); n > 0 {
+		sum := 0.0
+		for _, x := range shares {
+			sum += x
+		}
+		sh.Mean, sh.Q1, sh.Median, sh.Q3 = sum/float64(n), shares[n/4], shares[n/2], shares[3*n/4]
+	}
+	return sh
 }
 
 // MentionCounts counts mentions: every surface of a person the linker
@@ -253,18 +275,37 @@ func MentionsWith(ctx context.Context, src MentionSource, ids []string, opts Men
 		if err != nil {
 			return rep, err
 		}
-		var shares []float64
-		sum := 0.0
-		for _, st := range stats {
+		var surfaces []string
+		for sf, st := range stats {
 			if st.Occurrences() > 0 {
-				shares = append(shares, linker.NameShare(st))
-				sum += shares[len(shares)-1]
+				surfaces = append(surfaces, sf)
 			}
 		}
-		slices.Sort(shares)
-		sh := &SurfaceShares{Surfaces: len(shares)}
-		if n := len(shares); n > 0 {
-			sh.Mean, sh.Q1, sh.Median, sh.Q3 = sum/float64(n), shares[n/4], shares[n/2], shares[3*n/4]
+		slices.Sort(surfaces)
+		alias := make([]bool, len(surfaces))
+		if src.Candidates != nil {
+			for lo := 0; lo < len(surfaces); lo += 500 {
+				hi := min(lo+500, len(surfaces))
+				cands, err := src.Candidates(ctx, surfaces[lo:hi])
+				if err != nil {
+					return rep, err
+				}
+				for i, ids := range cands {
+					alias[lo+i] = aliasOnly(surfaces[lo+i], ids)
+				}
+			}
+		}
+		var names, aliases []float64
+		for i, sf := range surfaces {
+			if alias[i] {
+				aliases = append(aliases, linker.NameShare(stats[sf]))
+			} else {
+				names = append(names, linker.NameShare(stats[sf]))
+			}
+		}
+		sh := sharesOf(names)
+		if len(aliases) > 0 {
+			sh.Aliases = sharesOf(aliases)
 		}
 		rep.Shares = sh
 	}
@@ -292,6 +333,18 @@ func MentionsWith(ctx context.Context, src MentionSource, ids []string, opts Men
 		rep.Recall = append(rep.Recall, s)
 	}
 	return rep, nil
+}
+
+// aliasOnly reports whether surface is no person's own name among ids
+// (person:<name>@<hash> or person:<name>) but some person's alias.
+func aliasOnly(surface string, ids []string) bool {
+	for _, id := range ids {
+		name, _, _ := strings.Cut(strings.TrimPrefix(id, schemas.EntityPerson+":"), "@")
+		if name == surface {
+			return false
+		}
+	}
+	return len(ids) > 0
 }
 
 // draw shuffles xs and keeps n of them.

@@ -102,7 +102,8 @@ func TestMentionsRecallSample(t *testing.T) {
 }
 
 // TestMentionsSurfaceShares: the shares of names are summarised over the
-// surfaces counted: three read as names, one as a word.
+// surfaces counted: three read as names, one as a word, and a courtesy
+// name apart.
 func TestMentionsSurfaceShares(t *testing.T) {
 	var name, word, rare graph.SurfaceStat
 	name.Bins[6], word.Bins[1], rare.Bins[6] = 40, 40, 3
@@ -111,14 +112,26 @@ func TestMentionsSurfaceShares(t *testing.T) {
 		Links:      func(context.Context, string) (string, error) { return "", nil },
 		EntryChunk: func(context.Context, string) (string, error) { return "", nil },
 		SurfaceStats: func(context.Context) (map[string]graph.SurfaceStat, error) {
-			return map[string]graph.SurfaceStat{"叶向高": name, "天启": word, "王三": rare, "李四": name}, nil
+			return map[string]graph.SurfaceStat{"叶向高": name, "天启": word, "王三": rare, "李四": name, "进卿": word}, nil
+		},
+		Candidates: func(_ context.Context, surfaces []string) ([][]string, error) {
+			out := make([][]string, len(surfaces))
+			for i, s := range surfaces {
+				if s == "进卿" {
+					out[i] = []string{"person:叶向高@1"}
+				} else {
+					out[i] = []string{"person:" + s + "@2"}
+				}
+			}
+			return out, nil
 		},
 	}
 	rep, err := MentionsWith(context.Background(), src, nil, MentionOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sh := rep.Shares; sh == nil || sh.Surfaces != 4 || sh.Median < 0.9 || sh.Q1 > 0.1 || sh.Mean < 0.7 || sh.Mean > 0.8 {
-		t.Fatalf("shares %+v", rep.Shares)
+	if sh := rep.Shares; sh == nil || sh.Surfaces != 4 || sh.Median < 0.9 || sh.Mean < 0.7 || sh.Mean > 0.8 ||
+		sh.Aliases == nil || sh.Aliases.Surfaces != 1 || sh.Aliases.Mean > 0.1 {
+		t.Fatalf("shares %+v, aliases %+v", rep.Shares, rep.Shares.Aliases)
 	}
 }

@@ -50,7 +50,7 @@ var settingKeys = []string{
 	"writing.copy_scale", "writing.evidence_sentences", "writing.sub_entries", "writing.plan",
 	"writing.identity", "writing.identity_end", "writing.notable_skip", "writing.notable_years",
 	"writing.notable_bonus", "writing.language_name",
-	"review.question", "review.join", "review.label", "review.mention", "review.mention_none", "linker.name_prior", "conflict.style", "conflict.marker", "conflict.one",
+	"review.question", "review.join", "review.label", "review.mention", "review.mention_none", "linker.name_prior", "linker.alias_prior", "conflict.style", "conflict.marker", "conflict.one",
 	"conflict.many",
 }
 
@@ -258,12 +258,14 @@ func build(r *raw, eras *era.Table) (*Profile, error) {
 	}
 	p.WindowChars, err = st.number("window_chars")
 	fail(err)
-	if v := st.one("linker.name_prior"); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f <= 0 || f >= 1 {
-			fail(fmt.Errorf("linker.name_prior %q: want a probability between 0 and 1", v))
+	for key, to := range map[string]*float64{"linker.name_prior": &p.NamePrior, "linker.alias_prior": &p.AliasPrior} {
+		if v := st.one(key); v != "" {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f <= 0 || f >= 1 {
+				fail(fmt.Errorf("%s %q: want a probability between 0 and 1", key, v))
+			}
+			*to = f
 		}
-		p.NamePrior = f
 	}
 	p.Eras = eras
 	if prefer := st.all("era_prefer"); len(prefer) > 0 {

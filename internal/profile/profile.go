@@ -84,6 +84,9 @@ type Profile struct {
 	// occurrences of a surface the graph attests as a person's name, before
 	// the corpus has counted any (linker.name_prior); 0: none set.
 	NamePrior float64
+	// AliasPrior is the same of a surface that is only a courtesy or art
+	// name (linker.alias_prior); 0: none set.
+	AliasPrior float64
 	// MentionChars are the character counts the mention model reads how
 	// names are written from (per character, "total" for the sums).
 	MentionChars map[string][]int64
