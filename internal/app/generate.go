@@ -57,7 +57,8 @@ type GenerateConfig struct {
 	// first).
 	ScheduleWindow time.Duration
 	// ScheduleRate is the most regeneration requests one scheduler
-	// replica publishes per second (default scheduler.DefaultRate).
+	// replica publishes per second (default DefaultScheduleRate offline,
+	// scheduler.DefaultRate with a model).
 	ScheduleRate float64
 	// ScheduleLease is how long a scheduler replica holds the pages it
 	// claimed before another may claim them again: the time a crashed
@@ -72,6 +73,13 @@ const (
 	DefaultLLMRequestDeadline = 5 * time.Minute
 )
 
+// DefaultScheduleRate is the offline engine's bound on regenerations per
+// second: the rate bounds what a model costs, and the offline writer
+// costs nothing but its time, so the bound is what a writer replica takes
+// at a burst (a hundred documents arriving together are asked for within
+// a quarter of a second instead of two), not scheduler.DefaultRate.
+const DefaultScheduleRate = 400.0
+
 // RegisterFlags binds the generation flags.
 func (c *GenerateConfig) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, fmt.Sprintf("drafts per sentence before it is dropped (default %d)", writer.DefaultMaxAttempts))
@@ -85,7 +93,8 @@ func (c *GenerateConfig) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.ScheduleWindow, "schedule-window", c.ScheduleWindow,
 		fmt.Sprintf("debounce window of page regenerations (default %s)", scheduler.DefaultWindow))
 	fs.Float64Var(&c.ScheduleRate, "schedule-rate", c.ScheduleRate,
-		fmt.Sprintf("regeneration requests per second at most, per scheduler replica (default %g)", scheduler.DefaultRate))
+		fmt.Sprintf("regeneration requests per second at most, per scheduler replica (default %g offline, %g with an LLM)",
+			DefaultScheduleRate, scheduler.DefaultRate))
 	fs.DurationVar(&c.ScheduleLease, "schedule-lease", c.ScheduleLease,
 		fmt.Sprintf("how long a scheduler replica holds claimed pages; a crashed replica's claims are taken again after it (default %s)", scheduler.DefaultLease))
 }
@@ -284,6 +293,19 @@ func (a *App) Solver(name string) (solver.Solver, error) {
 	}
 	a.gen.solvers[name] = s
 	return s, nil
+}
+
+// ScheduleRate is the most regeneration requests a scheduler replica
+// publishes per second (GenerateConfig.ScheduleRate, else the engine's
+// default).
+func (a *App) ScheduleRate() float64 {
+	if r := a.Config.Generate.ScheduleRate; r > 0 {
+		return r
+	}
+	if a.Chat != nil {
+		return scheduler.DefaultRate
+	}
+	return DefaultScheduleRate
 }
 
 // RequestDeadline is how long a request may take from its acceptance to

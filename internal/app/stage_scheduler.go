@@ -40,7 +40,7 @@ var schedulerStage = Stage{
 			return err
 		}
 		e := scheduler.NewEmitter(schedulerStore{a.Pages, pages.NewSchedule(a.Redis)}, publish, a.Pages,
-			scheduler.EmitterConfig{Rate: a.Config.Generate.ScheduleRate, Lease: a.Config.Generate.ScheduleLease},
+			scheduler.EmitterConfig{Rate: a.ScheduleRate(), Lease: a.Config.Generate.ScheduleLease},
 			a.Log.With().Str(logging.FieldStage, topology.StageScheduler).Logger())
 		return e.Run, nil
 	},

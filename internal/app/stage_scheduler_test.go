@@ -7,7 +7,9 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/annalist-dev/annalist/consumers/scheduler"
 	"github.com/annalist-dev/annalist/infra/kafka"
+	"github.com/annalist-dev/annalist/infra/llm"
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/schemas"
@@ -97,5 +99,23 @@ func TestSchedulerStagePublishesRegenerations(t *testing.T) {
 	}
 	if stale, err := a.Pages.Stale(ctx, tenant, schemas.KindBiography, subject); err != nil || stale {
 		t.Fatalf("stale after the regeneration's page = %v, %v; want false", stale, err)
+	}
+}
+
+// TestScheduleRateByEngine: the offline engine's regenerations are
+// bounded by what a writer takes (DefaultScheduleRate), a model's by the
+// scheduler's cost guard; a rate set wins either way.
+func TestScheduleRateByEngine(t *testing.T) {
+	var a App
+	if got := a.ScheduleRate(); got != DefaultScheduleRate {
+		t.Errorf("offline: %v, want %v", got, DefaultScheduleRate)
+	}
+	a.Chat = &llm.Model{}
+	if got := a.ScheduleRate(); got != scheduler.DefaultRate {
+		t.Errorf("with a model: %v, want %v", got, scheduler.DefaultRate)
+	}
+	a.Config.Generate.ScheduleRate = 7
+	if got := a.ScheduleRate(); got != 7 {
+		t.Errorf("set: %v, want 7", got)
 	}
 }
