@@ -83,7 +83,7 @@ const DefaultScheduleRate = 400.0
 // RegisterFlags binds the generation flags.
 func (c *GenerateConfig) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, fmt.Sprintf("drafts per sentence before it is dropped (default %d)", writer.DefaultMaxAttempts))
-	fs.IntVar(&c.MaxSentences, "max-sentences", c.MaxSentences, fmt.Sprintf("sentences per page at most (default %d)", writer.DefaultMaxSentences))
+	fs.IntVar(&c.MaxSentences, "max-sentences", c.MaxSentences, fmt.Sprintf("sentences per page at most, for a kind that sets no bound of its own (a biography budgets its page by its evidence) (default %d)", writer.DefaultMaxSentences))
 	fs.DurationVar(&c.MemoryTTL, "memory-ttl", c.MemoryTTL, "how long a request's agent memory is kept (default 24h)")
 	fs.IntVar(&c.VectorK, "vector-k", c.VectorK, "fuse this many vector-search hits into reference sets (default 0: KG only)")
 	fs.StringVar(&c.Verifier, "verifier", c.Verifier, "verifier engine: auto (LLM judge when an LLM is configured), offline or llm")
