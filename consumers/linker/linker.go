@@ -590,6 +590,9 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 			return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Entity, b.Entity))
 		})
 		ent, sc, review := decide(cands)
+		if ent == "" {
+			ent, sc, review = decideSame(m.surface, cands, profiles, ent, sc, review)
+		}
 		mn := Mention{Entity: ent, Surface: m.surface, Start: m.start, End: m.end, Score: sc, Name: round(name), Candidates: cands}
 		if review && s.cfg.Reviews != nil {
 			mn.Review = ReviewID(tenant, c.ChunkID, m.surface)

@@ -45,11 +45,17 @@ func newFixture(t *testing.T) *fixture {
 // announces.
 func (f *fixture) person(t *testing.T, name, courtesy, entry string) []schemas.KGUpdate {
 	t.Helper()
-	rel, tail := schemas.RelCourtesyName, courtesy
 	if courtesy == "" {
-		rel, tail = schemas.RelNativePlace, "福清"
+		return f.fact(t, name, schemas.RelNativePlace, "福清", entry)
 	}
-	ts := []schemas.Triplet{{TripletID: "t-" + name, Head: name, HeadType: schemas.EntityPerson,
+	return f.fact(t, name, schemas.RelCourtesyName, courtesy, entry)
+}
+
+// fact writes one fact of the entry of name, as the kg-writer would, and
+// returns the updates it announces.
+func (f *fixture) fact(t *testing.T, name, rel, tail, entry string) []schemas.KGUpdate {
+	t.Helper()
+	ts := []schemas.Triplet{{TripletID: "t-" + name + "-" + entry, Head: name, HeadType: schemas.EntityPerson,
 		Relation: rel, Tail: tail, ChunkID: entry, DocID: "doc-" + entry,
 		Entry: name, EntryChunk: entry, Span: schemas.Span{Start: 0, End: 4}, Method: "regex", Confidence: 0.9}}
 	ch, err := f.g.Apply(context.Background(), tenant, ts, nil)
@@ -219,8 +225,9 @@ func TestAmbiguity(t *testing.T) {
 }
 
 // TestBackfillIdempotent: the same kg-update twice links nothing more, and
-// a second person of a known name makes the chunks that name it be linked
-// again (here: no longer to the first alone).
+// a second person of a known name, of another native place, makes the
+// chunks that name it be linked again (here: no longer to the first
+// alone).
 func TestBackfillIdempotent(t *testing.T) {
 	f := newFixture(t)
 	c := schemas.Chunk{ChunkID: "arch-0000", DocID: "arch", Total: 1, Text: "王安国奏事。"}
@@ -235,7 +242,7 @@ func TestBackfillIdempotent(t *testing.T) {
 	if again := f.handle(t, in(upd[0], "u2")); len(again) != 0 {
 		t.Fatalf("the same update again announced %+v", again)
 	}
-	upd2 := f.person(t, "王安国", "", "s-0009")
+	upd2 := f.fact(t, "王安国", schemas.RelNativePlace, "莆田", "s-0009")
 	us := f.handle(t, in(upd2[0], "u3"))
 	if len(us) != 1 || us[0].EntityID != wang1 || !slices.Equal(us[0].RemovedChunks, []string{"arch-0000"}) {
 		t.Fatalf("second 王安国: updates %+v, want the first to lose the chunk", us)
@@ -325,8 +332,9 @@ func TestNameInAPlainNote(t *testing.T) {
 	}
 }
 
-// TestUndecidedMentionReviewed: a name two men bear, in a chunk that says
-// nothing that tells them apart, opens a review with both as options and
+// TestUndecidedMentionReviewed: a name two men of different places bear,
+// in a chunk that says nothing that tells them apart, opens a review with
+// both as options and
 // "none"; a decision for one links the chunk to him once the decision's
 // update reaches the linker, and "none" unlinks it.
 func TestUndecidedMentionReviewed(t *testing.T) {
@@ -343,8 +351,8 @@ func TestUndecidedMentionReviewed(t *testing.T) {
 	}
 	f := &fixture{g: g, chunks: ch, c: c, st: st}
 	ctx := context.Background()
-	f.person(t, "王文", "千之", "v1-0001")
-	f.person(t, "王文", "子平", "v2-0001")
+	f.fact(t, "王文", schemas.RelNativePlace, "束鹿", "v1-0001")
+	f.fact(t, "王文", schemas.RelNativePlace, "莆田", "v2-0001")
 	lin := kg.PersonID("王文", "v1-0001")
 	chunk := schemas.Chunk{ChunkID: "m-0000", DocID: "m", Total: 1, Text: "是日，吏部尚书王文等言，宜罢其事。"}
 	f.store(t, "m", chunk)
@@ -385,5 +393,24 @@ func TestUndecidedMentionReviewed(t *testing.T) {
 	}
 	if us := decided(schemas.ReviewNone, "d2"); len(us) != 1 || !slices.Equal(us[0].RemovedChunks, []string{"m-0000"}) {
 		t.Fatalf("after none: updates %+v", us)
+	}
+}
+
+// TestOneManHeldTwice: a name the graph holds for two persons whose places
+// and lifetimes do not disagree (one entry in a history, one heading in
+// an archive book) is linked to the better attested of them.
+func TestOneManHeldTwice(t *testing.T) {
+	f := newFixture(t)
+	f.fact(t, "牛金星", schemas.RelNativePlace, "宝丰", "v1-0001")
+	f.fact(t, "牛金星", schemas.RelCourtesyName, "聚明", "v1-0001")
+	f.fact(t, "牛金星", schemas.RelNativePlace, "宝丰", "b2-0003")
+	c := schemas.Chunk{ChunkID: "n-0000", DocID: "n", Total: 1, Text: "是日，伪大学士牛金星坐于殿左，百官以次朝见。"}
+	f.store(t, "n", c)
+	f.handle(t, in(c, "e1"))
+	if got := f.linked(t, kg.PersonID("牛金星", "v1-0001")); !slices.Equal(got, []string{"n-0000"}) {
+		t.Errorf("the better attested 牛金星 linked %v", got)
+	}
+	if got := f.linked(t, kg.PersonID("牛金星", "b2-0003")); len(got) != 0 {
+		t.Errorf("the other linked %v", got)
 	}
 }

@@ -321,3 +321,62 @@ func decide(cands []Candidate) (entity string, score float64, review bool) {
 	}
 	return "", best.Score, total >= reviewAt
 }
+
+// decideSame links a mention the candidates split between them when they
+// may be one person the graph holds twice: persons anchored to different
+// entries that bear the surface as their own name and whose known native
+// places and years do not disagree (a man with an entry in the History
+// and a heading in an archive book). Together they win when their
+// probabilities sum to linkAt, and the mention goes to the best of them
+// (the most biographical facts, then the best score, then the id);
+// candidates of whom the graph knows different places or lifetimes stay
+// apart. Otherwise the decision given (entity, score, review) stands.
+func decideSame(surface string, cands []Candidate, profiles map[string]*profile, entity string, score float64, review bool) (string, float64, bool) {
+	if len(cands) < 2 {
+		return entity, score, review
+	}
+	lead := profiles[cands[0].Entity]
+	if lead == nil || lead.name != surface {
+		return entity, score, review
+	}
+	group := []Candidate{cands[0]}
+	sum := cands[0].Score
+	for _, c := range cands[1:] {
+		p := profiles[c.Entity]
+		if p == nil || p.name != surface || !compatible(lead, p) {
+			continue
+		}
+		group = append(group, c)
+		sum += c.Score
+	}
+	if len(group) < 2 || sum < linkAt {
+		return entity, score, review
+	}
+	best := group[0]
+	for _, c := range group[1:] {
+		a, b := profiles[c.Entity], profiles[best.Entity]
+		if a.facts > b.facts || a.facts == b.facts && c.Score > best.Score {
+			best = c
+		}
+	}
+	return best.Entity, round(sum), false
+}
+
+// compatible reports whether what the graph knows of two persons leaves
+// them possibly one: their native places, when both are known, share one,
+// and their lifetimes, when both are known, overlap.
+func compatible(a, b *profile) bool {
+	if len(a.places) > 0 && len(b.places) > 0 {
+		shared := false
+		for _, x := range a.places {
+			shared = shared || slices.Contains(b.places, x)
+		}
+		if !shared {
+			return false
+		}
+	}
+	if a.lo != 0 && b.lo != 0 && (a.hi < b.lo || b.hi < a.lo) {
+		return false
+	}
+	return true
+}

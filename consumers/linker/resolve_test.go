@@ -92,3 +92,24 @@ func TestDecide(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideSame: two persons of one name the graph holds apart, whose
+// places and lifetimes do not disagree, win together and the mention goes
+// to the better attested; two whose places disagree stay apart.
+func TestDecideSame(t *testing.T) {
+	a := &profile{id: "person:牛金星@1", name: "牛金星", facts: 1, places: []string{"宝丰"}}
+	b := &profile{id: "person:牛金星@2", name: "牛金星", facts: 3}
+	c := &profile{id: "person:牛金星@3", name: "牛金星", facts: 2, places: []string{"福清"}}
+	profiles := map[string]*profile{a.id: a, b.id: b, c.id: c}
+	split := []Candidate{{a.id, 0.45}, {b.id, 0.44}}
+	if got, sc, review := decideSame("牛金星", split, profiles, "", 0.45, true); got != b.id || review || sc < 0.89 {
+		t.Errorf("one man held twice: %q %v review %v, want %s", got, sc, review, b.id)
+	}
+	apart := []Candidate{{a.id, 0.45}, {c.id, 0.44}}
+	if got, _, review := decideSame("牛金星", apart, profiles, "", 0.45, true); got != "" || !review {
+		t.Errorf("two men of different places: linked %q, review %v", got, review)
+	}
+	if got, _, _ := decideSame("金星", split, profiles, "", 0.45, true); got != "" {
+		t.Errorf("a surface that is no one's own name: linked %q", got)
+	}
+}
