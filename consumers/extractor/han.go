@@ -421,10 +421,23 @@ func (hz *han) resolveHead(body, entry, sub, before string) (head, kin string, o
 	}
 	switch {
 	case n >= 2 && n <= 4 && nameLike(b):
+		if head, k, found := hz.ownersRelative(b, entry, sub, before); found {
+			// "琏子畾" in 刘琏's text: 刘畾. A kinship word is never part
+			// of a name; a relative whose surname cannot be made out is
+			// no one the text names.
+			return head, k, head != ""
+		}
 		// A sibling or cousin written by given name shares the generation
 		// character: 刘一燝's brother 一焜 is 刘一焜.
 		if n == 2 && sur != "" && utf8.RuneCountInString(given) == 2 && firstRune(b) == firstRune(given) {
 			return sur + b, "", true
+		}
+		if n == 2 {
+			// "附张天禄袭休宁：天禄字桂吾": the given name of a person the
+			// text has written in full.
+			if full := hz.writtenInFull(before, b); full != "" {
+				return full, "", true
+			}
 		}
 		return b, "", true
 	}
@@ -902,10 +915,13 @@ func (hz *han) extractHan(text, entry, sub string, begins bool) ([]fact, []secti
 		}
 	}
 	// A relative's paragraph the chunk already begins as his sub-entry
-	// ("子恭，举人" of 陈恭) needs no header of its own.
+	// ("子恭，举人" of 陈恭) needs no header of its own; a sentence whose
+	// opening words the name judge does not take for a name introduces no
+	// one (persons.go).
+	nr := &nameReader{hz: hz, text: text}
 	headers = slices.DeleteFunc(headers, func(h hanHeader) bool {
 		_, ok := hz.namesSub(h.body, sub)
-		return len(h.clauses) == 0 && ok
+		return len(h.clauses) == 0 && ok || !hz.headerNamed(nr, &h, entry, sub)
 	})
 	secs := hz.splitSuccessions(text, entry, hz.hanSections(text, entry, sub, begins, headers))
 	kins := hz.kinNames(text)
@@ -1447,6 +1463,12 @@ func (hz *han) kinNames(text string) []kinName {
 	}
 	for _, m := range findAll(hz.reKin, text, hanEnds, "父", "子", "弟", "兄") {
 		kin, name := text[m[2]:m[3]], text[m[4]:m[5]]
+		for _, w := range []string{"名", "讳"} {
+			// "次子名琬", "父讳铨": the kinship word, then the name.
+			if rest, found := strings.CutPrefix(name, w); found && rest != "" {
+				name = rest
+			}
+		}
 		if !ok(name) {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/names"
 	"github.com/annalist-dev/annalist/internal/text"
 
 	"github.com/annalist-dev/annalist/internal/profile"
@@ -38,6 +39,13 @@ type han struct {
 	// agents are the corpus counts of clause roles (roles.go); nil
 	// without the profile's file.
 	agents *agentsTable
+	// judge is the profile's fitted name judge (internal/names) and
+	// nameWords the words it reads; nil for a profile without one.
+	judge     *names.Judge
+	nameWords *names.Words
+	// placeChars count the characters of the corpus's native places
+	// (placechars.go); nil for a profile that is not Chinese.
+	placeChars map[rune]int
 
 	reJinshi, reDeathA, reTimeLead, reKin, reSentKin, reHeir *regexp.Regexp
 }
@@ -123,6 +131,12 @@ func newHan(p *profile.Profile) (*han, error) {
 	}
 	if hz.agents, err = loadAgents(p); err != nil {
 		return nil, fmt.Errorf("profile %s: %w", p.Name, err)
+	}
+	if hz.placeChars, err = loadPlaceChars(p); err != nil {
+		return nil, fmt.Errorf("profile %s: %w", p.Name, err)
+	}
+	if hz.judge = names.For(p.Name); hz.judge != nil {
+		hz.nameWords = names.WordsOf(p)
 	}
 	return hz, nil
 }

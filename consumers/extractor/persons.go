@@ -1,0 +1,269 @@
+package extractor
+
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/annalist-dev/annalist/internal/names"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// People are people. Every person the extractor names becomes a node of
+// the knowledge graph, anchored to the entry, so a run of words read as a
+// name is a made-up person with facts of his own. The rules that read
+// names therefore ask for evidence that the words are a name, and a fact
+// whose person the evidence is against is dropped, never given to someone
+// else:
+//
+//   - A sentence that opens with words and a comma introduces a person
+//     only when the profile's name judge (internal/names: the characters
+//     of the run, what the document says of it, the words after it) takes
+//     the run for a name; the entry's person and the chunk's sub-entry,
+//     which the chunker has judged, need no more. Outside entries a run is
+//     judged as inside them: "世宗即位，召为…" opens no section of its own.
+//   - A given name written alone, where the text has written the person
+//     in full before ("附张天禄…：天禄字桂吾"), names him in full.
+//   - A kinship word that, with the words after it, writes the given name
+//     of a person the chunk names ("子兴喜" in 郭子兴's entry, "子登惧"
+//     after 金子登) is part of that name, not a relative's.
+//   - The listing's groups are names run together: a group holding
+//     sentence punctuation is a note in parentheses, not a listing, and no
+//     run of a group holds anything but name characters. A name the groups
+//     write only after a surname is that longer name (人龙 of 贺人龙), and
+//     the given name of the entry's or the sub-entry's person is his.
+//   - Whatever rule read it, a person's name is made of name characters
+//     (Han, private-use code points, the brackets that spell out a rare
+//     character) and has a surname and a given name: one character alone
+//     names no one in full (personShape). The chunk's entry, subject and
+//     sub-entry are the chunker's and stay as they are.
+
+// personShape reports whether name has the shape of a person's name: at
+// least two characters, all of them name characters.
+func personShape(name string) bool {
+	n := 0
+	for _, r := range name {
+		if !names.IsNameRune(r) && !strings.ContainsRune("〈〉｛｝", r) {
+			return false
+		}
+		n++
+	}
+	return n >= 2
+}
+
+// keepPersons drops the facts whose head or tail is a person whose name
+// does not have a person's shape (personShape), unless the chunker gave
+// that name: the chunk's entry, subject, sub-entry or main person.
+func keepPersons(c schemas.Chunk, facts []fact) []fact {
+	given := func(n string) bool {
+		return n != "" && (n == c.Entry || n == c.Subject || n == c.SubEntry || n == c.Main)
+	}
+	ok := func(n, typ string) bool {
+		return typ != schemas.EntityPerson || given(n) || personShape(n)
+	}
+	out := facts[:0]
+	for _, f := range facts {
+		headType := f.headType
+		if headType == "" {
+			headType = schemas.EntityPerson
+		}
+		if ok(f.head, headType) && (f.tail == "" || ok(f.tail, f.tailType)) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// nameReader reads the names of one text with the profile's name judge:
+// the document's evidence is built once, when a run is first judged.
+type nameReader struct {
+	hz   *han
+	text string
+	doc  *names.Doc
+	rs   []rune
+}
+
+// named reports whether the judge takes the run text[at:end] for a
+// person's name, with the words after it as its context (a comma, 者, a
+// courtesy name …). Without a judge every run is taken.
+func (nr *nameReader) named(at, end int) bool {
+	j := nr.hz.judge
+	if j == nil {
+		return true
+	}
+	nr.read()
+	p := utf8.RuneCountInString(nr.text[:at])
+	n := utf8.RuneCountInString(nr.text[at:end])
+	return n > 0 && j.Named(nr.doc, nr.rs[p:p+n], p, p+n)
+}
+
+// score is the judge's log-likelihood ratio for the run text[at:end]:
+// the evidence of the run itself, without the words after it. Without a
+// judge it is 1 (a name).
+func (nr *nameReader) score(at, end int) float64 {
+	j := nr.hz.judge
+	if j == nil {
+		return 1
+	}
+	nr.read()
+	p := utf8.RuneCountInString(nr.text[:at])
+	n := utf8.RuneCountInString(nr.text[at:end])
+	return j.Score(nr.doc, nr.rs[p:p+n], p)
+}
+
+// read builds the document's name evidence once.
+func (nr *nameReader) read() {
+	if nr.doc == nil {
+		nr.rs = []rune(nr.text)
+		nr.doc = names.NewDoc(nr.rs, nr.hz.nameWords)
+	}
+}
+
+// headerNamed reports whether header h introduces a person by the
+// evidence: it names the entry's person or the sub-entry's (the
+// chunker's), or the judge takes the name it writes for a name. The name
+// is read as resolveHead reads it: after a leading 又 or 其, a word that
+// introduces someone ("有", "同邑"), the entry's given name and a kinship
+// word ("世贞子士骐"), or a kinship word ("子琮"); before a trailing 者.
+func (hz *han) headerNamed(nr *nameReader, h *hanHeader, entry, sub string) bool {
+	if hz.judge == nil {
+		return true
+	}
+	body := h.body
+	if _, g := hz.surname(entry); entry != "" && (body == entry || g != "" && body == g) {
+		return true
+	}
+	if _, ok := hz.namesSub(body, sub); ok {
+		return true
+	}
+	at, end := h.at, h.bodyEnd
+	trim := func(s string, prefix bool) {
+		if prefix && strings.HasPrefix(nr.text[at:end], s) && end-at > len(s) {
+			at += len(s)
+		}
+		if !prefix && strings.HasSuffix(nr.text[at:end], s) && end-at > len(s) {
+			end -= len(s)
+		}
+	}
+	trim("者", false)
+	trim("又", true)
+	trim("其", true)
+	for _, p := range hz.introducers {
+		if strings.HasPrefix(nr.text[at:end], p) && end-at > len(p) {
+			at += len(p)
+			break
+		}
+	}
+	if _, g := hz.surname(entry); g != "" && strings.HasPrefix(nr.text[at:end], g) {
+		if k, rest, _ := hz.cutKin(nr.text[at+len(g) : end]); k != "" && rest != "" {
+			at += len(g)
+		}
+	}
+	if k, rest, _ := hz.cutKin(nr.text[at:end]); k != "" && rest != "" {
+		// "子骧，管军千户": the kinship word says a relative's given name
+		// follows; the judge, which reads names written whole, is asked
+		// only about words longer than a given name ("仲子璲最知名").
+		if n := utf8.RuneCountInString(rest); n <= 2 && nameLike(rest) {
+			return true
+		}
+		at += len(k)
+	}
+	if r := []rune(nr.text[at:end]); len(r) > 1 && strings.ContainsAny(string(r[1:]), "字号") {
+		// "王字汝嘉", "张号钓石": a surname and a courtesy or art name.
+		return false
+	}
+	if hz.kinOnly(nr.text[at:end]) {
+		// "次子名琬": a kinship word, the name after it.
+		return false
+	}
+	switch after := nr.text[end:]; {
+	case strings.HasPrefix(after, "亦") && slices.ContainsFunc(h.clauses, func(c hanClause) bool { return c.kind == "kin_of" }),
+		strings.HasPrefix(after, "名"):
+		// "鄂乐舜亦鄂尔泰从子", "嘉猷名升": formulas the judge's contexts
+		// do not read; the run's own evidence decides ("然此亦非出於尊兄"
+		// is no one's kin).
+		return nr.score(at, end) > 0
+	}
+	if hz.placeOnly(h) {
+		// "世宗即位，复行人": the "…人" clause after the run is all that
+		// would present a person, and it is no place: the run's own
+		// evidence decides.
+		return nr.score(at, end) > 0
+	}
+	if (strings.HasPrefix(nr.text[end:], "字") || strings.HasPrefix(nr.text[end:], "号")) && nr.score(at, end) <= 0 {
+		// "一切文字语言": a courtesy name written on without a comma may
+		// be the run's word going on (文字); the run must itself read as
+		// a name ("祝世禄字延之").
+		return false
+	}
+	return nr.named(at, end)
+}
+
+// placeOnly reports whether the clauses of header h that introduce a
+// person are native places only, one of them written with a character no
+// native place of the corpus holds (placeWritten).
+func (hz *han) placeOnly(h *hanHeader) bool {
+	unwritten := false
+	for _, c := range h.clauses {
+		if c.kind != "place" {
+			return false
+		}
+		if !hz.placeWritten(c.val) {
+			unwritten = true
+		}
+	}
+	return unwritten
+}
+
+// ownersRelative reads a name written as its owner, a kinship word and a
+// given name ("琏子畾", "拳子希仁"): the relative of the owner, who is the
+// entry's or the sub-entry's person by his given name, or a person the
+// text before writes in full (of two characters or more). found says b is
+// written so; head is the relative with the owner's surname when the
+// kinship keeps it and the owner's full name is known, else "".
+func (hz *han) ownersRelative(b, entry, sub, before string) (head, kin string, found bool) {
+	rs := []rune(b)
+	for i := 1; i+1 < len(rs) && i <= 3; i++ {
+		owner := string(rs[:i])
+		k, rest, same := hz.cutKin(string(rs[i:]))
+		if k == "" || rest == "" || !nameLike(rest) || utf8.RuneCountInString(rest) > 2 {
+			continue
+		}
+		full := ""
+		for _, p := range []string{entry, sub} {
+			if _, g := hz.surname(p); p != "" && (owner == p || owner == g) {
+				full = p
+			}
+		}
+		if full == "" && i >= 2 {
+			full = hz.fullBefore(before, owner)
+		}
+		if full == "" {
+			continue
+		}
+		if sur, _ := hz.surname(full); same && sur != "" {
+			return sur + rest, k, true
+		}
+		return "", k, true
+	}
+	return "", "", false
+}
+
+// writtenInFull returns the full name the text before writes for a given
+// name of two characters (fullBefore) when the corpus writes the
+// character before it as a surname more often than the given name's own
+// first character: "张天禄" for 天禄, not "史周叙" for 周叙 after 御史.
+// "" when the text writes none, or without a judge.
+func (hz *han) writtenInFull(before, given string) string {
+	if hz.judge == nil {
+		return ""
+	}
+	full := hz.fullBefore(before, given)
+	if full == "" {
+		return ""
+	}
+	if hz.judge.Surname(firstRune(full)) <= hz.judge.Surname(firstRune(given)) {
+		return ""
+	}
+	return full
+}
