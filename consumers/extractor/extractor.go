@@ -321,7 +321,7 @@ func (e *Extractor) Extract(ctx context.Context, tenant string, c schemas.Chunk)
 			return nil, pipeline.Permanent(fmt.Errorf("extract chunk %s: %w", c.ChunkID, err))
 		}
 		facts, secs = hz.extractHan(c.Text, entry, c.SubEntry, beginsEntry(c))
-		facts = append(facts, hz.listedFacts(c.Text, c.Listed, entry)...)
+		facts = append(facts, hz.listedFacts(c.Text, c.Listed, entry, c.SubEntry)...)
 		facts = append(facts, hz.relativeFacts(c.Text, c.Listed, entry)...)
 		facts = keepPersons(c, facts)
 	case profile.LangEnglish:

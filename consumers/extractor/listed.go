@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/names"
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -20,8 +21,9 @@ import (
 // listedFacts returns the offices and native places the text gives the
 // people of the listing's groups where it names them after a title, or
 // names them and says what they were appointed to. The chunk's entry
-// person is left to the rules of his text.
-func (hz *han) listedFacts(s string, groups []string, entry string) []fact {
+// person is left to the rules of his text; the sub-entry's person (sub),
+// written by his given name, is named in full.
+func (hz *han) listedFacts(s string, groups []string, entry, sub string) []fact {
 	if len(groups) == 0 {
 		return nil
 	}
@@ -33,8 +35,12 @@ func (hz *han) listedFacts(s string, groups []string, entry string) []fact {
 	}
 	off[len(rs)] = len(s)
 	l := hz.listingOf(groups)
+	if len(l.written) == 0 {
+		return nil
+	}
 	written, first := l.written, l.first
 	inGroup := func(w []rune) bool { return first[w[0]] && written[string(w)] }
+	_, entryGiven := hz.surname(entry)
 	var out []fact
 	// prev is the title of the name just read and prevEnd where it ends;
 	// placed says that name had a native place: a name after "、" that
@@ -63,7 +69,7 @@ func (hz *han) listedFacts(s string, groups []string, entry string) []fact {
 		// A relative written by kinship and given name ("子麟") is read by
 		// the kinship rules.
 		if k != "" && utf8.RuneCountInString(rest) < 2 ||
-			hz.kinOnly(name) || name == entry || hz.titleWord(name) {
+			hz.kinOnly(name) || name == entry || name == entryGiven || hz.titleWord(name) {
 			i += n - 1
 			continue
 		}
@@ -88,7 +94,14 @@ func (hz *han) listedFacts(s string, groups []string, entry string) []fact {
 		if place == "" && k == "" {
 			place = jointPlace(rs, i+n)
 		}
-		head := hz.listedHead(name, l, entry)
+		head := hz.listedHead(name, l, entry, sub)
+		if head == name && utf8.RuneCountInString(name) == 2 {
+			// "擢人龙总兵官" after "总兵贺人龙": the given name of a person
+			// the text has written in full.
+			if full := hz.writtenInFull(string(rs[:i]), name); full != "" {
+				head = full
+			}
+		}
 		if place != "" {
 			out = append(out, fact{head: head, rel: schemas.RelNativePlace, tail: strings.TrimSuffix(place, "人"), tailType: schemas.EntityPlace,
 				start: off[at], end: off[i+n], method: MethodRegex, pattern: "han.listed.native_place", conf: confNarrative})
@@ -106,12 +119,15 @@ func (hz *han) listedFacts(s string, groups []string, entry string) []fact {
 				method: MethodRegex, pattern: "han.listed.appointed", conf: confNarrative})
 		} else if v := appointingVerb(rs, i); v != "" {
 			// "帝授同敞中书舍人", "乃改同敞尚宝卿": appointed, the name
-			// written between the verb and the office.
+			// written between the verb and the office, when the text also
+			// writes it as a clause's subject ("同敞负志节") or writes the
+			// person in full before: else the words may be the office's
+			// ("授蓝田知县": the magistrate of 蓝田, "擢吏科给事中").
 			k := i + n
 			for k < len(rs) && k-i-n < 16 && text.IsHan(rs[k]) {
 				k++
 			}
-			if o := hz.longestOffice(string(rs[i+n : k])); o != "" {
+			if o := hz.longestOffice(string(rs[i+n : k])); o != "" && (head != name || hz.writtenAsSubject(s, name)) {
 				out = append(out, fact{head: head, rel: schemas.RelOffice, tail: o, tailType: schemas.EntityOffice,
 					quals: map[string]string{"verb": v}, start: off[i-1], end: off[i+n+utf8.RuneCountInString(o)],
 					method: MethodRegex, pattern: "han.listed.appointed", conf: confNarrative})
@@ -138,7 +154,10 @@ func appointingVerb(rs []rune, i int) string {
 // surname when the kinship keeps it (张同敞 in 张居正's entry). 孙 alone is a surname as often as a
 // grandson: it counts as kinship only where a group writes the name after
 // a longer kinship word (曾孙, 从孙) or the text names him so.
-func (hz *han) listedHead(name string, l *listing, entry string) string {
+//
+// A name the text writes as the sub-entry's person's given name is he (汤
+// 克宽 for "乃命克宽为副总兵").
+func (hz *han) listedHead(name string, l *listing, entry, sub string) string {
 	if k, rest, same := hz.cutKin(name); k != "" && utf8.RuneCountInString(rest) >= 1 {
 		if k == "孙" && !l.afterLongerKin[rest] {
 			return name
@@ -150,6 +169,9 @@ func (hz *han) listedHead(name string, l *listing, entry string) string {
 	}
 	if l.afterLongerKin[name] || l.afterKin[name] {
 		return hz.withSurnameOf(entry, name)
+	}
+	if _, g := hz.surname(sub); g != "" && name == g {
+		return sub
 	}
 	return name
 }
@@ -169,6 +191,12 @@ func (hz *han) withSurnameOf(entry, given string) string {
 // characters those begin with (first), and the given names they write
 // right after a kinship word other than 孙 ("(子承荫孙应昌…)": 承荫) and
 // after a longer kinship word ending in 孙 (曾孙, 从孙: "(曾孙同敞)").
+//
+// A group is the text of a pair of parentheses: names run together, maybe
+// parted by "、" or closed by 等. A group that holds sentence punctuation
+// is a note in parentheses (archive books write them: "（以上癸未名…）",
+// "（择善固执，正是…）"), no listing, and no run of a group holds other
+// characters than a name's.
 type listing struct {
 	key                      string
 	written                  map[string]bool
@@ -188,8 +216,12 @@ func (hz *han) listingOf(groups []string) *listing {
 	l := &listing{key: key, written: map[string]bool{}, first: map[rune]bool{},
 		afterKin: map[string]bool{}, afterLongerKin: map[string]bool{}}
 	for _, g := range groups {
-		// "X等" lists X and others: 等 ends the name.
-		for _, part := range strings.Split(g, "等") {
+		if strings.ContainsAny(g, "，。；：！？") {
+			continue
+		}
+		// "X等" lists X and others: 等 ends the name; a name holds name
+		// characters only.
+		for _, part := range strings.FieldsFunc(g, func(r rune) bool { return r == '等' || !nameRune(r) }) {
 			gr := []rune(part)
 			for i := range gr {
 				for n := 2; n <= 5 && i+n <= len(gr); n++ {
@@ -223,6 +255,13 @@ func (hz *han) listingOf(groups []string) *listing {
 	hz.lastListing.l = l
 	return l
 }
+
+// nameRune reports the characters a name may hold: Han, private-use code
+// points and the brackets that spell out a rare character.
+func nameRune(r rune) bool {
+	return names.IsNameRune(r) || strings.ContainsRune("〈〉｛｝", r)
+}
+
 
 // titledItem reads the title of the item before a "、" when that item is
 // a title and a name of two or three characters the listing need not
@@ -368,8 +407,9 @@ func (hz *han) titleBefore(pre []rune) (office, place string) {
 // "有诸城谢升", "而怀宁甘霖"), also with 人 ("有大冶人尹如翁"), or, when listed (the clause goes on a
 // list whose last name had a place of its own), the clause's two
 // characters ("有诸城谢升、聊城丁志方"). The two characters are no title,
-// no number, not "the same county" (同县, 同郡 …), and do not end like a
-// word for a person (诸生, 部将, 复社 …).
+// no number, not "the same county" (同县, 同郡 …), do not end like a
+// word for a person (诸生, 部将, 复社 …), and are characters native places
+// are written with ("而澳念梦泰无可劾": 戴澳 thought 梦泰 …).
 func (hz *han) placeBefore(pre []rune, listed bool) string {
 	if len(pre) >= 4 && pre[len(pre)-1] == '人' && !listed {
 		// "有大冶人尹如翁": the place written with 人, after 有 alone;
@@ -395,7 +435,7 @@ func (hz *han) placeBefore(pre []rune, listed bool) string {
 	}
 	if k, _, _ := hz.cutKin(p); k != "" || strings.ContainsAny(p, officeBanned+placeNotIn) ||
 		strings.ContainsRune(personEnds, pre[len(pre)-1]) || hz.offices.Recognised(p, 1) ||
-		pre[len(pre)-2] == '同' {
+		pre[len(pre)-2] == '同' || !hz.placeWritten(p) {
 		return ""
 	}
 	return p
@@ -584,4 +624,26 @@ func (hz *han) relativeClause(sent string, l *listing, entry, entryGiven string)
 		head = hz.withSurnameOf(entry, given)
 	}
 	return head, clause, len(sent) - len(rest)
+}
+
+// writtenAsSubject reports whether s writes name at the start of a
+// clause, followed by words that do not begin an office title: the name
+// of a person the text tells of ("同敞负志节"), not a place before a title
+// ("蓝田知县").
+func (hz *han) writtenAsSubject(s, name string) bool {
+	for i := strings.Index(s, name); i >= 0; {
+		r, _ := utf8.DecodeLastRuneInString(s[:i])
+		after := s[i+len(name):]
+		if (i == 0 || strings.ContainsRune("，。；：\n", r)) && after != "" && !hz.startsOffice(after) {
+			if next, _ := utf8.DecodeRuneInString(after); text.IsHan(next) || next == '，' {
+				return true
+			}
+		}
+		j := strings.Index(after, name)
+		if j < 0 {
+			return false
+		}
+		i += len(name) + j
+	}
+	return false
 }
