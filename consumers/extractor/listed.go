@@ -262,7 +262,6 @@ func nameRune(r rune) bool {
 	return names.IsNameRune(r) || strings.ContainsRune("〈〉｛｝", r)
 }
 
-
 // titledItem reads the title of the item before a "、" when that item is
 // a title and a name of two or three characters the listing need not
 // write ("参将张应元"): the list's next name, written bare, holds it too.
