@@ -1496,8 +1496,8 @@ func (hz *han) kinFacts(text, entry string, secs []section, kins []kinName, add 
 			// A header's own kinship word ("子琮，字季玉") is the header's fact.
 			continue
 		}
-		sur, _ := hz.surname(s.head)
-		if sur == "" || !s.full || hz.foreignPrevious(text, k.start, s) {
+		sur := hz.kinSurname(s.head, k.kin)
+		if sur == "" || !s.full || hz.foreignPrevious(text, k.start, s) || hz.kinInName(text, k, entry, s.head) {
 			continue
 		}
 		tail := k.name

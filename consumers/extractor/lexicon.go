@@ -165,9 +165,23 @@ func (hz *han) officePhrase(s string) bool {
 // surname of the profile, else the first character. Names of fewer
 // than two characters, names in brackets of rare-character markup, and a
 // prince's or noble's title ("秦王樉", "汧阳王诚洌": 王 after the first
-// character ends a title, not a surname) have no known surname.
+// character ends a title, not a surname) have no known surname. A woman
+// written by her family's name and 氏, after a title or not ("孝宗孝康皇
+// 后张氏", "甘氏"), has that surname and no given name.
 func (hz *han) surname(name string) (sur, given string) {
 	if utf8.RuneCountInString(name) < 2 || strings.ContainsAny(name, "〈〉｛｝") {
+		return "", name
+	}
+	if family, ok := strings.CutSuffix(name, "氏"); ok {
+		for _, c := range hz.surnames {
+			if strings.HasSuffix(family, c) {
+				return c, ""
+			}
+		}
+		r, size := utf8.DecodeLastRuneInString(family)
+		if text.IsHan(r) {
+			return family[len(family)-size:], ""
+		}
 		return "", name
 	}
 	if _, size := utf8.DecodeRuneInString(name); strings.Contains(name[size:], "王") {

@@ -267,3 +267,44 @@ func (hz *han) writtenInFull(before, given string) string {
 	}
 	return full
 }
+
+// kinInName reports whether the kinship word of k ends a name the chunk
+// writes: with the first characters after it, its last character is the
+// given name of the entry's person or of head ("子兴喜" in 郭子兴's entry:
+// 子兴 was pleased), or of a person the text before writes in full ("驿丞
+// 金子登说…子登惧"). The words are that person's, not a relative's.
+func (hz *han) kinInName(text string, k kinName, entry, head string) bool {
+	kr := []rune(k.kin)
+	last := string(kr[len(kr)-1])
+	at := k.start + len(k.kin) - len(last)
+	rs := []rune(k.name)
+	for j := 1; j <= len(rs); j++ {
+		w := last + string(rs[:j])
+		for _, p := range []string{entry, head} {
+			if _, g := hz.surname(p); g != "" && w == g {
+				return true
+			}
+		}
+		if hz.writtenInFull(text[:at], w) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// kinSurname is the surname a relative written by kin and a given name
+// bears as head's relative: head's, or, for a woman written by her
+// family's name and 氏, her family's for her parents and siblings and her
+// husband's for her children ("宗胤芳妻江氏": 子麟祥 is 宗麟祥); "" when
+// the text does not give it.
+func (hz *han) kinSurname(head, kin string) string {
+	sur, given := hz.surname(head)
+	if sur == "" || given != "" || !strings.HasSuffix(head, "氏") || !strings.ContainsAny(kin, "子孙女") {
+		return sur
+	}
+	if husband, _, ok := strings.Cut(head, "妻"); ok && utf8.RuneCountInString(husband) >= 2 {
+		s, _ := hz.surname(husband)
+		return s
+	}
+	return ""
+}
