@@ -40,6 +40,10 @@ type Graph interface {
 	// RaiseLinkTarget records the sequence the backfill must bring every
 	// linked chunk up to, unless higher, and returns the recorded one.
 	RaiseLinkTarget(ctx context.Context, tenant string, seq int64) (int64, error)
+	// LinkedAt returns, per chunk, the surface sequence its text was last
+	// matched against (-1 for none) and the delivery token of the write
+	// that last changed its links.
+	LinkedAt(ctx context.Context, tenant string, chunks []string) ([]int64, []string, error)
 	// BumpLinkVersion records chunks as matched up to version.
 	BumpLinkVersion(ctx context.Context, tenant string, chunks []string, version int64) error
 	// Link writes rows of links atomically (see infra/kg.Store.Link).
@@ -204,8 +208,16 @@ func (s *Stage) Handle(ctx context.Context, ins []pipeline.Input) ([][]pipeline.
 			tokens[k] = ins[i].Meta.EventID
 		}
 		acc := newAccum()
-		if err := s.linkChunks(ctx, tenant, w.chunks, tokens, func(k int, r linkResult) {
-			acc.add(r, w.inputs[k])
+		todo, err := s.unlinked(ctx, tenant, w.chunks, tokens)
+		if err != nil {
+			return nil, err
+		}
+		cs, toks := make([]schemas.Chunk, len(todo)), make([]string, len(todo))
+		for j, k := range todo {
+			cs[j], toks[j] = w.chunks[k], tokens[k]
+		}
+		if err := s.linkChunks(ctx, tenant, cs, toks, func(j int, r linkResult) {
+			acc.add(r, w.inputs[todo[j]])
 		}); err != nil {
 			return nil, err
 		}
@@ -234,6 +246,40 @@ func (s *Stage) Handle(ctx context.Context, ins []pipeline.Input) ([][]pipeline.
 				Topic: topology.Reviews, Msg: r.review, EventID: pipeline.ContentID("review", tenant, r.review.ReviewID),
 			})
 		}
+	}
+	return out, nil
+}
+
+// unlinked returns the indices of the chunks to link: those not yet
+// matched against the whole surface log. A chunk delivered again (the
+// same document published twice) was already linked against every name
+// the graph knows, so linking it again could only change its mentions by
+// the drift of the corpus counts, which a redelivery must not do; but a
+// redelivery of the delivery that last changed its links is linked again,
+// so that the write script announces that change once more (its first
+// delivery may have died before producing it).
+func (s *Stage) unlinked(ctx context.Context, tenant string, cs []schemas.Chunk, tokens []string) ([]int, error) {
+	if len(cs) == 0 {
+		return nil, nil
+	}
+	d, err := s.dict(ctx, tenant)
+	if err != nil {
+		return nil, fmt.Errorf("link chunks of tenant %s: %w", tenant, err)
+	}
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ChunkID
+	}
+	vers, applied, err := s.g.LinkedAt(ctx, tenant, ids)
+	if err != nil {
+		return nil, fmt.Errorf("link chunks of tenant %s: %w", tenant, err)
+	}
+	var out []int
+	for i := range cs {
+		if vers[i] >= 0 && vers[i] >= d.last && applied[i] != tokens[i] {
+			continue
+		}
+		out = append(out, i)
 	}
 	return out, nil
 }
@@ -583,17 +629,21 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 		cands := make([]Candidate, len(per[i]))
 		name := 0.0
 		for j, id := range per[i] {
-			cands[j] = Candidate{Entity: id, Score: round(ps[j])}
+			cands[j] = Candidate{Entity: id, Score: ps[j]}
 			name += ps[j]
 		}
 		slices.SortStableFunc(cands, func(a, b Candidate) int {
 			return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Entity, b.Entity))
 		})
+		// Decided on the probabilities as computed, stored rounded.
 		ent, sc, review := decide(cands)
 		if ent == "" {
 			ent, sc, review = decideSame(m.surface, cands, profiles, ent, sc, review)
 		}
-		mn := Mention{Entity: ent, Surface: m.surface, Start: m.start, End: m.end, Score: sc, Name: round(name), Candidates: cands}
+		for j := range cands {
+			cands[j].Score = round(cands[j].Score)
+		}
+		mn := Mention{Entity: ent, Surface: m.surface, Start: m.start, End: m.end, Score: round(sc), Name: round(name), Candidates: cands}
 		if review && s.cfg.Reviews != nil {
 			mn.Review = ReviewID(tenant, c.ChunkID, m.surface)
 		}

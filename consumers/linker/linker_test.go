@@ -414,3 +414,53 @@ func TestOneManHeldTwice(t *testing.T) {
 		t.Errorf("the other linked %v", got)
 	}
 }
+
+// countingGraph counts the rows written for each chunk.
+type countingGraph struct {
+	*kg.Store
+	rows map[string]int
+}
+
+func (g *countingGraph) Link(ctx context.Context, tenant string, rows [][]string) ([]string, error) {
+	for _, r := range rows {
+		g.rows[r[0]]++
+	}
+	return g.Store.Link(ctx, tenant, rows)
+}
+
+// TestRedeliveryKeepsLinks: a chunk delivered again is not linked again
+// when no name arrived since, whatever the corpus counts did meanwhile, so
+// a document published twice changes nothing; after a new name arrives it
+// is linked again.
+func TestRedeliveryKeepsLinks(t *testing.T) {
+	c := redistest.Client(t)
+	store, err := kg.New(c, kg.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &countingGraph{Store: store, rows: map[string]int{}}
+	ch := redis.NewChunks(c)
+	st, err := linker.New(g, ch, linker.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{g: store, chunks: ch, c: c, st: st}
+	f.person(t, "王安", "", "s-0001")
+	first := schemas.Chunk{ChunkID: "a-0000", DocID: "a", Total: 1, Text: "是岁，王安入朝，上言边事。"}
+	f.store(t, "a", first)
+	f.handle(t, in(first, "e1"))
+	other := schemas.Chunk{ChunkID: "b-0000", DocID: "b", Total: 1, Text: "王安入朝，帝慰劳之。"}
+	f.store(t, "b", other)
+	f.handle(t, in(other, "e2"))
+	if us := f.handle(t, in(first, "e1-again")); len(us) != 0 || g.rows["a-0000"] != 1 {
+		t.Fatalf("delivered again: announced %+v, %d writes of the chunk, want none and 1", us, g.rows["a-0000"])
+	}
+	if got := f.linked(t, kg.PersonID("王安", "s-0001")); !slices.Contains(got, "a-0000") {
+		t.Fatalf("linked %v after the chunk was delivered again", got)
+	}
+	f.person(t, "边事", "", "s-0002")
+	f.handle(t, in(first, "e1-third"))
+	if g.rows["a-0000"] < 2 {
+		t.Fatalf("after a new name the chunk was written %d times, want it linked again", g.rows["a-0000"])
+	}
+}

@@ -41,8 +41,9 @@ type Model struct {
 // CharCounts are the counts of the characters of a corpus: per character,
 // its occurrences in the text and in the distinct names (as the first, as
 // the last, as any but the first, as any but the last character), and
-// the totals of each under the key 0.
-type CharCounts map[rune][5]int64
+// right after and right before an occurrence of a name; the totals of
+// each under the key 0.
+type CharCounts map[rune][7]int64
 
 // CharCountsOf reads a profile's character counts (internal/profile,
 // MentionChars): a row per character, "total" for the sums.
@@ -60,7 +61,7 @@ func CharCountsOf(rows map[string][]int64) CharCounts {
 			}
 			r = rs[0]
 		}
-		var row [5]int64
+		var row [7]int64
 		copy(row[:], ns)
 		out[r] = row
 	}
@@ -90,6 +91,8 @@ const (
 	CountLast
 	CountInner
 	CountHead
+	CountAfter
+	CountBefore
 )
 
 // Feature names. A character feature is the prefix and the character
@@ -106,6 +109,11 @@ const (
 	featLast    = "v:last"
 	featInner   = "v:right"
 	featHead    = "v:left"
+	// featInnerShort weighs featInner again for a surface of two
+	// characters: most names have three, so a two-character surface
+	// followed by a character that ends names is more often the head of
+	// a longer name (王安 of 王安石) than a three-character one is.
+	featInnerShort = "v:right_short"
 	featNonName = "x:nonhan"
 	// The text writes the surface and the character after it again
 	// (featLonger), that character after the surface's given name
@@ -124,7 +132,7 @@ const (
 )
 
 // shapeFeatures are the continuous features, in the order of the ratios.
-var shapeFeatures = [4]string{featFirst, featLast, featInner, featHead}
+var shapeFeatures = [5]string{featFirst, featLast, featInner, featHead, featInnerShort}
 
 // NewModel reads a model from profile weights (Weights) and character
 // counts. Nil or empty weights give the zero Model.
@@ -156,26 +164,34 @@ func NewModel(w map[string]float64, chars CharCounts) Model {
 // predicts (王) reads for a name.
 const namePseudo = 0.25
 
-// setChars keeps the counts and reads their ratios per column.
+// setChars keeps the counts and reads their ratios: how a name's first
+// and last characters stand to the text (see namePseudo), and how a
+// character stands as a name's last to as the character after a name
+// (石 goes on 王安石; 入 follows a name: 王安入朝), and as a name's first to
+// as the character before one (崔 begins 崔应元), with add-one smoothing
+// over the characters counted.
 func (m *Model) setChars(chars CharCounts) {
 	m.Chars = chars
 	m.ratio = make(map[rune][4]float64, len(chars))
 	tot := chars[0]
-	r := func(n, of, text int64) float64 {
+	v := float64(len(chars))
+	rate := func(n, of, text int64) float64 {
 		expected := float64(of) * float64(text) / float64(max(tot[CountText], 1))
 		return math.Log((float64(n) + namePseudo) / (expected + namePseudo))
 	}
-	of := [4]int64{tot[CountFirst], tot[CountLast], tot[CountInner], tot[CountHead]}
+	versus := func(a, ofA, b, ofB int64) float64 {
+		return math.Log((float64(a)+1)/(float64(ofA)+v)) - math.Log((float64(b)+1)/(float64(ofB)+v))
+	}
 	for c, n := range chars {
 		if c == 0 {
 			continue
 		}
-		m.ratio[c] = [4]float64{r(n[CountFirst], of[0], n[CountText]), r(n[CountLast], of[1], n[CountText]),
-			r(n[CountInner], of[2], n[CountText]), r(n[CountHead], of[3], n[CountText])}
+		m.ratio[c] = [4]float64{rate(n[CountFirst], tot[CountFirst], n[CountText]), rate(n[CountLast], tot[CountLast], n[CountText]),
+			versus(n[CountLast], tot[CountLast], n[CountAfter], tot[CountAfter]),
+			versus(n[CountFirst], tot[CountFirst], n[CountBefore], tot[CountBefore])}
 	}
-	for k := range m.unseen {
-		m.unseen[k] = r(0, of[k], 0)
-	}
+	m.unseen = [4]float64{rate(0, tot[CountFirst], 0), rate(0, tot[CountLast], 0),
+		versus(0, tot[CountLast], 0, tot[CountAfter]), versus(0, tot[CountFirst], 0, tot[CountBefore])}
 }
 
 // Weights returns the model's weights with its prior, as a profile holds
@@ -227,8 +243,8 @@ func (m Model) llr(rs []rune, start, end int, alias bool, counts *Counts) float6
 // (王景彰 would be a name, so 王景 is not one there) and of the one before
 // it as a name's first (崔 before 应元) (0 where there is no Han
 // character).
-func (m Model) shape(rs []rune, start, end int, alias bool) [4]float64 {
-	var out [4]float64
+func (m Model) shape(rs []rune, start, end int, alias bool) [5]float64 {
+	var out [5]float64
 	if m.ratio == nil {
 		return out
 	}
@@ -242,10 +258,13 @@ func (m Model) shape(rs []rune, start, end int, alias bool) [4]float64 {
 		out[0], out[1] = of(rs[start], 0), of(rs[end-1], 1)
 	}
 	if end < len(rs) && isHan(rs[end]) {
-		out[2] = of(rs[end], 1)
+		out[2] = of(rs[end], 2)
+		if end-start == 2 {
+			out[4] = out[2]
+		}
 	}
 	if start > 0 && isHan(rs[start-1]) {
-		out[3] = of(rs[start-1], 0)
+		out[3] = of(rs[start-1], 3)
 	}
 	return out
 }
@@ -433,8 +452,9 @@ func (c FitConfig) withDefaults() FitConfig {
 	return c
 }
 
-// countChars counts the characters of the examples' texts and of the
-// distinct names among them (not courtesy names).
+// countChars counts the characters of the examples' texts, of the
+// distinct names among them (not courtesy names) and around each of
+// their occurrences.
 func countChars(examples []Example) CharCounts {
 	out := CharCounts{}
 	add := func(r rune, k int) {
@@ -456,8 +476,17 @@ func countChars(examples []Example) CharCounts {
 				}
 			}
 		}
+		if !e.Name || e.Alias {
+			continue
+		}
+		if e.End < len(e.Text) && isHan(e.Text[e.End]) {
+			add(e.Text[e.End], CountAfter)
+		}
+		if e.Start > 0 && isHan(e.Text[e.Start-1]) {
+			add(e.Text[e.Start-1], CountBefore)
+		}
 		name := e.Text[e.Start:e.End]
-		if !e.Name || e.Alias || names[string(name)] {
+		if names[string(name)] {
 			continue
 		}
 		names[string(name)] = true
@@ -542,7 +571,7 @@ func Fit(examples []Example, cfg FitConfig) (Model, error) {
 		return len(names) - 1
 	}
 	xs := make([][]int, len(examples))
-	vs := make([][4]float64, len(examples))
+	vs := make([][5]float64, len(examples))
 	ys := make([]float64, len(examples))
 	for i, fs := range raw {
 		for _, f := range fs {

@@ -359,7 +359,7 @@ func decideSame(surface string, cands []Candidate, profiles map[string]*profile,
 			best = c
 		}
 	}
-	return best.Entity, round(sum), false
+	return best.Entity, sum, false
 }
 
 // compatible reports whether what the graph knows of two persons leaves

@@ -284,6 +284,40 @@ func (s *Store) ChunkLinks(ctx context.Context, tenant, chunk string) (string, e
 	return v, nil
 }
 
+// LinkedAt returns, for each chunk, the surface sequence its text was last
+// matched against (-1 for none) and the delivery token of the write that
+// last changed its links ("" for none), in one round trip.
+func (s *Store) LinkedAt(ctx context.Context, tenant string, chunks []string) ([]int64, []string, error) {
+	if err := checkTenant("read link versions", tenant); err != nil {
+		return nil, nil, err
+	}
+	if len(chunks) == 0 {
+		return nil, nil, nil
+	}
+	p := s.c.Pipeline()
+	vers := p.ZMScore(ctx, prefix(tenant)+"linkver", chunks...)
+	applied := p.HMGet(ctx, prefix(tenant)+"linkapplied", chunks...)
+	if _, err := p.Exec(ctx); err != nil && err != goredis.Nil {
+		return nil, nil, fmt.Errorf("read link versions of %d chunks: %w", len(chunks), err)
+	}
+	out := make([]int64, len(chunks))
+	tokens := make([]string, len(chunks))
+	vs := vers.Val()
+	as := applied.Val()
+	for i := range chunks {
+		out[i] = -1
+		if i < len(vs) && vs[i] != 0 {
+			out[i] = int64(vs[i])
+		}
+		if i < len(as) {
+			if rec, ok := as[i].(string); ok {
+				tokens[i], _, _ = strings.Cut(rec, "\t")
+			}
+		}
+	}
+	return out, tokens, nil
+}
+
 // BumpLinkVersion records that the texts of chunks were matched against
 // the dictionary up to version, never lowering what is recorded.
 func (s *Store) BumpLinkVersion(ctx context.Context, tenant string, chunks []string, version int64) error {
