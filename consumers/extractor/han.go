@@ -60,7 +60,10 @@ type hanHeader struct {
 	body      string
 	head, kin string
 	// full says head is known to be a full name (see section).
-	full    bool
+	full bool
+	// unnamed says the sentence introduces someone whose name the
+	// evidence does not read (headerNamed): his section has no head.
+	unnamed bool
 	clauses []hanClause
 }
 
@@ -578,7 +581,9 @@ func (hz *han) hanSections(text, entry, sub string, begins bool, headers []hanHe
 				end = h.at + nl
 			}
 		}
-		h.head, h.kin, _ = hz.resolveHead(h.body, entry, sub, text[:h.at])
+		if h.head, h.kin, _ = hz.resolveHead(h.body, entry, sub, text[:h.at]); h.unnamed {
+			h.head, h.kin = "", ""
+		}
 		if entry != "" && hz.namedBy(headers[:i], entry, h.body) {
 			// "詹枚妻王，名贞仪……；贞仪，泗州人": a name the entry's
 			// opening gave its person.
@@ -921,8 +926,20 @@ func (hz *han) extractHan(text, entry, sub string, begins bool) ([]fact, []secti
 	nr := &nameReader{hz: hz, text: text}
 	headers = slices.DeleteFunc(headers, func(h hanHeader) bool {
 		_, ok := hz.namesSub(h.body, sub)
-		return len(h.clauses) == 0 && ok || !hz.headerNamed(nr, &h, entry, sub)
+		return len(h.clauses) == 0 && ok
 	})
+	for i := 0; i < len(headers); {
+		named, clause := hz.headerNamed(nr, &headers[i], entry, sub)
+		switch {
+		case named:
+		case clause:
+			headers = slices.Delete(headers, i, i+1)
+			continue
+		default:
+			headers[i].unnamed = true
+		}
+		i++
+	}
 	secs := hz.splitSuccessions(text, entry, hz.hanSections(text, entry, sub, begins, headers))
 	kins := hz.kinNames(text)
 	others := map[string]bool{}

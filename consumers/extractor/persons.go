@@ -125,16 +125,22 @@ func (nr *nameReader) read() {
 // is read as resolveHead reads it: after a leading 又 or 其, a word that
 // introduces someone ("有", "同邑"), the entry's given name and a kinship
 // word ("世贞子士骐"), or a kinship word ("子琮"); before a trailing 者.
-func (hz *han) headerNamed(nr *nameReader, h *hanHeader, entry, sub string) bool {
+// clause says, of a header that introduces no one by the evidence, that
+// its opening words read as a clause's, not a name's (the judge's
+// evidence of the run alone is against a name): the sentence goes on
+// about the person before it ("世宗即位，复行人" in 张岳's life). Else
+// the sentence introduces someone whose name the text does not give in
+// full, and no one takes its facts.
+func (hz *han) headerNamed(nr *nameReader, h *hanHeader, entry, sub string) (named, clause bool) {
 	if hz.judge == nil {
-		return true
+		return true, false
 	}
 	body := h.body
 	if _, g := hz.surname(entry); entry != "" && (body == entry || g != "" && body == g) {
-		return true
+		return true, false
 	}
 	if _, ok := hz.namesSub(body, sub); ok {
-		return true
+		return true, false
 	}
 	at, end := h.at, h.bodyEnd
 	trim := func(s string, prefix bool) {
@@ -164,39 +170,53 @@ func (hz *han) headerNamed(nr *nameReader, h *hanHeader, entry, sub string) bool
 		// follows; the judge, which reads names written whole, is asked
 		// only about words longer than a given name ("仲子璲最知名").
 		if n := utf8.RuneCountInString(rest); n <= 2 && nameLike(rest) {
-			return true
+			return true, false
 		}
 		at += len(k)
 	}
 	if r := []rune(nr.text[at:end]); len(r) > 1 && strings.ContainsAny(string(r[1:]), "字号") {
 		// "王字汝嘉", "张号钓石": a surname and a courtesy or art name.
-		return false
+		return false, false
 	}
 	if hz.kinOnly(nr.text[at:end]) {
 		// "次子名琬": a kinship word, the name after it.
-		return false
+		return false, false
 	}
+	clause = nr.score(at, end) <= 0
 	switch after := nr.text[end:]; {
 	case strings.HasPrefix(after, "亦") && slices.ContainsFunc(h.clauses, func(c hanClause) bool { return c.kind == "kin_of" }),
 		strings.HasPrefix(after, "名"):
 		// "鄂乐舜亦鄂尔泰从子", "嘉猷名升": formulas the judge's contexts
 		// do not read; the run's own evidence decides ("然此亦非出於尊兄"
 		// is no one's kin).
-		return nr.score(at, end) > 0
+		return !clause, clause
 	}
-	if hz.placeOnly(h) {
-		// "世宗即位，复行人": the "…人" clause after the run is all that
-		// would present a person, and it is no place: the run's own
-		// evidence decides.
-		return nr.score(at, end) > 0
-	}
-	if (strings.HasPrefix(nr.text[end:], "字") || strings.HasPrefix(nr.text[end:], "号")) && nr.score(at, end) <= 0 {
+	if hz.placeOnly(h) || strings.HasPrefix(nr.text[end:], "字") || strings.HasPrefix(nr.text[end:], "号") {
+		// "世宗即位，复行人", "旧例，粮长正副三人": the "…人" clause after
+		// the run is all that would present a person, and it is no place;
 		// "一切文字语言": a courtesy name written on without a comma may
-		// be the run's word going on (文字); the run must itself read as
-		// a name ("祝世禄字延之").
-		return false
+		// be the run's word going on (文字). The run must itself read as a
+		// name and begin with a surname the corpus writes ("王畿字汝中"),
+		// or be the given name of one the text wrote in full or named
+		// after a kinship word ("子汝稷、汝说。汝稷字元立").
+		run := nr.text[at:end]
+		head, _, ok := hz.resolveHead(h.body, entry, sub, nr.text[:h.at])
+		return ok && !clause && (hz.surnameFirst(run) || head != run && hz.surnameFirst(head)), clause
 	}
-	return nr.named(at, end)
+	return nr.named(at, end), clause
+}
+
+// surnameFirst reports whether name begins with a surname the corpus
+// writes: a compound surname of the profile, or a character the name
+// judge counts as a surname or the listings begin names with.
+func (hz *han) surnameFirst(name string) bool {
+	for _, c := range hz.surnames {
+		if strings.HasPrefix(name, c) {
+			return true
+		}
+	}
+	r := firstRune(name)
+	return hz.judge != nil && hz.judge.Surname(r) > 0 || hz.agents.surname(r)
 }
 
 // placeOnly reports whether the clauses of header h that introduce a
