@@ -137,10 +137,12 @@ func (hz *han) headerAt(text string, at int, lineStart bool, out *[]hanHeader) {
 	if utf8.RuneCountInString(body) > 12 || strings.ContainsAny(body, "。；：、 　\t\n") {
 		return
 	}
-	if !hz.bodyLike(body) || strings.Contains(strings.TrimSuffix(body, "者"), "者") {
+	if !hz.bodyLike(body) || strings.Contains(strings.TrimSuffix(body, "者"), "者") ||
+		utf8.RuneCountInString(trimBody(body)) >= 4 {
 		// "代之者刘璋，字廷信", "又都给事中龚泰，义乌人", "户部主事安玺，宛平
-		// 人": the name after the words that describe him, an office
-		// or a clause ending in 者.
+		// 人", "游击曾英，福建莆田人", "有郡人吴訚者": the name after the
+		// words that describe him, an office, a word for a person or a
+		// clause ending in 者.
 		if k := hz.describedName(body); k > 0 {
 			at += k
 			comma -= k
@@ -333,11 +335,12 @@ func (hz *han) bodyLike(b string) bool {
 }
 
 // describedName returns the byte offset in body of a name of two or three
-// characters that ends it after words describing him: a clause ending in
-// 者 ("代之者"), or an office phrase, maybe after 时, 又 or 而 ("时广西佥
-// 事"). 0 if there is none.
+// characters that ends it (before a closing 者) after words describing
+// him: a clause ending in 者 ("代之者"), an office phrase, maybe after 时,
+// 又 or 而 ("时广西佥事"), or, after a word that introduces someone, a
+// word for a person ending in 人 ("有郡人吴訚者"). 0 if there is none.
 func (hz *han) describedName(body string) int {
-	rs := []rune(body)
+	rs := []rune(strings.TrimSuffix(body, "者"))
 	for _, l := range []int{3, 2} {
 		if len(rs) < l+2 {
 			continue
@@ -346,8 +349,16 @@ func (hz *han) describedName(body string) int {
 		if !nameLike(name) || strings.ContainsAny(name, officeBanned+"者") {
 			continue
 		}
+		intro := pre
+		for _, p := range hz.introducers {
+			if rest, ok := strings.CutPrefix(pre, p); ok && rest != "" {
+				intro = rest
+				break
+			}
+		}
 		if strings.HasSuffix(pre, "者") || hz.officePhrase(strings.TrimLeft(pre, "时又而")) &&
-			!hz.officePhrase(pre+string(rs[len(rs)-l])) {
+			!hz.officePhrase(pre+string(rs[len(rs)-l])) ||
+			intro != pre && utf8.RuneCountInString(intro) == 2 && strings.HasSuffix(intro, "人") {
 			return len(pre)
 		}
 	}

@@ -35,15 +35,17 @@ import (
 //   - Whatever rule read it, a person's name is made of name characters
 //     (Han, private-use code points, the brackets that spell out a rare
 //     character) and has a surname and a given name: one character alone
-//     names no one in full (personShape). The chunk's entry, subject and
-//     sub-entry are the chunker's and stay as they are.
+//     names no one in full, nor does "常某" (Mr 常) (personShape). The
+//     chunk's entry, subject and sub-entry are the chunker's and stay as
+//     they are.
 
 // personShape reports whether name has the shape of a person's name: at
-// least two characters, all of them name characters.
+// least two characters, all of them name characters, and no 某 ("常某":
+// Mr 常, whose name the text does not know).
 func personShape(name string) bool {
 	n := 0
 	for _, r := range name {
-		if !names.IsNameRune(r) && !strings.ContainsRune("〈〉｛｝", r) {
+		if !names.IsNameRune(r) && !strings.ContainsRune("〈〉｛｝", r) || r == '某' {
 			return false
 		}
 		n++
@@ -178,8 +180,9 @@ func (hz *han) headerNamed(nr *nameReader, h *hanHeader, entry, sub string) (nam
 		// "王字汝嘉", "张号钓石": a surname and a courtesy or art name.
 		return false, false
 	}
-	if hz.kinOnly(nr.text[at:end]) {
-		// "次子名琬": a kinship word, the name after it.
+	if hz.kinOnly(nr.text[at:end]) || !personShape(nr.text[at:end]) && utf8.RuneCountInString(nr.text[at:end]) > 1 {
+		// "次子名琬": a kinship word, the name after it; "游击常某": a
+		// person whose name the text does not know.
 		return false, false
 	}
 	clause = nr.score(at, end) <= 0
