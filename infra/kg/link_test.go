@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/infra/kg"
+	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/internal/graph"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -25,13 +26,8 @@ func linkRow(chunk, doc, version, token string, ents []string, seen string, forc
 }
 
 func TestLinkScript(t *testing.T) {
-	s, c := newStore(t, kg.Config{})
+	s, c, ye := storeWithYe(t)
 	ctx := context.Background()
-	if _, err := s.Apply(ctx, tenant, triplets("d1", "c-ye", "叶向高", "c-ye",
-		fact{head: "叶向高", rel: schemas.RelCourtesyName, tail: "进卿", start: 0, end: 6}), nil); err != nil {
-		t.Fatal(err)
-	}
-	ye := kg.PersonID("叶向高", "c-ye")
 	surfaces, seqs, err := s.SurfacesAfter(ctx, tenant, 0, 0)
 	if err != nil || !slices.Equal(surfaces, []string{"叶向高", "进卿"}) || seqs[1] <= seqs[0] {
 		t.Fatalf("surfaces %v %v, %v", surfaces, seqs, err)
@@ -125,13 +121,8 @@ func TestLinkScript(t *testing.T) {
 // chunk again counts nothing twice, and the retraction of its document
 // takes its share away.
 func TestSurfaceStats(t *testing.T) {
-	s, c := newStore(t, kg.Config{})
+	s, c, ye := storeWithYe(t)
 	ctx := context.Background()
-	if _, err := s.Apply(ctx, tenant, triplets("d1", "c-ye", "叶向高", "c-ye",
-		fact{head: "叶向高", rel: schemas.RelCourtesyName, tail: "进卿", start: 0, end: 6}), nil); err != nil {
-		t.Fatal(err)
-	}
-	ye := kg.PersonID("叶向高", "c-ye")
 	stat := func(want graph.SurfaceStat) {
 		t.Helper()
 		cands, stats, err := s.SurfaceInfo(ctx, tenant, []string{"叶向高", "无名"})
@@ -186,4 +177,16 @@ func TestSurfaceStats(t *testing.T) {
 		t.Fatal(err)
 	}
 	stat(st(1, 0, 0, 0, 0, 0, 1, 0))
+}
+
+// storeWithYe is a store holding 叶向高 with his courtesy name 进卿, and his
+// person id.
+func storeWithYe(t *testing.T) (*kg.Store, redis.Client, string) {
+	t.Helper()
+	s, c := newStore(t, kg.Config{})
+	if _, err := s.Apply(context.Background(), tenant, triplets("d1", "c-ye", "叶向高", "c-ye",
+		fact{head: "叶向高", rel: schemas.RelCourtesyName, tail: "进卿", start: 0, end: 6}), nil); err != nil {
+		t.Fatal(err)
+	}
+	return s, c, kg.PersonID("叶向高", "c-ye")
 }

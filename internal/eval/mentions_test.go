@@ -19,17 +19,7 @@ func TestMentions(t *testing.T) {
 			`{"entity":"","surface":"子平","start":10,"end":12,"score":0,"candidates":[{"entity":"person:林安@2","score":0},{"entity":"person:周明@3","score":0}]}]`,
 		"v-0001": `[{"entity":"person:叶向高@1","surface":"叶向高","start":0,"end":3,"score":4,"candidates":[{"entity":"person:叶向高@1","score":4}]}]`,
 	}
-	src := MentionSource{
-		Chunks: func(_ context.Context, ids []string) ([]schemas.Chunk, error) {
-			var out []schemas.Chunk
-			for _, id := range ids {
-				out = append(out, chunks[id])
-			}
-			return out, nil
-		},
-		Links:      func(_ context.Context, c string) (string, error) { return links[c], nil },
-		EntryChunk: func(context.Context, string) (string, error) { return "v-0001", nil },
-	}
+	src := mapSource(chunks, links)
 	rep, err := Mentions(context.Background(), src, []string{"b-0000", "v-0001", "a-0000"}, 10, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -68,19 +58,9 @@ func TestMentionsRecallSample(t *testing.T) {
 		"a-0000": `[{"entity":"person:叶向高@1","surface":"叶向高","start":3,"end":6,"score":0.9,"candidates":[{"entity":"person:叶向高@1","score":0.9}]},` +
 			`{"entity":"","surface":"子平","start":10,"end":12,"score":0.4,"review":"r1","candidates":[{"entity":"person:林安@2","score":0.4},{"entity":"person:周明@3","score":0.3}]}]`,
 	}
-	src := MentionSource{
-		Chunks: func(_ context.Context, ids []string) ([]schemas.Chunk, error) {
-			var out []schemas.Chunk
-			for _, id := range ids {
-				out = append(out, chunks[id])
-			}
-			return out, nil
-		},
-		Links:      func(_ context.Context, c string) (string, error) { return links[c], nil },
-		EntryChunk: func(context.Context, string) (string, error) { return "v-0001", nil },
-		Persons: func(context.Context) ([]string, error) {
-			return []string{"person:叶向高@1", "person:林安@2", "person:子平", "person:王@4"}, nil
-		},
+	src := mapSource(chunks, links)
+	src.Persons = func(context.Context) ([]string, error) {
+		return []string{"person:叶向高@1", "person:林安@2", "person:子平", "person:王@4"}, nil
 	}
 	rep, err := MentionsWith(context.Background(), src, []string{"v-0001", "a-0000"},
 		MentionOptions{Recall: 10, RecallCollection: "archive", Ambiguous: 5, Seed: 1})
@@ -133,5 +113,21 @@ func TestMentionsSurfaceShares(t *testing.T) {
 	if sh := rep.Shares; sh == nil || sh.Surfaces != 4 || sh.Median < 0.9 || sh.Mean < 0.7 || sh.Mean > 0.8 ||
 		sh.Aliases == nil || sh.Aliases.Surfaces != 1 || sh.Aliases.Mean > 0.1 {
 		t.Fatalf("shares %+v, aliases %+v", rep.Shares, rep.Shares.Aliases)
+	}
+}
+
+// mapSource reads chunks and their mention lists from maps; every entity's
+// entry chunk is v-0001.
+func mapSource(chunks map[string]schemas.Chunk, links map[string]string) MentionSource {
+	return MentionSource{
+		Chunks: func(_ context.Context, ids []string) ([]schemas.Chunk, error) {
+			var out []schemas.Chunk
+			for _, id := range ids {
+				out = append(out, chunks[id])
+			}
+			return out, nil
+		},
+		Links:      func(_ context.Context, c string) (string, error) { return links[c], nil },
+		EntryChunk: func(context.Context, string) (string, error) { return "v-0001", nil },
 	}
 }
