@@ -242,8 +242,10 @@ func (hz *han) placeOnly(h *hanHeader) bool {
 // given name ("琏子畾", "拳子希仁"): the relative of the owner, who is the
 // entry's or the sub-entry's person by his given name, or a person the
 // text before writes in full (of two characters or more). found says b is
-// written so; head is the relative with the owner's surname when the
-// kinship keeps it and the owner's full name is known, else "".
+// written so (an owner of one character that is a surname the corpus
+// writes begins a name instead: 陈子龙); head is the relative with the
+// owner's surname when the kinship keeps it and the owner's full name is
+// known, else "".
 func (hz *han) ownersRelative(b, entry, sub, before string) (head, kin string, found bool) {
 	rs := []rune(b)
 	for i := 1; i+1 < len(rs) && i <= 3; i++ {
@@ -262,7 +264,12 @@ func (hz *han) ownersRelative(b, entry, sub, before string) (head, kin string, f
 			full = hz.fullBefore(before, owner)
 		}
 		if full == "" {
-			continue
+			if i == 1 && hz.surnameFirst(owner) {
+				// "陈子龙": a surname, not an owner.
+				continue
+			}
+			// "拳子希仁" where 拳 is no one the chunk names in full.
+			return "", k, true
 		}
 		if sur, _ := hz.surname(full); same && sur != "" {
 			return sur + rest, k, true
