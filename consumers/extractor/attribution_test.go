@@ -127,17 +127,7 @@ func TestAttribution(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := facts(extract(t, chunk("c-1", tt.entry, tt.text)))
-			for _, w := range tt.want {
-				if _, ok := got[w]; !ok {
-					t.Errorf("missing %q in %v", w, keys(got))
-				}
-			}
-			for _, n := range tt.not {
-				if _, ok := got[n]; ok {
-					t.Errorf("unexpected %q", n)
-				}
-			}
+			expectFacts(t, facts(extract(t, chunk("c-1", tt.entry, tt.text))), tt.want, tt.not)
 		})
 	}
 }

@@ -69,6 +69,27 @@
 // head: the KG anchors each person an entry introduces to that entry, the
 // sub-entry's person as an entity of his own.
 //
+// People are people (persons.go): every person a triplet names becomes a
+// node of the knowledge graph, so the rules that read names ask for
+// evidence. A sentence that opens with words and a comma introduces a
+// person only when the profile's fitted name judge (internal/names) takes
+// the words for a name; where only a "…人" clause would present him, that
+// clause must be written with characters the corpus's native places hold
+// (data/place_chars.tsv, counted from the development volumes'
+// openings), else the words must read as a name by themselves and begin
+// with a surname the corpus writes. Words the judge reads as a clause's
+// ("世宗即位，复行人") stay with the person before them; a sentence that
+// introduces someone the evidence does not name gives its facts to no
+// one. A given name is named in full when the text wrote the person in
+// full before; a kinship word that, with the words after it, writes a
+// named person's given name ("子兴喜" in 郭子兴's entry) is part of that
+// name; a woman written by her family's name and 氏 gives it to her
+// parents' line, her husband's to her children. The listing's groups are
+// read only when they are names (no sentence punctuation: archive books
+// write notes in parentheses). Whatever rule read it, no person's name
+// holds other than name characters, is one character, or is "X某"; the
+// chunker's entry, subject and sub-entry are taken as given.
+//
 // Memory is consumer-side (the Memory interface); infra/memory keeps it in
 // Redis. The model is any eino model.BaseChatModel; infra/llm supplies one
 // with timeouts, retries and a concurrency limit. Stats counts chunks,

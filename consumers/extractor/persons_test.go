@@ -124,17 +124,23 @@ func TestPeopleArePeople(t *testing.T) {
 					t.Errorf("%q made a person", p)
 				}
 			}
-			for _, f := range tt.wantFacts {
-				if _, ok := got[f]; !ok {
-					t.Errorf("missing %q in %v", f, keys(got))
-				}
-			}
-			for _, f := range tt.notFacts {
-				if _, ok := got[f]; ok {
-					t.Errorf("unexpected %q", f)
-				}
-			}
+			expectFacts(t, got, tt.wantFacts, tt.notFacts)
 		})
+	}
+}
+
+// expectFacts checks that got holds every fact of want and none of not.
+func expectFacts(t *testing.T, got map[string]schemas.Triplet, want, not []string) {
+	t.Helper()
+	for _, f := range want {
+		if _, ok := got[f]; !ok {
+			t.Errorf("missing %q in %v", f, keys(got))
+		}
+	}
+	for _, f := range not {
+		if _, ok := got[f]; ok {
+			t.Errorf("unexpected %q", f)
+		}
 	}
 }
 

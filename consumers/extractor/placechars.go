@@ -105,6 +105,25 @@ func loadPlaceChars(p *profile.Profile) (map[rune]int, error) {
 // parsePlaceChars reads place_chars.tsv.
 func parsePlaceChars(b []byte) (map[rune]int, error) {
 	out := map[rune]int{}
+	err := tsvRows(b, func(line int, f []string) error {
+		var k int
+		var err error
+		if len(f) == 2 {
+			k, err = strconv.Atoi(f[1])
+		}
+		if r, size := utf8.DecodeRuneInString(f[0]); len(f) != 2 || err != nil || size != len(f[0]) || k <= 0 {
+			return fmt.Errorf("%s line %d: want a character and a count", PlaceCharsFile, line)
+		} else {
+			out[r] = k
+		}
+		return nil
+	})
+	return out, err
+}
+
+// tsvRows calls row with the tab-separated fields of each line of b that
+// is neither blank nor a comment (#), and its line number.
+func tsvRows(b []byte, row func(line int, fields []string) error) error {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	line := 0
 	for sc.Scan() {
@@ -113,15 +132,11 @@ func parsePlaceChars(b []byte) (map[rune]int, error) {
 		if l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
-		c, n, ok := strings.Cut(l, "\t")
-		k, err := strconv.Atoi(n)
-		if r, size := utf8.DecodeRuneInString(c); !ok || err != nil || size != len(c) || k <= 0 {
-			return nil, fmt.Errorf("%s line %d: want a character and a count", PlaceCharsFile, line)
-		} else {
-			out[r] = k
+		if err := row(line, strings.Split(l, "\t")); err != nil {
+			return err
 		}
 	}
-	return out, sc.Err()
+	return sc.Err()
 }
 
 // placeWritten reports whether every character of place is one a native

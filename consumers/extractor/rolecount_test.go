@@ -19,9 +19,30 @@ var updateRoles = flag.Bool("update-roles", false, "rewrite data/clause_roles.ts
 // number is not a multiple of 5 and the Qing volumes whose number is not
 // a multiple of 3 (the others are held out). -update-roles rewrites it.
 func TestClauseRolesTable(t *testing.T) {
+	texts := devVolumes(t)
+	listings := make([]string, len(texts))
+	for i, v := range texts {
+		listings[i], _, _ = strings.Cut(v, "\n")
+	}
+	want := golden(t, ClauseRolesFile, ClauseRoleCounts(texts, listings), *updateRoles, "-update-roles")
+	tab, err := parseAgents(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.baseN == 0 || tab.followN == 0 || tab.name3N == 0 {
+		t.Fatalf("empty counts: %+v", tab)
+	}
+}
+
+// devVolumes returns the development volumes: the Ming volumes whose
+// number is not a multiple of 5 and the Qing volumes whose number is not
+// a multiple of 3 (the others are held out). It skips the test when the
+// evaluation data is absent.
+func devVolumes(t *testing.T) []string {
+	t.Helper()
 	ming := datasettest.Require(t, "mingshi-liezhuan")
 	qing := datasettest.Require(t, "qingshigao-liezhuan")
-	var texts, listings []string
+	var out []string
 	for _, d := range []struct {
 		dir     string
 		heldOut int
@@ -39,13 +60,19 @@ func TestClauseRolesTable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			first, _, _ := strings.Cut(string(b), "\n")
-			texts, listings = append(texts, string(b)), append(listings, first)
+			out = append(out, string(b))
 		}
 	}
-	got := ClauseRoleCounts(texts, listings)
-	path := filepath.Join("data", ClauseRolesFile)
-	if *updateRoles {
+	return out
+}
+
+// golden checks that data/file holds got, the counts of the development
+// volumes, after writing it there when update is set (the test's flag
+// named flagName), and returns the file's bytes.
+func golden(t *testing.T, file string, got []byte, update bool, flagName string) []byte {
+	t.Helper()
+	path := filepath.Join("data", file)
+	if update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -55,13 +82,7 @@ func TestClauseRolesTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the counts of the development volumes; rerun with -update-roles", path)
+		t.Errorf("%s differs from the counts of the development volumes; rerun with %s", path, flagName)
 	}
-	tab, err := parseAgents(want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tab.baseN == 0 || tab.followN == 0 || tab.name3N == 0 {
-		t.Fatalf("empty counts: %+v", tab)
-	}
+	return want
 }

@@ -1,8 +1,6 @@
 package extractor
 
 import (
-	"bufio"
-	"bytes"
 	_ "embed"
 	"fmt"
 	"math"
@@ -512,23 +510,15 @@ func loadAgents(p *profile.Profile) (*agentsTable, error) {
 // the totals.
 func parseAgents(b []byte) (*agentsTable, error) {
 	t := &agentsTable{next: map[rune][2]int{}, follow: map[rune]int{}, name3: map[rune]int{}, first: map[rune]int{}}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	line := 0
-	for sc.Scan() {
-		line++
-		l := sc.Text()
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		f := strings.Split(l, "\t")
+	err := tsvRows(b, func(line int, f []string) error {
 		if len(f) < 3 {
-			return nil, fmt.Errorf("%s line %d: want kind, character and counts", ClauseRolesFile, line)
+			return fmt.Errorf("%s line %d: want kind, character and counts", ClauseRolesFile, line)
 		}
 		var ns []int
 		for _, s := range f[2:] {
 			n, err := strconv.Atoi(s)
 			if err != nil {
-				return nil, fmt.Errorf("%s line %d: %w", ClauseRolesFile, line, err)
+				return fmt.Errorf("%s line %d: %w", ClauseRolesFile, line, err)
 			}
 			ns = append(ns, n)
 		}
@@ -550,10 +540,14 @@ func parseAgents(b []byte) (*agentsTable, error) {
 		case f[0] == "first":
 			t.first[r] = ns[0]
 		default:
-			return nil, fmt.Errorf("%s line %d: unknown row %q", ClauseRolesFile, line, l)
+			return fmt.Errorf("%s line %d: unknown row %q", ClauseRolesFile, line, strings.Join(f, "\t"))
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return t, sc.Err()
+	return t, nil
 }
 
 // passiveAgent reads the words after an office written after 为 when the
