@@ -390,8 +390,14 @@ func trimBody(b string) string {
 // then dropped rather than given to the wrong person.
 func (hz *han) resolveHead(body, entry, sub, before string) (head, kin string, ok bool) {
 	sur, given := hz.surname(entry)
+	esur := sur
 	if entry != "" && (body == entry || (given != "" && body == given)) {
 		return entry, "", true
+	}
+	if sub != "" && sub != entry && hz.fullSub(sub, entry) {
+		// The sub-entry's text tells of his family: "盛以弘…父讷" in 孙慎
+		// 行's entry is 盛讷.
+		sur, _ = hz.surname(sub)
 	}
 	if k, ok := hz.namesSub(body, sub); ok {
 		return sub, k, true
@@ -443,8 +449,8 @@ func (hz *han) resolveHead(body, entry, sub, before string) (head, kin string, o
 		}
 		// A sibling or cousin written by given name shares the generation
 		// character: 刘一燝's brother 一焜 is 刘一焜.
-		if n == 2 && sur != "" && utf8.RuneCountInString(given) == 2 && firstRune(b) == firstRune(given) {
-			return sur + b, "", true
+		if n == 2 && esur != "" && utf8.RuneCountInString(given) == 2 && firstRune(b) == firstRune(given) {
+			return esur + b, "", true
 		}
 		if n == 2 {
 			// "附张天禄袭休宁：天禄字桂吾": the given name of a person the
