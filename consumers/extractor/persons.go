@@ -20,28 +20,37 @@ import (
 //     only when the profile's name judge (internal/names: the characters
 //     of the run, what the document says of it, the words after it) takes
 //     the run for a name; the entry's person and the chunk's sub-entry,
-//     which the chunker has judged, need no more. Outside entries a run is
-//     judged as inside them: "世宗即位，召为…" opens no section of its own.
+//     which the chunker has judged, need no more. Where a "…人" clause of
+//     characters no native place holds (placeWritten) or a courtesy name
+//     written on without a comma is all that would present him, the run
+//     must read as a name by itself and begin with a surname the corpus
+//     writes. Words the judge reads as a clause's ("世宗即位，复行人") stay
+//     with the person before them; a sentence that introduces someone the
+//     evidence does not name gives its facts to no one (headerNamed).
 //   - A given name written alone, where the text has written the person
-//     in full before ("附张天禄…：天禄字桂吾"), names him in full.
+//     in full before ("附张天禄…：天禄字桂吾"), names him in full; a name
+//     after an office or a word for a person is the name's ("游击曾英").
 //   - A kinship word that, with the words after it, writes the given name
 //     of a person the chunk names ("子兴喜" in 郭子兴's entry, "子登惧"
-//     after 金子登) is part of that name, not a relative's.
+//     after 金子登) is part of that name, not a relative's; an owner, a
+//     kinship word and a given name ("拳子希仁") name the owner's relative,
+//     or no one when the chunk does not name the owner in full.
 //   - The listing's groups are names run together: a group holding
 //     sentence punctuation is a note in parentheses, not a listing, and no
-//     run of a group holds anything but name characters. A name the groups
-//     write only after a surname is that longer name (人龙 of 贺人龙), and
-//     the given name of the entry's or the sub-entry's person is his.
+//     run of a group holds anything but name characters. The sub-entry's
+//     given name is he, and a listed given name the text wrote in full
+//     before is named so.
 //   - Whatever rule read it, a person's name is made of name characters
 //     (Han, private-use code points, the brackets that spell out a rare
 //     character) and has a surname and a given name: one character alone
-//     names no one in full, nor does "常某" (Mr 常) (personShape). The
-//     chunk's entry, subject and sub-entry are the chunker's and stay as
-//     they are.
+//     names no one in full, nor do "常某" and "郭公" (Mr 常, Mr 郭)
+//     (personShape). The chunk's entry, subject and sub-entry are the
+//     chunker's and stay as they are.
 
 // personShape reports whether name has the shape of a person's name: at
-// least two characters, all of them name characters, and no 某 ("常某":
-// Mr 常, whose name the text does not know).
+// least two characters, all of them name characters, no 某 ("常某": Mr
+// 常, whose name the text does not know), and not a surname and 公 ("郭
+// 公": Mr 郭, his given name unwritten).
 func personShape(name string) bool {
 	n := 0
 	for _, r := range name {
@@ -50,7 +59,7 @@ func personShape(name string) bool {
 		}
 		n++
 	}
-	return n >= 2
+	return n >= 3 || n == 2 && !strings.HasSuffix(name, "公")
 }
 
 // keepPersons drops the facts whose head or tail is a person whose name
