@@ -1178,7 +1178,7 @@ function docStatus(id, timers) {
 function reviewsPage() {
   const list = h('div', { id: 'reviews', 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Loading…'));
   setPage('Review queue', h('p', { class: 'muted' },
-    'Sources disagree on these facts. Choose the value the evidence supports.'), list);
+    'Sources disagree on these facts, or a name in a passage may be one of several persons. Choose what the evidence supports.'), list);
   const load = async () => {
     try {
       const data = await api('/v1/reviews');
@@ -1195,12 +1195,17 @@ function reviewsPage() {
 function reviewCard(r, reload) {
   const name = 'opt-' + r.review_id;
   const msg = h('p', { class: 'muted', 'aria-live': 'polite' });
+  // A mention's options are persons: the text describes each (name and
+  // native place), the value is the person's id.
+  const mention = r.relation === 'mention';
   const options = (r.options || []).map((o, i) => {
     const id = name + '-' + i;
     return h('li', null,
       h('input', { type: 'radio', name, id, value: o.value }),
-      h('label', { for: id }, h('strong', null, o.value), o.chunk_id ? h('span', { class: 'muted small' }, ' ' + o.chunk_id) : null),
-      o.text ? h('blockquote', { lang: 'zh' }, markedText(o.text, [o.value])) : null);
+      h('label', { for: id }, h('strong', null, mention ? (o.text || o.value) : o.value),
+        mention ? h('span', { class: 'muted small' }, ' ' + o.value) : null,
+        !mention && o.chunk_id ? h('span', { class: 'muted small' }, ' ' + o.chunk_id) : null),
+      !mention && o.text ? h('blockquote', { lang: 'zh' }, markedText(o.text, [o.value])) : null);
   });
   const form = h('form', { class: 'review', 'data-review': r.review_id, onsubmit: async (ev) => {
     ev.preventDefault();
