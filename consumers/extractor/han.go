@@ -458,6 +458,11 @@ func (hz *han) resolveHead(body, entry, sub, before string) (head, kin string, o
 			if full := hz.writtenInFull(before, b); full != "" {
 				return full, "", true
 			}
+			if !hz.fullShape(b) {
+				// "泌之，鹿邑人": a given name written alone names no one
+				// in full.
+				return "", "", false
+			}
 		}
 		return b, "", true
 	}

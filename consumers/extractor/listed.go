@@ -95,26 +95,46 @@ func (hz *han) listedFacts(s string, groups []string, entry, sub string) []fact 
 			place = jointPlace(rs, i+n)
 		}
 		head := hz.listedHead(name, l, entry, sub)
+		add := func(f fact) {
+			// A name the evidence does not read keeps its place in a
+			// list ("主事安玺、仵瑜、臧应奎": the next name takes the
+			// title) but gets no facts.
+			if f.head != "" {
+				out = append(out, f)
+			}
+		}
 		if head == name && utf8.RuneCountInString(name) == 2 {
 			// "擢人龙总兵官" after "总兵贺人龙": the given name of a person
-			// the text has written in full.
-			if full := hz.writtenInFull(string(rs[:i]), name); full != "" {
+			// the text has written in full. A name the text writes after
+			// a title or a native place is one in full ("御史凌儒", "怀宁
+			// 甘霖"); one written alone that does not begin with a
+			// surname the corpus writes ("士骥官中书舍人") is a given name
+			// and names no one in full.
+			switch full := hz.writtenInFull(string(rs[:i]), name); {
+			case full != "":
 				head = full
+			case hz.fullShape(name):
+			case l.relatives[name]:
+				// "全昌为宣府总兵官" under "(子承荫孙应昌全昌德昌)": the
+				// entry's relative.
+				head = hz.withSurnameOf(entry, name)
+			case office == "" && place == "":
+				head = ""
 			}
 		}
 		if place != "" {
-			out = append(out, fact{head: head, rel: schemas.RelNativePlace, tail: strings.TrimSuffix(place, "人"), tailType: schemas.EntityPlace,
+			add(fact{head: head, rel: schemas.RelNativePlace, tail: strings.TrimSuffix(place, "人"), tailType: schemas.EntityPlace,
 				start: off[at], end: off[i+n], method: MethodRegex, pattern: "han.listed.native_place", conf: confNarrative})
 		}
 		if office != "" {
-			out = append(out, fact{head: head, rel: schemas.RelOffice, tail: office, tailType: schemas.EntityOffice,
+			add(fact{head: head, rel: schemas.RelOffice, tail: office, tailType: schemas.EntityOffice,
 				quals: map[string]string{"as": "title"}, start: off[at], end: off[i+n],
 				method: MethodRegex, pattern: "han.listed.office", conf: confNarrative})
 		} else if v, o, end := hz.appointedAfter(rs, i+n); o != "" && rs[i-1] != '代' {
 			// "而赵亮为庆云典史", "召南海霍子衡为太仆卿": the name, then
 			// the appointment; not after 代, whose subject the post is
 			// ("代应昌为定边副总兵": he replaced 应昌).
-			out = append(out, fact{head: head, rel: schemas.RelOffice, tail: o, tailType: schemas.EntityOffice,
+			add(fact{head: head, rel: schemas.RelOffice, tail: o, tailType: schemas.EntityOffice,
 				quals: map[string]string{"verb": v}, start: off[i], end: off[end],
 				method: MethodRegex, pattern: "han.listed.appointed", conf: confNarrative})
 		} else if v := appointingVerb(rs, i); v != "" {
@@ -128,7 +148,7 @@ func (hz *han) listedFacts(s string, groups []string, entry, sub string) []fact 
 				k++
 			}
 			if o := hz.longestOffice(string(rs[i+n : k])); o != "" && (head != name || hz.writtenAsSubject(s, name)) {
-				out = append(out, fact{head: head, rel: schemas.RelOffice, tail: o, tailType: schemas.EntityOffice,
+				add(fact{head: head, rel: schemas.RelOffice, tail: o, tailType: schemas.EntityOffice,
 					quals: map[string]string{"verb": v}, start: off[i-1], end: off[i+n+utf8.RuneCountInString(o)],
 					method: MethodRegex, pattern: "han.listed.appointed", conf: confNarrative})
 			}
@@ -197,11 +217,17 @@ func (hz *han) withSurnameOf(entry, given string) string {
 // is a note in parentheses (archive books write them: "（以上癸未名…）",
 // "（择善固执，正是…）"), no listing, and no run of a group holds other
 // characters than a name's.
+//
+// relatives are the runs of two characters of the groups that open with a
+// kinship word of the entry's family ("(子承荫孙应昌全昌德昌)"): a given
+// name among them that does not begin with a surname is the entry's
+// relative's, who bears his surname.
 type listing struct {
 	key                      string
 	written                  map[string]bool
 	first                    map[rune]bool
 	afterKin, afterLongerKin map[string]bool
+	relatives                map[string]bool
 }
 
 // listingOf returns the listing of groups, from the last one built when
@@ -214,10 +240,16 @@ func (hz *han) listingOf(groups []string) *listing {
 		return l
 	}
 	l := &listing{key: key, written: map[string]bool{}, first: map[rune]bool{},
-		afterKin: map[string]bool{}, afterLongerKin: map[string]bool{}}
+		afterKin: map[string]bool{}, afterLongerKin: map[string]bool{}, relatives: map[string]bool{}}
 	for _, g := range groups {
 		if strings.ContainsAny(g, "，。；：！？") {
 			continue
+		}
+		if k, rest, same := hz.cutKin(g); k != "" && same && !strings.ContainsAny(rest, "、等") {
+			rs := []rune(rest)
+			for i := 0; i+2 <= len(rs); i++ {
+				l.relatives[string(rs[i:i+2])] = true
+			}
 		}
 		// "X等" lists X and others: 等 ends the name; a name holds name
 		// characters only.

@@ -347,3 +347,11 @@ func (hz *han) kinSurname(head, kin string) string {
 	}
 	return ""
 }
+
+// fullShape reports whether a name of two characters has the shape of a
+// full name the corpus writes: it begins with a surname the corpus writes
+// (surnameFirst), or it is a woman's family name and 氏 ("时氏"). Without a
+// judge every name has it.
+func (hz *han) fullShape(name string) bool {
+	return hz.judge == nil || utf8.RuneCountInString(name) != 2 || hz.surnameFirst(name) || strings.HasSuffix(name, "氏")
+}

@@ -140,6 +140,11 @@ func (hz *han) splitSuccessions(text, entry string, secs []section) []section {
 				heir.head = sur + sc.name
 			}
 			heir.full = true
+		} else if !sc.titled && esur != "" && !hz.fullShape(sc.name) {
+			// "子庭竹嗣" where the family's name is not made out: a given
+			// name alone names no one in full (a prince's house writes
+			// its heirs by given name, and its entry has no surname).
+			heir.head = ""
 		}
 		// A later heir of the same paragraph is the one the next
 		// paragraph's succession follows.
