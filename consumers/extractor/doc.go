@@ -81,14 +81,16 @@
 // ("世宗即位，复行人") stay with the person before them; a sentence that
 // introduces someone the evidence does not name gives its facts to no
 // one. A given name is named in full when the text wrote the person in
-// full before; a kinship word that, with the words after it, writes a
-// named person's given name ("子兴喜" in 郭子兴's entry) is part of that
-// name; a woman written by her family's name and 氏 gives it to her
-// parents' line, her husband's to her children. The listing's groups are
-// read only when they are names (no sentence punctuation: archive books
-// write notes in parentheses). Whatever rule read it, no person's name
-// holds other than name characters, is one character, or is "X某"; the
-// chunker's entry, subject and sub-entry are taken as given.
+// full before, and names no one when nothing completes it and it does not
+// begin with a surname the corpus writes; a kinship word that, with the
+// words after it, writes a named person's given name ("子兴喜" in 郭子兴's
+// entry) is part of that name; a woman written by her family's name and
+// 氏 gives it to her parents' line, her husband's to her children. The
+// listing's groups are read only when they are names (no sentence
+// punctuation: archive books write notes in parentheses). Whatever rule
+// read it, no person's name holds other than name characters, is one
+// character, or is "X某" or "X公"; the chunker's entry, subject and
+// sub-entry are taken as given.
 //
 // Memory is consumer-side (the Memory interface); infra/memory keeps it in
 // Redis. The model is any eino model.BaseChatModel; infra/llm supplies one

@@ -30,6 +30,12 @@ import (
 //   - A given name written alone, where the text has written the person
 //     in full before ("附张天禄…：天禄字桂吾"), names him in full; a name
 //     after an office or a word for a person is the name's ("游击曾英").
+//     A name of two characters that does not begin with a surname the
+//     corpus writes, that the text does not complete and before which it
+//     writes no title or native place ("泌之，鹿邑人", "士骥官中书舍人",
+//     "子庭竹嗣" outside a prince's house) is a given name and names no
+//     one in full (fullShape); the listing's relatives of the entry
+//     ("(子承荫孙应昌全昌德昌)") bear his surname.
 //   - A kinship word that, with the words after it, writes the given name
 //     of a person the chunk names ("子兴喜" in 郭子兴's entry, "子登惧"
 //     after 金子登) is part of that name, not a relative's; an owner, a
