@@ -320,8 +320,19 @@ func (a *App) RequestDeadline() time.Duration {
 	return DefaultRequestDeadline
 }
 
+// deadlineOf is the deadline of a request made at requestedAt (RFC 3339):
+// RequestDeadline after it, or after now when the time does not parse, so
+// a failed request reads "deadline exceeded after" the deadline configured.
+func (a *App) deadlineOf(requestedAt string) string {
+	from, err := time.Parse(time.RFC3339Nano, requestedAt)
+	if err != nil {
+		from = time.Now()
+	}
+	return from.Add(a.RequestDeadline()).UTC().Format(time.RFC3339Nano)
+}
+
 // Request publishes a generation request and records it as queued, with
-// its deadline (RequestDeadline from now): a request with no page by then
+// its deadline (RequestDeadline from when it was made): a request with no page by then
 // reads as failed to every reader (pages.Store.Request). The
 // request id and time are filled in when empty. The trace id that follows
 // it through every stage onto the page is ctx's (pipeline.WithTraceID),
@@ -341,7 +352,7 @@ func (a *App) Request(ctx context.Context, tenant string, r schemas.Request) (sc
 		return r, err
 	}
 	if a.Pages != nil {
-		deadline := time.Now().Add(a.RequestDeadline()).UTC().Format(time.RFC3339Nano)
+		deadline := a.deadlineOf(r.RequestedAt)
 		if err := a.Pages.SetRequest(ctx, tenant, pages.RequestStatus{RequestID: r.RequestID,
 			Kind: r.Kind, Subject: r.Subject, State: pages.RequestQueued, RequestedAt: r.RequestedAt,
 			Deadline: deadline}); err != nil {

@@ -79,7 +79,7 @@ func (s summaryRequests) Accept(ctx context.Context, tenant string, r schemas.Re
 	}
 	return s.a.Pages.SetRequest(ctx, tenant, pages.RequestStatus{RequestID: r.RequestID, Kind: r.Kind,
 		Subject: r.Subject, State: pages.RequestQueued, RequestedAt: requested,
-		Deadline: time.Now().Add(s.a.RequestDeadline()).UTC().Format(time.RFC3339Nano)})
+		Deadline: s.a.deadlineOf(requested)})
 }
 
 // SendDiscussions implements producers.DiscussionSink: discussions go to
