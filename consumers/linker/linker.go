@@ -153,8 +153,8 @@ type tenantWork struct {
 	inputs  []int // input of each chunk
 	news    []string
 	decided []string // chunks whose mentions a review decided
-	lastUpd int // last kg-update input naming new surfaces, -1 if none
-	last    int // last input of the tenant
+	lastUpd int      // last kg-update input naming new surfaces, -1 if none
+	last    int      // last input of the tenant
 }
 
 // Handle links the chunks of a batch and backfills the new surfaces its

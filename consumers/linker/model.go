@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -99,22 +100,26 @@ const (
 // (or class); one seen too rarely in fitting is "?". The "v:" features
 // are continuous: they weigh the log-ratios of CharCounts.
 const (
-	featBias    = "b"
-	featAlias   = "k:alias"
-	featLeft    = "l1:"
-	featRight   = "r1:"
-	featLeft2   = "l2:"
-	featRight2  = "r2:"
-	featFirst   = "v:first"
-	featLast    = "v:last"
-	featInner   = "v:right"
-	featHead    = "v:left"
+	featBias   = "b"
+	featAlias  = "k:alias"
+	featLeft   = "l1:"
+	featRight  = "r1:"
+	featLeft2  = "l2:"
+	featRight2 = "r2:"
+	featFirst  = "v:first"
+	featLast   = "v:last"
+	featInner  = "v:right"
+	featHead   = "v:left"
 	// featInnerShort weighs featInner again for a surface of two
 	// characters: most names have three, so a two-character surface
 	// followed by a character that ends names is more often the head of
 	// a longer name (王安 of 王安石) than a three-character one is.
 	featInnerShort = "v:right_short"
-	featNonName = "x:nonhan"
+	featNonName    = "x:nonhan"
+	// featLength is the surface's length in characters (4 for longer):
+	// a span of three that the text writes as an attested name is a name
+	// more often than one of two.
+	featLength = "n:"
 	// The text writes the surface and the character after it again
 	// (featLonger), that character after the surface's given name
 	// (featLongerGiven), or the character before it with the surface
@@ -122,11 +127,11 @@ const (
 	featLonger      = "d:longer"
 	featLongerGiven = "d:longer_given"
 	featEarlier     = "d:earlier"
-	classStart  = "^"
-	classEnd    = "$"
-	classPunct  = "p"
-	classOpen   = "q"
-	classRare   = "?"
+	classStart      = "^"
+	classEnd        = "$"
+	classPunct      = "p"
+	classOpen       = "q"
+	classRare       = "?"
 	// priorFeature holds the fitting prior among the profile weights.
 	priorFeature = "prior"
 )
@@ -320,6 +325,7 @@ func features(rs []rune, counts *Counts, start, end int, alias bool) []string {
 	if alias {
 		fs = append(fs, featAlias)
 	}
+	fs = append(fs, featLength+strconv.Itoa(min(end-start, 4)))
 	fs = append(fs, featLeft+leftClass(rs, start), featRight+rightClass(rs, end))
 	if start >= 2 && isHan(rs[start-1]) && isHan(rs[start-2]) {
 		fs = append(fs, featLeft2+string(rs[start-2:start]))

@@ -94,7 +94,7 @@ func evalLinking(ctx context.Context, io IO, args []string) error {
 // is the name standing there, which its context says; how names are
 // written is the chunker's and the extractor's evidence when they make a
 // person, not the linker's.
-var linkingWithout = []string{"v:last"}
+var linkingWithout = []string{"v:last", "l2:"}
 
 // linkingData are the evaluation folders the mention model is fitted on
 // by default: the biography volumes of both histories that are present.
