@@ -25,7 +25,7 @@ var schedulerStage = Stage{
 			return nil, errors.New("scheduler needs redis")
 		}
 		return pipeline.Batch(scheduler.Handler(schedulerStore{a.Pages, pages.NewSchedule(a.Redis)},
-			scheduler.Config{Window: a.Config.Generate.ScheduleWindow})), nil
+			scheduler.Config{Window: a.ScheduleWindow()})), nil
 	},
 	Background: func(a *App) (func(ctx context.Context) error, error) {
 		if a.Redis == nil || a.Pages == nil {
