@@ -145,14 +145,13 @@ type MentionReport struct {
 	// from every such occurrence, with what became of them; RecallOf
 	// counts those the linker linked to a person of the name, by the
 	// name's length (a person reads whether each is the person).
-	Recall          []RecallSample `json:"recall"`
-	RecallPool      int            `json:"recall_pool"`
-	RecallLinked    map[int]int    `json:"recall_linked_by_name_length"`
-	RecallByLength  map[int]int    `json:"recall_sampled_by_name_length"`
+	Recall          []RecallSample  `json:"recall"`
+	RecallPool      int             `json:"recall_pool"`
+	RecallLinked    map[int]int     `json:"recall_linked_by_name_length"`
+	RecallByLength  map[int]int     `json:"recall_sampled_by_name_length"`
 	AmbiguousSample []MentionSample `json:"ambiguous"`
 	Shares          *SurfaceShares  `json:"surface_shares,omitempty"`
 }
-
 
 // Mentions reads the linker's records of the chunks ids and reports their
 // counts, with n sampled mentions (seed).
