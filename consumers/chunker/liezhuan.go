@@ -170,10 +170,10 @@ func (er *entryRules) parseListing(rs []rune, ls []text.Span, list []bool) listi
 		depth := 0
 		var cur []rune
 		flush := func() {
-			if len(cur) > 0 {
+			if len(cur) > 0 && !noteGroup(cur) {
 				l.groups = append(l.groups, cur)
-				cur = nil
 			}
+			cur = nil
 		}
 		for _, r := range rs[sp.Start:sp.End] {
 			switch {
@@ -195,6 +195,19 @@ func (er *entryRules) parseListing(rs []rune, ls []text.Span, list []bool) listi
 		flush()
 	}
 	return l
+}
+
+// noteGroup reports a parenthesised run that is a note rather than names
+// ("(择善固执，正是从气质上拣择德性来，所以至精。)", "(觉有主，是先生创见。)"):
+// a stop, colon or semicolon before its last character, or clauses run
+// on with commas and closed by a stop. A relatives' group runs names on
+// with commas ("(附子善，孙德涵、德溥、德泳)") or ends in a stop
+// ("(程济等。)"), never both.
+func noteGroup(g []rune) bool {
+	stop := func(r rune) bool { return strings.ContainsRune("。：；！？.:;!?", r) }
+	last := len(g) - 1
+	return slices.ContainsFunc(g[:last], stop) ||
+		stop(g[last]) && slices.ContainsFunc(g[:last], func(r rune) bool { return strings.ContainsRune("，、,", r) })
 }
 
 // isNameRune reports the characters a name may contain: Han, private-use

@@ -363,13 +363,13 @@ func decideSame(surface string, cands []Candidate, profiles map[string]*profile,
 }
 
 // compatible reports whether what the graph knows of two persons leaves
-// them possibly one: their native places, when both are known, share one,
-// and their lifetimes, when both are known, overlap.
+// them possibly one: their native places, when both are known, name one
+// place (samePlace), and their lifetimes, when both are known, overlap.
 func compatible(a, b *profile) bool {
 	if len(a.places) > 0 && len(b.places) > 0 {
 		shared := false
 		for _, x := range a.places {
-			shared = shared || slices.Contains(b.places, x)
+			shared = shared || slices.ContainsFunc(b.places, func(y string) bool { return samePlace(x, y) })
 		}
 		if !shared {
 			return false
@@ -379,4 +379,17 @@ func compatible(a, b *profile) bool {
 		return false
 	}
 	return true
+}
+
+// samePlace reports whether two writings of a native place can name one
+// place: a place is written from the province down to the county, with
+// more or fewer of the levels between ("晋江", "福建泉州晋江"; "浙江山阴",
+// "浙江绍兴山阴"), so two writings name one place when they end with the
+// same county, the last two characters of both.
+func samePlace(a, b string) bool {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) < 2 || len(rb) < 2 {
+		return a == b
+	}
+	return string(ra[len(ra)-2:]) == string(rb[len(rb)-2:])
 }

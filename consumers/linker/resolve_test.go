@@ -113,3 +113,29 @@ func TestDecideSame(t *testing.T) {
 		t.Errorf("a surface that is no one's own name: linked %q", got)
 	}
 }
+
+// TestSamePlace: a native place written with more or fewer levels above
+// the county is one place; two counties are two, however their provinces
+// are written.
+func TestSamePlace(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"晋江", "福建泉州晋江", true},
+		{"浙江山阴", "浙江绍兴山阴", true},
+		{"宝丰", "宝丰", true},
+		{"浙江山阴", "浙江江阴", false},
+		{"福建晋江", "福建福清", false},
+		{"宝丰", "丰", false},
+	} {
+		if got := samePlace(c.a, c.b); got != c.want {
+			t.Errorf("samePlace(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+	a := &profile{places: []string{"晋江"}}
+	b := &profile{places: []string{"福建泉州晋江"}}
+	if !compatible(a, b) {
+		t.Error("晋江 and 福建泉州晋江: incompatible, want one place")
+	}
+}
