@@ -146,19 +146,42 @@ func (a *automaton) plain(text string) []match {
 // older one overlaps counts too, which can only ask for a relink that
 // changes nothing.
 func (d *dictionary) hasNewer(text string, v int64) bool {
+	found := false
+	d.eachNewer(text, v, func(string) bool {
+		found = true
+		return false
+	})
+	return found
+}
+
+// newer returns the surfaces logged after seq v that text holds, each
+// once, as hasNewer finds them.
+func (d *dictionary) newer(text string, v int64) []string {
+	var out []string
+	d.eachNewer(text, v, func(sf string) bool {
+		if !slices.Contains(out, sf) {
+			out = append(out, sf)
+		}
+		return true
+	})
+	return out
+}
+
+// eachNewer calls f with each occurrence in text of a surface logged after
+// seq v, until f returns false.
+func (d *dictionary) eachNewer(text string, v int64, f func(string) bool) {
 	for i, sf := range d.pending.surfaces {
-		if d.pending.seqs[i] > v && strings.Contains(text, sf) {
-			return true
+		if d.pending.seqs[i] > v && strings.Contains(text, sf) && !f(sf) {
+			return
 		}
 	}
 	for i := len(d.levels) - 1; i >= 0 && d.levels[i].maxSeq > v; i-- {
 		for _, m := range d.levels[i].find(text) {
-			if m.seq > v {
-				return true
+			if m.seq > v && !f(m.surface) {
+				return
 			}
 		}
 	}
-	return false
 }
 
 // leftmostLongest keeps, of byte-offset matches, the non-overlapping ones

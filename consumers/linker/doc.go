@@ -50,7 +50,11 @@
 //     write when a person surface with a sequence above v occurs in c's
 //     text or when a matched surface's candidates changed, and the stage
 //     then reads the delta again and recomputes. So a written link is
-//     current as of the moment of the write, atomically.
+//     current as of the moment of the write, atomically. Right before the
+//     write the stage reads the delta itself (advance): a chunk holding a
+//     person surface of it is recomputed without a write, and the others
+//     are written with the sequence just read, so the script scans only
+//     what was logged after that read.
 //   - A new surface s (sequence q) reaches the linker in the kg-update that
 //     announced it (Created for a person's name, Aliases for a courtesy or
 //     art name; the kg-writer writes the surface and the alias set before

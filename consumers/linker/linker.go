@@ -349,9 +349,27 @@ func (s *Stage) linkChunks(ctx context.Context, tenant string, cs []schemas.Chun
 		if err != nil {
 			return fmt.Errorf("link chunks of tenant %s: %w", tenant, err)
 		}
-		ans, err := s.g.Link(ctx, tenant, rows)
+		stale, err := s.advance(ctx, tenant, d, batch, rows)
+		if err != nil {
+			return fmt.Errorf("link chunks of tenant %s: %w", tenant, err)
+		}
+		var send [][]string
+		for j, row := range rows {
+			if !stale[j] {
+				send = append(send, row)
+			}
+		}
+		sent, err := s.g.Link(ctx, tenant, send)
 		if err != nil {
 			return err
+		}
+		ans := make([]string, len(rows))
+		for j := range rows {
+			if stale[j] {
+				ans[j] = "s"
+			} else {
+				ans[j], sent = sent[0], sent[1:]
+			}
 		}
 		var again []int
 		for j, a := range ans {
@@ -379,6 +397,52 @@ func (s *Stage) linkChunks(ctx context.Context, tenant string, cs []schemas.Chun
 		todo = again
 	}
 	return nil
+}
+
+// advance brings the rows of cs, matched against the dictionary at
+// version v, up to the surface log as it is now, so that the write script
+// checks only the surfaces logged while it is called: the dictionary
+// reads what was logged after v, a chunk that holds such a surface of a
+// person is stale (reported true: match it again), and every other row
+// takes the new version. The script's own check reads the chunk's text
+// against each surface logged after a row's version, in Redis, which
+// blocks every other client while it runs; during a bulk ingestion that
+// is hundreds of surfaces per batch.
+func (s *Stage) advance(ctx context.Context, tenant string, d *dictionary, cs []schemas.Chunk, rows [][]string) ([]bool, error) {
+	stale := make([]bool, len(cs))
+	from := d.last
+	if _, err := s.dict(ctx, tenant); err != nil {
+		return nil, err
+	}
+	if d.last == from {
+		return stale, nil
+	}
+	newer := make([][]string, len(cs))
+	var surfaces []string
+	for i, c := range cs {
+		newer[i] = d.newer(c.Text, from)
+		for _, sf := range newer[i] {
+			if !slices.Contains(surfaces, sf) {
+				surfaces = append(surfaces, sf)
+			}
+		}
+	}
+	cands, _, err := s.g.SurfaceInfo(ctx, tenant, surfaces)
+	if err != nil {
+		return nil, err
+	}
+	person := map[string]bool{}
+	for i, sf := range surfaces {
+		person[sf] = len(cands[i]) > 0
+	}
+	version := strconv.FormatInt(d.last, 10)
+	for i := range cs {
+		stale[i] = slices.ContainsFunc(newer[i], func(sf string) bool { return person[sf] })
+		if !stale[i] {
+			rows[i][2] = version
+		}
+	}
+	return stale, nil
 }
 
 func list(f []string, i int) []string {
