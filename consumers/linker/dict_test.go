@@ -89,3 +89,34 @@ func TestDictionaryHasNewer(t *testing.T) {
 		}
 	}
 }
+
+// TestDictionaryNewer: the surfaces logged after a sequence that a text
+// holds, each once, from the compiled levels and the pending ones alike;
+// none when the text holds only older ones.
+func TestDictionaryNewer(t *testing.T) {
+	var d dictionary
+	var old []string
+	var seqs []int64
+	for i := range pendingMax {
+		old = append(old, "旧"+string(rune(0x4e00+i))+"名")
+		seqs = append(seqs, int64(i+1))
+	}
+	d.add(old, seqs) // compiled: pendingMax surfaces make a level
+	d.add([]string{"叶向高", "方从哲"}, []int64{100, 101})
+	if len(d.levels) != 1 || len(d.pending.surfaces) != 2 {
+		t.Fatalf("levels %d, pending %d", len(d.levels), len(d.pending.surfaces))
+	}
+	text := "叶向高与" + old[3] + "议，叶向高去，" + old[60] + "留。"
+	if got := d.newer(text, 64); len(got) != 1 || got[0] != "叶向高" {
+		t.Errorf("after 64: %q, want [叶向高]", got)
+	}
+	if got := d.newer(text, 50); len(got) != 2 || got[0] != "叶向高" || got[1] != old[60] {
+		t.Errorf("after 50: %q, want [叶向高 %s]", got, old[60])
+	}
+	if got := d.newer(text, 101); len(got) != 0 || d.hasNewer(text, 101) {
+		t.Errorf("after 101: %q, want none", got)
+	}
+	if !d.hasNewer(text, 64) {
+		t.Error("hasNewer after 64: false")
+	}
+}
