@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/internal/era"
 	"github.com/annalist-dev/annalist/internal/graph"
@@ -685,9 +686,11 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 		}
 		prior := linkPrior(info[m.surface].stat, s.namePrior(c, aliasOf(m.surface, per[i], profiles)))
 		odds := make([]float64, len(per[i]))
+		pro := make(map[string]float64, len(per[i]))
 		for j, id := range per[i] {
 			p := profiles[id]
-			odds[j] = prior + model.LLRIn(rs, grams, m.start, m.end, p.name != m.surface) + evidence(cc, m, p, unique)
+			ev, support := evidence(cc, m, p, unique)
+			odds[j], pro[id] = prior+model.LLRIn(rs, grams, m.start, m.end, p.name != m.surface)+ev, support
 		}
 		ps := posteriors(odds)
 		cands := make([]Candidate, len(per[i]))
@@ -703,6 +706,11 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 		ent, sc, review := decide(cands)
 		if ent == "" {
 			ent, sc, review = decideSame(m.surface, cands, profiles, ent, sc, review)
+		}
+		if ent != "" && pro[ent] <= 0 && s.designation(c, m.surface) {
+			// A surname and a designation (陈氏: the Chen, or a woman of
+			// them) names no one the chunk does not point at.
+			ent, review = "", false
 		}
 		for j := range cands {
 			cands[j].Score = round(cands[j].Score)
@@ -753,6 +761,19 @@ func (s *Stage) namePrior(c schemas.Chunk, alias bool) float64 {
 		return p.NamePrior
 	}
 	return neutralPrior
+}
+
+// designation reports whether surface is a surname and one of the
+// profile's designations (linker.designations: 氏): it names a family, or
+// a woman by her family, and so names a person only where the chunk gives
+// evidence of which.
+func (s *Stage) designation(c schemas.Chunk, surface string) bool {
+	for _, d := range s.profileOf(c).Designations {
+		if n := utf8.RuneCountInString(surface) - utf8.RuneCountInString(d); n >= 1 && n <= 2 && strings.HasSuffix(surface, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // model is the mention model of the chunk's profile.

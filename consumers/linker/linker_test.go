@@ -464,3 +464,23 @@ func TestRedeliveryKeepsLinks(t *testing.T) {
 		t.Fatalf("after a new name the chunk was written %d times, want it linked again", g.rows["a-0000"])
 	}
 }
+
+// TestDesignationNeedsEvidence: a woman the graph knows by her family
+// name (陈氏) is linked in her own entry, and 陈氏 in another document,
+// which names a family or another woman of it and says nothing of her,
+// keeps its candidate unlinked.
+func TestDesignationNeedsEvidence(t *testing.T) {
+	f := newFixture(t)
+	f.fact(t, "陈氏", schemas.RelNativePlace, "定远", "lz-0001")
+	own := schemas.Chunk{ChunkID: "lz-0001", DocID: "doc-lz-0001", Total: 1, Entry: "陈氏", EntryChunk: "lz-0001",
+		Text: "陈氏，定远人，汪广洋妾也。广洋赐死，陈氏从死。"}
+	other := schemas.Chunk{ChunkID: "ar-0000", DocID: "ar", Total: 1,
+		Text: "友谅既死，其子理降。时有言当复立陈氏后者，帝不许。"}
+	f.store(t, "doc-lz-0001", own)
+	f.store(t, "ar", other)
+	f.handle(t, in(own, "e0"), in(other, "e1"))
+	got := f.linked(t, kg.PersonID("陈氏", "lz-0001"))
+	if !slices.Contains(got, "lz-0001") || slices.Contains(got, "ar-0000") {
+		t.Errorf("陈氏 linked %v, want her entry and not the family of 友谅", got)
+	}
+}

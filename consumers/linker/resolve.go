@@ -203,28 +203,30 @@ type chunkContext struct {
 
 // evidence is the chunk's evidence for candidate p of match m, a sum of
 // log-likelihood ratios; unique are the entities of the chunk's other
-// single-candidate mentions.
-func evidence(cc chunkContext, m match, p *profile, unique []string) float64 {
-	s := 0.0
+// single-candidate mentions. pro is the part that speaks for the
+// candidate (his entry, his document, his neighbours, his place, his
+// years, his full name nearby), without what speaks against him.
+func evidence(cc chunkContext, m match, p *profile, unique []string) (sum, pro float64) {
 	if cc.c.EntryChunk != "" && p.entryChunk == cc.c.EntryChunk {
-		s += wEntry
+		pro += wEntry
 	}
 	if p.firstDoc != "" && p.firstDoc == cc.c.DocID {
-		s += wDoc
+		pro += wDoc
 	}
 	n := 0
 	for _, u := range unique {
 		if u != p.id && p.neighbours[u] && n < 2 {
-			s += wNeighbour
+			pro += wNeighbour
 			n++
 		}
 	}
 	for _, pl := range p.places {
 		if strings.Contains(cc.c.Text, pl) {
-			s += wPlace
+			pro += wPlace
 			break
 		}
 	}
+	against := 0.0
 	if p.lo != 0 && len(cc.years) > 0 {
 		in := false
 		for _, y := range cc.years {
@@ -233,18 +235,18 @@ func evidence(cc chunkContext, m match, p *profile, unique []string) float64 {
 			}
 		}
 		if in {
-			s += wEraIn
+			pro += wEraIn
 		} else {
-			s += wEraOut
+			against += wEraOut
 		}
 	}
 	if m.surface != p.name && (strings.Contains(cc.c.Text, p.name) || precededBySurname(cc.c.Text, m, p.name)) {
-		s += wFullName
+		pro += wFullName
 	}
 	if p.facts == 0 {
-		s += wNoFacts
+		against += wNoFacts
 	}
-	return s
+	return pro + against, pro
 }
 
 // precededBySurname reports whether the rune before the match is the first

@@ -87,6 +87,11 @@ type Profile struct {
 	// AliasPrior is the same of a surface that is only a courtesy or art
 	// name (linker.alias_prior); 0: none set.
 	AliasPrior float64
+	// Designations are the words that, after a surname, designate a
+	// family or a woman by her family (linker.designations: 氏): the
+	// linker links such a surface only where the chunk gives evidence of
+	// whom it names.
+	Designations []string
 	// MentionChars are the character counts the mention model reads how
 	// names are written from (per character, "total" for the sums).
 	MentionChars map[string][]int64
