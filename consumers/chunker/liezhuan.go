@@ -198,16 +198,16 @@ func (er *entryRules) parseListing(rs []rune, ls []text.Span, list []bool) listi
 }
 
 // noteGroup reports a parenthesised run that is a note rather than names
-// ("(择善固执，正是从气质上拣择德性来，所以至精。)", "(觉有主，是先生创见。)"):
-// a stop, colon or semicolon before its last character, or clauses run
-// on with commas and closed by a stop. A relatives' group runs names on
-// with commas ("(附子善，孙德涵、德溥、德泳)") or ends in a stop
-// ("(程济等。)"), never both.
+// ("(择善固执，正是从气质上拣择德性来，所以至精。)", "(看未发气象之说。)"): a
+// stop, colon or semicolon before its last character, or a sentence
+// closed by a stop. A relatives' group runs names on, with commas or
+// without ("(附子善，孙德涵、德溥、德泳)"), and closes with a stop only
+// after 等, "and others" ("(程济等。)", the one group of the History of
+// Ming that ends in a stop).
 func noteGroup(g []rune) bool {
 	stop := func(r rune) bool { return strings.ContainsRune("。：；！？.:;!?", r) }
 	last := len(g) - 1
-	return slices.ContainsFunc(g[:last], stop) ||
-		stop(g[last]) && slices.ContainsFunc(g[:last], func(r rune) bool { return strings.ContainsRune("，、,", r) })
+	return slices.ContainsFunc(g[:last], stop) || stop(g[last]) && (last == 0 || g[last-1] != '等')
 }
 
 // isNameRune reports the characters a name may contain: Han, private-use
