@@ -459,13 +459,23 @@ func (s *Stage) rows(ctx context.Context, tenant string, d *dictionary, cs []sch
 	found := make([][]match, len(cs))
 	var surfaces []string
 	seen := map[string]bool{}
+	add := func(sf string) {
+		if !seen[sf] {
+			seen[sf] = true
+			surfaces = append(surfaces, sf)
+		}
+	}
+	own := make([]map[string]string, len(cs))
 	for i, c := range cs {
 		found[i] = d.find(c.Text)
 		for _, m := range found[i] {
-			if !seen[m.surface] {
-				seen[m.surface] = true
-				surfaces = append(surfaces, m.surface)
-			}
+			add(m.surface)
+		}
+		// The persons the entry is about, when the chunk matched one's
+		// given name: their full names' candidates are read too.
+		own[i] = s.givenNames(c, found[i])
+		for _, full := range own[i] {
+			add(full)
 		}
 	}
 	cands, stats, err := s.g.SurfaceInfo(ctx, tenant, surfaces)
@@ -483,7 +493,7 @@ func (s *Stage) rows(ctx context.Context, tenant string, d *dictionary, cs []sch
 	res := make([]resolved, len(cs))
 	var open []string
 	for i, c := range cs {
-		res[i] = s.resolve(tenant, c, found[i], info, profiles)
+		res[i] = s.resolve(tenant, c, found[i], info, profiles, own[i])
 		for _, m := range res[i].mentions {
 			if m.Review != "" {
 				open = append(open, m.Review)
@@ -627,7 +637,7 @@ func (s *Stage) profiles(ctx context.Context, tenant string, cands [][]string) (
 // surfaces with the number of person candidates seen (for the write
 // script's staleness check) and what the chunk adds to each surface's
 // counts (its occurrences by the bin of the mention model's reading).
-func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[string]surfaceInfo, profiles map[string]*profile) resolved {
+func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[string]surfaceInfo, profiles map[string]*profile, own map[string]string) resolved {
 	cc := chunkContext{c: c}
 	rs := []rune(c.Text)
 	model := s.model(c)
@@ -651,6 +661,14 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 	var order []string
 	for i, m := range found {
 		all := info[m.surface].cands
+		if full, ok := own[m.surface]; ok {
+			// The given name of a person the entry is about is his too.
+			for _, id := range info[full].cands {
+				if p := profiles[id]; p != nil && p.entryChunk == c.EntryChunk && !slices.Contains(all, id) {
+					all = append(slices.Clone(all), id)
+				}
+			}
+		}
 		if len(all) == 0 {
 			continue
 		}
@@ -673,7 +691,9 @@ func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[
 		}
 		k := counts[m.surface]
 		if k == nil {
-			k = &count{n: len(all)}
+			// The persons the graph gives the surface: the write script
+			// checks them (a given name's own person is the chunk's).
+			k = &count{n: len(info[m.surface].cands)}
 			counts[m.surface] = k
 			order = append(order, m.surface)
 		}
@@ -761,6 +781,38 @@ func (s *Stage) namePrior(c schemas.Chunk, alias bool) float64 {
 		return p.NamePrior
 	}
 	return neutralPrior
+}
+
+// givenNames maps the given names among found of the persons the chunk's
+// entry is about (its entry's and its sub-entry's, names of three
+// characters or more, the surname of one or of a compound surname of the
+// profile taken off) to their full names: a biography names its person
+// by his given name once it has introduced him ("时行入见" in 申时行's),
+// and so may name the person it brings in.
+func (s *Stage) givenNames(c schemas.Chunk, found []match) map[string]string {
+	if c.EntryChunk == "" {
+		return nil
+	}
+	var out map[string]string
+	for _, full := range []string{c.Entry, c.SubEntry} {
+		rs := []rune(full)
+		if len(rs) < 3 {
+			continue
+		}
+		k := 1
+		if slices.ContainsFunc(s.profileOf(c).Names.CompoundSurnames, func(cs string) bool { return strings.HasPrefix(full, cs) }) {
+			k = 2
+		}
+		given := string(rs[k:])
+		if utf8.RuneCountInString(given) < 2 || !slices.ContainsFunc(found, func(m match) bool { return m.surface == given }) {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[given] = full
+	}
+	return out
 }
 
 // designation reports whether surface is a surname and one of the

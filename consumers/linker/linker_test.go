@@ -484,3 +484,25 @@ func TestDesignationNeedsEvidence(t *testing.T) {
 		t.Errorf("陈氏 linked %v, want her entry and not the family of 友谅", got)
 	}
 }
+
+// TestGivenNameInOwnEntry: in 申时行's entry, 时行 is he, although the
+// graph knows 时行 only as 张弘至's courtesy name; outside his entry the
+// given name is not his.
+func TestGivenNameInOwnEntry(t *testing.T) {
+	f := newFixture(t)
+	f.person(t, "申时行", "", "ms-0001")
+	f.person(t, "张弘至", "时行", "ms-0009")
+	entry := schemas.Chunk{ChunkID: "ms-0002", DocID: "ms", Total: 3, Seq: 2, Entry: "申时行", EntryChunk: "ms-0001",
+		Text: "十八年，帝召皇长子、皇三子，令时行入见毓德宫。时行拜贺，请亟定大计。"}
+	outside := schemas.Chunk{ChunkID: "ar-0000", DocID: "ar", Total: 1, Text: "是岁，时行入见，帝慰劳之。"}
+	f.store(t, "ms", entry)
+	f.store(t, "ar", outside)
+	f.handle(t, in(entry, "e0"), in(outside, "e1"))
+	shen, zhang := kg.PersonID("申时行", "ms-0001"), kg.PersonID("张弘至", "ms-0009")
+	if got := f.linked(t, shen); !slices.Contains(got, "ms-0002") || slices.Contains(got, "ar-0000") {
+		t.Errorf("申时行 linked %v, want his entry's chunk and not the other", got)
+	}
+	if got := f.linked(t, zhang); slices.Contains(got, "ms-0002") {
+		t.Errorf("张弘至 linked %v: 时行 in 申时行's entry", got)
+	}
+}
