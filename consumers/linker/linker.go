@@ -638,8 +638,8 @@ func (s *Stage) profiles(ctx context.Context, tenant string, cands [][]string) (
 // script's staleness check) and what the chunk adds to each surface's
 // counts (its occurrences by the bin of the mention model's reading).
 func (s *Stage) resolve(tenant string, c schemas.Chunk, found []match, info map[string]surfaceInfo, profiles map[string]*profile, own map[string]string) resolved {
-	cc := chunkContext{c: c}
 	rs := []rune(c.Text)
+	cc := chunkContext{c: c, rs: rs, markers: s.profileOf(c).AliasMarkers}
 	model := s.model(c)
 	grams := NewCounts(rs)
 	for _, dt := range s.cfg.Eras.Find(c.Text) {

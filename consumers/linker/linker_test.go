@@ -506,3 +506,22 @@ func TestGivenNameInOwnEntry(t *testing.T) {
 		t.Errorf("张弘至 linked %v: 时行 in 申时行's entry", got)
 	}
 }
+
+// TestCourtesyNameOfTheManBeforeIt: "朱守仁者，字元夫" gives 元夫 to 朱守仁;
+// the graph's other bearer of the courtesy name is not named there. Where
+// the name before 字 is his, he is.
+func TestCourtesyNameOfTheManBeforeIt(t *testing.T) {
+	f := newFixture(t)
+	f.person(t, "夏统春", "元夫", "ms-0005")
+	other := schemas.Chunk{ChunkID: "ar-0000", DocID: "ar", Total: 1,
+		Text: "徐州朱守仁者，字元夫。元末亦以保障功官枢密同知，守徐州。"}
+	his := schemas.Chunk{ChunkID: "ar-0001", DocID: "ar1", Total: 1,
+		Text: "时有夏统春，字元夫，以孝闻，元夫尝割股疗母疾。"}
+	f.store(t, "ar", other)
+	f.store(t, "ar1", his)
+	f.handle(t, in(other, "e0"), in(his, "e1"))
+	got := f.linked(t, kg.PersonID("夏统春", "ms-0005"))
+	if slices.Contains(got, "ar-0000") || !slices.Contains(got, "ar-0001") {
+		t.Errorf("夏统春 linked %v, want ar-0001 and not 朱守仁's courtesy name in ar-0000", got)
+	}
+}

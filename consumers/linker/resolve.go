@@ -122,6 +122,11 @@ const (
 	wEraIn     = 1.0 // an era date of the chunk falls in the candidate's life
 	wEraOut    = -3.0
 	wFullName  = 1.0 // the canonical name (for an alias) or the surname precedes
+	// wOtherOwner: the surface is a courtesy or art name the text gives
+	// to the person written right before it ("朱守仁者，字元夫"), who is not
+	// the candidate: only a writing of his name the graph does not know
+	// would leave it his.
+	wOtherOwner = -6.0
 	// wNoFacts: the graph holds no biographical fact about the candidate
 	// (the chunker also opens entries on states and tribes, and the
 	// extractor makes persons of phrases it could not resolve), so a
@@ -198,7 +203,11 @@ func linkPrior(st graph.SurfaceStat, base float64) float64 {
 // chunkContext is what the chunk says beyond the mention itself.
 type chunkContext struct {
 	c     schemas.Chunk
+	rs    []rune
 	years []int
+	// markers are the profile's words that introduce a courtesy name
+	// right after the person's name (linker.alias_markers: 字).
+	markers []string
 }
 
 // evidence is the chunk's evidence for candidate p of match m, a sum of
@@ -243,10 +252,67 @@ func evidence(cc chunkContext, m match, p *profile, unique []string) (sum, pro f
 	if m.surface != p.name && (strings.Contains(cc.c.Text, p.name) || precededBySurname(cc.c.Text, m, p.name)) {
 		pro += wFullName
 	}
+	if owner := aliasOwner(cc, m); owner != "" && m.surface != p.name {
+		// "子楗，字士启": 士启 here is 楗's courtesy name, whoever else
+		// bears it.
+		switch {
+		case ownedBy(owner, p.name):
+			pro += wFullName
+		case utf8.RuneCountInString(owner) >= 2:
+			// One character other than his surname is a word that
+			// qualifies the courtesy name ("一字节之", "改字世显").
+			against += wOtherOwner
+		}
+	}
 	if p.facts == 0 {
 		against += wNoFacts
 	}
 	return pro + against, pro
+}
+
+// aliasOwner returns the words written right before a courtesy name the
+// text introduces at match m ("子楗，字士启", "朱守仁者，字元夫", "夏言，字公谨"):
+// up to six characters before the profile's marker (字), a comma and a
+// closing 者 left out; "" when the match does not follow a marker.
+func aliasOwner(cc chunkContext, m match) string {
+	rs := cc.rs
+	for _, mk := range cc.markers {
+		k := []rune(mk)
+		i := m.start - len(k)
+		if i < 0 || string(rs[i:m.start]) != mk {
+			continue
+		}
+		i--
+		if i >= 0 && (rs[i] == '，' || rs[i] == ',') {
+			i--
+		}
+		if i >= 0 && rs[i] == '者' {
+			i--
+		}
+		j := i
+		for j >= 0 && i-j < 6 && isHan(rs[j]) {
+			j--
+		}
+		return string(rs[j+1 : i+1])
+	}
+	return ""
+}
+
+// ownedBy reports whether the words before a courtesy name end with the
+// person's name or with his given name (the name without its first
+// character, or without a compound surname's two: both are tried), or
+// are his surname alone ("徐字好古" for 徐善述).
+func ownedBy(owner, name string) bool {
+	rs := []rune(name)
+	if strings.HasSuffix(owner, name) || len(rs) > 1 && owner == string(rs[:1]) {
+		return true
+	}
+	for k := 1; k <= 2 && len(rs)-k >= 1; k++ {
+		if strings.HasSuffix(owner, string(rs[k:])) {
+			return true
+		}
+	}
+	return false
 }
 
 // precededBySurname reports whether the rune before the match is the first

@@ -50,7 +50,7 @@ var settingKeys = []string{
 	"writing.copy_scale", "writing.evidence_sentences", "writing.sub_entries", "writing.plan",
 	"writing.identity", "writing.identity_end", "writing.notable_skip", "writing.notable_years",
 	"writing.notable_bonus", "writing.language_name",
-	"review.question", "review.join", "review.label", "review.mention", "review.mention_none", "linker.name_prior", "linker.alias_prior", "linker.designations", "conflict.style", "conflict.marker", "conflict.one",
+	"review.question", "review.join", "review.label", "review.mention", "review.mention_none", "linker.name_prior", "linker.alias_prior", "linker.designations", "linker.alias_markers", "conflict.style", "conflict.marker", "conflict.one",
 	"conflict.many",
 }
 
@@ -268,6 +268,7 @@ func build(r *raw, eras *era.Table) (*Profile, error) {
 		}
 	}
 	p.Designations = st.all("linker.designations")
+	p.AliasMarkers = st.all("linker.alias_markers")
 	p.Eras = eras
 	if prefer := st.all("era_prefer"); len(prefer) > 0 {
 		for _, d := range prefer {

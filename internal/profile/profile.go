@@ -92,6 +92,10 @@ type Profile struct {
 	// linker links such a surface only where the chunk gives evidence of
 	// whom it names.
 	Designations []string
+	// AliasMarkers are the words that introduce a courtesy name right
+	// after the person's name (linker.alias_markers: 字): the name written
+	// there is that person's, whoever else bears it.
+	AliasMarkers []string
 	// MentionChars are the character counts the mention model reads how
 	// names are written from (per character, "total" for the sums).
 	MentionChars map[string][]int64
