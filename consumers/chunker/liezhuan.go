@@ -137,12 +137,12 @@ func lines(rs []rune) []text.Span {
 func isListLine(line []rune) bool {
 	han, depth := 0, 0
 	for _, r := range line {
-		switch r {
-		case '(', '（':
+		switch {
+		case r == '(' || r == '（':
 			depth++
-		case ')', '）':
+		case r == ')' || r == '）':
 			depth = max(0, depth-1)
-		case '，', '。', '：', '；', '！', '？', ',', '.', ':', ';', '!', '?':
+		case r == '，' || r == ',' || isStop(r):
 			if depth == 0 {
 				return false
 			}
@@ -205,10 +205,15 @@ func (er *entryRules) parseListing(rs []rune, ls []text.Span, list []bool) listi
 // after 等, "and others" ("(程济等。)", the one group of the History of
 // Ming that ends in a stop).
 func noteGroup(g []rune) bool {
-	stop := func(r rune) bool { return strings.ContainsRune("。：；！？.:;!?", r) }
 	last := len(g) - 1
-	return slices.ContainsFunc(g[:last], stop) || stop(g[last]) && (last == 0 || g[last-1] != '等')
+	return slices.ContainsFunc(g[:last], isStop) || isStop(g[last]) && (last == 0 || g[last-1] != '等')
 }
+
+// isStop reports the punctuation that ends a sentence or a clause within
+// one: full stop, colon, semicolon, exclamation and question marks, full
+// width or not. With the comma it is the sentence punctuation no listing
+// line writes.
+func isStop(r rune) bool { return strings.ContainsRune("。：；！？.:;!?", r) }
 
 // isNameRune reports the characters a name may contain: Han, private-use
 // code points (rare characters in transcriptions), and the brackets that

@@ -59,7 +59,10 @@ func TestRelativesGroupWithCommasIsListed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(chunks) == 0 || !slices.Contains(chunks[0].Listed, "附子善，孙德涵、德溥") {
+	if len(chunks) == 0 {
+		t.Fatal("no chunks")
+	}
+	if !slices.Contains(chunks[0].Listed, "附子善，孙德涵、德溥") {
 		t.Fatalf("listing groups %q, want the relatives' group", chunks[0].Listed)
 	}
 }
