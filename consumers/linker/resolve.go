@@ -47,9 +47,9 @@ type profile struct {
 	places                         []string
 	lo, hi                         int // years the person can be named in; 0 when unknown
 	// facts counts the facts only a person has that the graph holds about
-	// him (native place, courtesy and art names, examination, dates, kin;
-	// not offices, which the extractor also reads in entries about a
-	// native office or a state);
+	// him (native place, courtesy and art names, examination, dates, his
+	// kin or his being another's kin; not offices, which the extractor
+	// also reads in entries about a native office or a state);
 	// alias says one of them is a courtesy or art name: the extractor saw
 	// "X，字Y", which only a person's introduction says.
 	facts int
@@ -98,6 +98,11 @@ func newProfile(e graph.Entity, eras *era.Table) *profile {
 	for _, ed := range e.Incoming {
 		if ed.HeadID != "" && ed.HeadID != e.ID {
 			p.neighbours[ed.HeadID] = true
+			if ed.Relation == schemas.RelRelative && strings.HasPrefix(ed.HeadID, schemas.EntityPerson+":") {
+				// Another person's kin (父开 in 解缙's entry): a fact
+				// of his life, which a state or a phrase has not.
+				p.facts++
+			}
 		}
 	}
 	if len(years) > 0 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/internal/graph"
+	"github.com/annalist-dev/annalist/schemas"
 )
 
 // TestPosteriors: one candidate's probability is the logistic of its
@@ -137,5 +138,23 @@ func TestSamePlace(t *testing.T) {
 	b := &profile{places: []string{"福建泉州晋江"}}
 	if !compatible(a, b) {
 		t.Error("晋江 and 福建泉州晋江: incompatible, want one place")
+	}
+}
+
+// TestKinOfAnotherIsAFact: a person the graph knows only as another's
+// kin (父开 in 解缙's entry: 解开) has a fact of his life, as a person
+// with his own native place has; a name that only appears in another
+// entity's facts in some other way (an office's holder) does not.
+func TestKinOfAnotherIsAFact(t *testing.T) {
+	son := "person:解缙@1"
+	father := graph.Entity{Node: graph.Node{ID: "person:解开@2", Name: "解开"},
+		Incoming: []graph.Edge{{HeadID: son, Relation: schemas.RelRelative, Tail: "开", TailID: "person:解开@2"}}}
+	if p := newProfile(father, nil); p.facts != 1 {
+		t.Errorf("another's kin: %d facts, want 1", p.facts)
+	}
+	state := graph.Entity{Node: graph.Node{ID: "person:火剌札@3", Name: "火剌札"},
+		Incoming: []graph.Edge{{HeadID: "office:使臣", Relation: schemas.RelOffice, TailID: "person:火剌札@3"}}}
+	if p := newProfile(state, nil); p.facts != 0 {
+		t.Errorf("named in an office's fact: %d facts, want 0", p.facts)
 	}
 }
