@@ -42,6 +42,9 @@ func TestNotesInParenthesesListNobody(t *testing.T) {
 			}
 		}
 	}
+	if !slices.Contains(subjects, "陈良谟") {
+		t.Errorf("subjects %q: no entry for 陈良谟", subjects)
+	}
 	for _, s := range subjects {
 		if s != "陈良谟" {
 			t.Errorf("subjects %q: an entry for %q", subjects, s)
