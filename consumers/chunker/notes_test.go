@@ -1,12 +1,8 @@
 package chunker_test
 
 import (
-	"context"
 	"slices"
 	"testing"
-
-	"github.com/annalist-dev/annalist/consumers/chunker"
-	"github.com/annalist-dev/annalist/schemas"
 )
 
 // A scholar's case (a 学案 of the archive) is a biography followed by
@@ -27,12 +23,8 @@ func TestNotesInParenthesesListNobody(t *testing.T) {
 		"会语\n" +
 		"莫非命也，顺而受之，正也。莫之为而为，莫之致而致，如斯而已矣。\n" +
 		"死生之说，昼夜之常，吾生与生，吾死与死。\n"
-	chunks, err := chunker.New(chunker.Config{}).Chunk(context.Background(), schemas.Document{DocID: "x", Text: doc})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var subjects []string
-	for _, c := range chunks {
+	for _, c := range chunkText(t, doc) {
 		if c.Subject != "" {
 			subjects = append(subjects, c.Subject)
 		}
@@ -58,10 +50,7 @@ func TestRelativesGroupWithCommasIsListed(t *testing.T) {
 		"文庄邹先生守益（附子善，孙德涵、德溥）\n" +
 		"邹守益，字谦之，号东廓，江西安福人。正德六年会试第一，授翰林院编修。\n" +
 		"善，字某，号颍泉。嘉靖丙辰进士。历官至太常寺卿。\n"
-	chunks, err := chunker.New(chunker.Config{}).Chunk(context.Background(), schemas.Document{DocID: "z", Text: doc})
-	if err != nil {
-		t.Fatal(err)
-	}
+	chunks := chunkText(t, doc)
 	if len(chunks) == 0 {
 		t.Fatal("no chunks")
 	}
