@@ -63,6 +63,9 @@ type BenchRegenerate struct {
 	// subjects updated.
 	MissedByNameLength   map[int]int `json:"missed_by_name_length"`
 	SubjectsByNameLength map[int]int `json:"subjects_by_name_length"`
+	// MissedUpdates are the missed updates themselves: the round, the
+	// person the note names and the note.
+	MissedUpdates []MissedUpdate `json:"missed_updates"`
 	// Notes is how the notes were written: plain (the name and a new
 	// statement, in several phrasings) or context (with the examination
 	// year and native place the graph holds, for comparison).
@@ -110,8 +113,10 @@ type regenUpdate struct {
 	// uncited when it followed without citing the document (or, for a
 	// retraction, still citing it).
 	missed, uncited bool
-	// phrasing picks the plain note's wording.
+	// phrasing picks the plain note's wording; note is the text last
+	// sent.
 	phrasing int
+	note     string
 }
 
 // livingScenario drives the living-pages rounds shared by `bench
@@ -152,6 +157,15 @@ func (sc livingScenario) pageKind() string {
 		return schemas.KindBiography
 	}
 	return sc.kind
+}
+
+// MissedUpdate is one update whose page did not follow.
+type MissedUpdate struct {
+	Round   string `json:"round"`
+	Subject string `json:"subject"`
+	Named   string `json:"named"`
+	Note    string `json:"note,omitempty"`
+	Uncited bool   `json:"uncited,omitempty"`
 }
 
 // named is the person the update note names.
@@ -253,8 +267,9 @@ func (sc livingScenario) round(ctx context.Context, reason string, ups []*regenU
 			if reason == schemas.ReasonSuperseded {
 				round = 1
 			}
+			u.note = sc.noteText(u, round)
 			it, err := producers.NewItem(schemas.Document{Source: u.source, Title: "notes on " + u.named(),
-				Collection: "notes", Text: sc.noteText(u, round)})
+				Collection: "notes", Text: u.note})
 			if err != nil {
 				return BenchRound{}, err
 			}
@@ -620,6 +635,8 @@ func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int)
 			if u.missed {
 				out.Missed++
 				out.MissedByNameLength[utf8.RuneCountInString(u.named())]++
+				out.MissedUpdates = append(out.MissedUpdates, MissedUpdate{Round: reason, Subject: u.subject, Named: u.named(),
+					Note: strings.TrimSpace(u.note), Uncited: u.uncited})
 				if u.uncited {
 					out.Uncited++
 				}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/linker"
 	"github.com/annalist-dev/annalist/internal/dataset"
 	"github.com/annalist-dev/annalist/internal/eval"
@@ -38,6 +39,7 @@ func evalLinking(ctx context.Context, io IO, args []string) error {
 	cross := fs.Bool("cross-volume", true, "take the names every volume of a split lists as names wherever they occur in it")
 	without := fs.String("without", strings.Join(linkingWithout, ","), "comma-separated feature families (prefixes such as l2:,v:) to leave out of the model")
 	minCount := fs.Int("min-count", 0, "features seen fewer times count as their rare class (0: the fit's default)")
+	chunked := fs.Bool("chunk-unlisted", false, "also fit on the volumes without a listing on line 1, taking the subjects of the entries the chunker opens as their names")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -60,6 +62,9 @@ func evalLinking(ctx context.Context, io IO, args []string) error {
 	}
 	opts := eval.LinkingOptions{HeldOutEvery: every, Seed: *seed, CrossVolume: *cross, RandomPerName: *random,
 		Fit: linker.FitConfig{L2: *l2, MinCount: *minCount}}
+	if *chunked {
+		opts.Chunk = chunker.New(chunker.Config{}).Chunk
+	}
 	if *without != "" {
 		opts.Fit.Without = strings.Split(*without, ",")
 	}

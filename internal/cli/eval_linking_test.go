@@ -3,8 +3,11 @@ package cli
 import (
 	"context"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/linker"
 	"github.com/annalist-dev/annalist/internal/eval"
 	"github.com/annalist-dev/annalist/internal/profile"
@@ -36,5 +39,44 @@ func TestShippedMentionModel(t *testing.T) {
 	}
 	if rep.CrossValidated.AUC < 0.95 {
 		t.Errorf("cross-validated AUC %.4f", rep.CrossValidated.AUC)
+	}
+}
+
+// TestLinkingExamplesOfUnlistedVolumes: a category volume lists nobody on
+// line 1, so without the chunker it gives no examples; with it, the
+// princes the chunker opens entries for are its names.
+func TestLinkingExamplesOfUnlistedVolumes(t *testing.T) {
+	dir := t.TempDir()
+	vol := "◎诸王一\n○太祖诸子一\n秦愍王樉晋恭王棡\n" +
+		"秦愍王樉，太祖第二子。洪武三年封。十一年就藩西安。樉少聪敏，好学。二十八年薨。\n" +
+		"晋恭王棡，太祖第三子。洪武三年封。十一年就藩太原。棡修目美髯，顾盼有威。三十一年薨。\n"
+	if err := os.WriteFile(filepath.Join(dir, "004.txt"), []byte(vol), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	vols, err := eval.LinkingExamples(ctx, []string{dir}, eval.LinkingOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vols) != 0 {
+		t.Fatalf("without the chunker: %d volumes, want none (no listing on line 1)", len(vols))
+	}
+	vols, err = eval.LinkingExamples(ctx, []string{dir}, eval.LinkingOptions{Seed: 1, Chunk: chunker.New(chunker.Config{}).Chunk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vols) != 1 {
+		t.Fatalf("with the chunker: %d volumes, want 1", len(vols))
+	}
+	names := map[string]bool{}
+	for _, e := range vols[0].Examples {
+		if e.Name {
+			names[string(e.Text[e.Start:e.End])] = true
+		}
+	}
+	for _, want := range []string{"秦愍王樉", "晋恭王棡"} {
+		if !names[want] {
+			t.Errorf("no name example of %s; names %v", want, names)
+		}
 	}
 }

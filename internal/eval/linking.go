@@ -10,10 +10,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/consumers/linker"
 	"github.com/annalist-dev/annalist/internal/text"
 	"github.com/annalist-dev/annalist/producers"
+	"github.com/annalist-dev/annalist/schemas"
 )
 
 // The mention model's examples are free supervision: a biography volume
@@ -26,6 +28,14 @@ import (
 // character: the tail of 崔应元 read as 应元, 王瑞 read in 王瑞旃), and
 // spans drawn at random from the text, of the names' lengths, that touch
 // no name occurrence (words and phrases: 安国 in 安国公).
+//
+// A volume without a listing on line 1 (the History's category volumes,
+// headed ◎: princes, women, scholars, states) lists its people in the
+// body instead, section by section. With LinkingOptions.Chunk its names
+// are the subjects of the entries the chunker opens. The shipped model
+// is fitted without them: they teach it a prince's given name (尚炳,
+// 祐樒), which no listed volume writes, but the chunker's subjects are
+// noisier labels than a listing, and the linker's precision falls.
 
 // LinkingOptions configures LinkingExamples and Linking.
 type LinkingOptions struct {
@@ -44,6 +54,9 @@ type LinkingOptions struct {
 	// CrossVolume makes the names listed by any volume of a split names
 	// wherever they occur in that split, not only in their own volume.
 	CrossVolume bool
+	// Chunk, when set, segments a volume without a listing on line 1:
+	// the subjects of its entry chunks are its names.
+	Chunk func(context.Context, schemas.Document) ([]schemas.Chunk, error)
 	// Fit configures the model.
 	Fit linker.FitConfig
 }
@@ -99,6 +112,11 @@ func LinkingExamples(ctx context.Context, dirs []string, opts LinkingOptions) ([
 			}
 			for _, it := range items {
 				es := listedEntries(it.Doc.Text)
+				if len(es) == 0 && opts.Chunk != nil {
+					if es, err = chunkedEntries(ctx, opts.Chunk, it.Doc); err != nil {
+						return nil, fmt.Errorf("linking examples: chunk %s: %w", f.Rel, err)
+					}
+				}
 				if len(es) == 0 {
 					continue
 				}
@@ -125,6 +143,25 @@ func LinkingExamples(ctx context.Context, dirs []string, opts LinkingOptions) ([
 		if len(ex) > 0 {
 			out = append(out, LinkingVolume{File: v.file, HeldOut: v.held, Examples: ex})
 		}
+	}
+	return out, nil
+}
+
+// chunkedEntries are the persons the chunker opens entries for in doc,
+// main and attached, each once: names of two characters or more.
+func chunkedEntries(ctx context.Context, chunk func(context.Context, schemas.Document) ([]schemas.Chunk, error), doc schemas.Document) ([]entry, error) {
+	chunks, err := chunk(ctx, doc)
+	if err != nil {
+		return nil, err
+	}
+	var out []entry
+	seen := map[string]bool{}
+	for _, c := range chunks {
+		if c.Subject == "" || c.Attached || seen[c.Subject] || utf8.RuneCountInString(c.Subject) < 2 {
+			continue
+		}
+		seen[c.Subject] = true
+		out = append(out, entry{name: c.Subject})
 	}
 	return out, nil
 }
