@@ -429,6 +429,9 @@ type Example struct {
 	// name ("shifted") or one drawn at random ("random"); reports break
 	// scores down by it.
 	Kind string
+	// CountOnly marks a name that only adds to the character counts the
+	// shape ratios are read from: Fit does not regress on it.
+	CountOnly bool
 }
 
 // FitConfig configures Fit. The zero value is usable.
@@ -522,6 +525,8 @@ func Fit(examples []Example, cfg FitConfig) (Model, error) {
 	left := func(f string) bool {
 		return slices.ContainsFunc(cfg.Without, func(p string) bool { return strings.HasPrefix(f, p) })
 	}
+	all := examples
+	examples = slices.DeleteFunc(slices.Clone(examples), func(e Example) bool { return e.CountOnly })
 	pos := 0
 	counts := map[string]int{}
 	raw := make([][]string, len(examples))
@@ -551,7 +556,7 @@ func Fit(examples []Example, cfg FitConfig) (Model, error) {
 	m := Model{}
 	shape := !left("v:")
 	if shape {
-		m.setChars(countChars(examples))
+		m.setChars(countChars(all))
 	}
 	// Feature indices, rare ones folded into their prefix's rare class;
 	// the continuous features come first.

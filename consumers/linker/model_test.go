@@ -2,6 +2,7 @@ package linker
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	corpus "github.com/annalist-dev/annalist/internal/profile"
@@ -50,6 +51,38 @@ func TestFitLearnsContext(t *testing.T) {
 	}
 	if got := (Model{}).LLR([]rune("王文"), 0, 2, false); got != 0 {
 		t.Errorf("the zero model: LLR %v, want 0", got)
+	}
+}
+
+// TestCountOnlyNames: a count-only name adds to the character counts the
+// shape is read from and to nothing else: the regression's weights are
+// those of the other examples under those counts, and count-only names
+// alone are no fit.
+func TestCountOnlyNames(t *testing.T) {
+	ex := []Example{
+		{Text: []rune("帝召王文与议。"), Start: 2, End: 4, Name: true},
+		{Text: []rune("其言不安国也。"), Start: 3, End: 5},
+	}
+	prince := Example{Text: []rune("子祐樒嗣。"), Start: 1, End: 3, Name: true, CountOnly: true}
+	with, err := Fit(append(slices.Clone(ex), prince), FitConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := Fit(ex, FitConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := with.Chars['祐'][CountFirst]; got != 1 {
+		t.Errorf("祐 begins %d counted names, want 1", got)
+	}
+	if got := without.Chars['祐'][CountFirst]; got != 0 {
+		t.Errorf("without the count-only name, 祐 begins %d counted names, want 0", got)
+	}
+	if with.Prior != without.Prior {
+		t.Errorf("prior %v with the count-only name, %v without: it joined the regression", with.Prior, without.Prior)
+	}
+	if _, err := Fit([]Example{prince, {Text: []rune("其言不安国也。"), Start: 3, End: 5, CountOnly: true}}, FitConfig{}); err == nil {
+		t.Error("fitting on count-only examples alone succeeded")
 	}
 }
 

@@ -22,8 +22,11 @@ func TestShippedMentionModel(t *testing.T) {
 		t.Skip("the mingshi-liezhuan and qingshigao-liezhuan evaluation data are not here (ANNALIST_DATA)")
 	}
 	every := intList{5, 3}
-	rep, err := fitLinking(context.Background(), dirs, eval.LinkingOptions{HeldOutEvery: every, Seed: 1, CrossVolume: true,
-		Fit: linker.FitConfig{Without: linkingWithout}}, false)
+	opts := eval.LinkingOptions{HeldOutEvery: every, Seed: 1, CrossVolume: true, Fit: linker.FitConfig{Without: linkingWithout}}
+	if err := setUnlisted(&opts, unlistedCounts); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := fitLinking(context.Background(), dirs, opts, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,14 +72,36 @@ func TestLinkingExamplesOfUnlistedVolumes(t *testing.T) {
 		t.Fatalf("with the chunker: %d volumes, want 1", len(vols))
 	}
 	names := map[string]bool{}
+	occurrences := 0
 	for _, e := range vols[0].Examples {
 		if e.Name {
 			names[string(e.Text[e.Start:e.End])] = true
+			occurrences++
 		}
 	}
 	for _, want := range []string{"秦愍王樉", "晋恭王棡"} {
 		if !names[want] {
 			t.Errorf("no name example of %s; names %v", want, names)
 		}
+	}
+	// As the shipped model uses them: names that only count characters.
+	opts := eval.LinkingOptions{Seed: 1}
+	if err := setUnlisted(&opts, unlistedCounts); err != nil {
+		t.Fatal(err)
+	}
+	vols, err = eval.LinkingExamples(ctx, []string{dir}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vols) != 1 || len(vols[0].Examples) != occurrences {
+		t.Fatalf("counts only: %d volumes, want 1 with the %d name occurrences alone", len(vols), occurrences)
+	}
+	for _, e := range vols[0].Examples {
+		if !e.Name || !e.CountOnly {
+			t.Errorf("counts only: example %s (name %v, count-only %v)", string(e.Text[e.Start:e.End]), e.Name, e.CountOnly)
+		}
+	}
+	if err := setUnlisted(&opts, "all"); err == nil {
+		t.Error("--unlisted all accepted")
 	}
 }

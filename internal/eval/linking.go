@@ -32,10 +32,11 @@ import (
 // A volume without a listing on line 1 (the History's category volumes,
 // headed ◎: princes, women, scholars, states) lists its people in the
 // body instead, section by section. With LinkingOptions.Chunk its names
-// are the subjects of the entries the chunker opens. The shipped model
-// is fitted without them: they teach it a prince's given name (尚炳,
-// 祐樒), which no listed volume writes, but the chunker's subjects are
-// noisier labels than a listing, and the linker's precision falls.
+// are the subjects of the main entries the chunker opens: they show the
+// shape of names no listed volume writes (a prince's 崇王见泽, a woman's
+// 戚家妇). With ChunkCounts they only add to the character counts the
+// shape ratios are read from; the regression keeps the listings' labels,
+// which are cleaner.
 
 // LinkingOptions configures LinkingExamples and Linking.
 type LinkingOptions struct {
@@ -57,6 +58,9 @@ type LinkingOptions struct {
 	// Chunk, when set, segments a volume without a listing on line 1:
 	// the subjects of its entry chunks are its names.
 	Chunk func(context.Context, schemas.Document) ([]schemas.Chunk, error)
+	// ChunkCounts keeps the chunked volumes' names out of the regression:
+	// they only add to the character counts (linker.Example.CountOnly).
+	ChunkCounts bool
 	// Fit configures the model.
 	Fit linker.FitConfig
 }
@@ -89,6 +93,8 @@ func LinkingExamples(ctx context.Context, dirs []string, opts LinkingOptions) ([
 		text    []rune
 		entries []entry
 		held    bool
+		// chunked: the entries are the chunker's, not a listing's.
+		chunked bool
 	}
 	var vols []volume
 	for k, dir := range dirs {
@@ -112,7 +118,8 @@ func LinkingExamples(ctx context.Context, dirs []string, opts LinkingOptions) ([
 			}
 			for _, it := range items {
 				es := listedEntries(it.Doc.Text)
-				if len(es) == 0 && opts.Chunk != nil {
+				chunked := len(es) == 0 && opts.Chunk != nil
+				if chunked {
 					if es, err = chunkedEntries(ctx, opts.Chunk, it.Doc); err != nil {
 						return nil, fmt.Errorf("linking examples: chunk %s: %w", f.Rel, err)
 					}
@@ -121,13 +128,16 @@ func LinkingExamples(ctx context.Context, dirs []string, opts LinkingOptions) ([
 					continue
 				}
 				vols = append(vols, volume{file: filepath.Join(filepath.Base(dir), f.Rel), text: []rune(it.Doc.Text),
-					entries: es, held: heldOutEvery(f.Rel, every)})
+					entries: es, held: heldOutEvery(f.Rel, every), chunked: chunked})
 			}
 		}
 	}
 	// The names each split lists.
 	listed := map[bool]map[string]bool{false: {}, true: {}}
 	for _, v := range vols {
+		if v.chunked && opts.ChunkCounts {
+			continue
+		}
 		for _, e := range v.entries {
 			listed[v.held][e.name] = true
 		}
@@ -140,6 +150,12 @@ func LinkingExamples(ctx context.Context, dirs []string, opts LinkingOptions) ([
 			cross = listed[v.held]
 		}
 		ex := volumeExamples(v.text, v.entries, cross, g, opts.RandomPerName, r)
+		if v.chunked && opts.ChunkCounts {
+			ex = slices.DeleteFunc(ex, func(e linker.Example) bool { return !e.Name })
+			for i := range ex {
+				ex[i].CountOnly = true
+			}
+		}
 		if len(ex) > 0 {
 			out = append(out, LinkingVolume{File: v.file, HeldOut: v.held, Examples: ex})
 		}
@@ -147,8 +163,10 @@ func LinkingExamples(ctx context.Context, dirs []string, opts LinkingOptions) ([
 	return out, nil
 }
 
-// chunkedEntries are the persons the chunker opens entries for in doc,
-// main and attached, each once: names of two characters or more.
+// chunkedEntries are the persons the chunker opens main entries for in
+// doc, each once: names of two characters or more. Attached entries are
+// left out: they open inside another's text, where the chunker is less
+// sure of a name (a clause read as one).
 func chunkedEntries(ctx context.Context, chunk func(context.Context, schemas.Document) ([]schemas.Chunk, error), doc schemas.Document) ([]entry, error) {
 	chunks, err := chunk(ctx, doc)
 	if err != nil {
@@ -343,7 +361,7 @@ func Linking(ctx context.Context, vols []LinkingVolume, opts LinkingOptions, hel
 			return rep, fmt.Errorf("eval linking: fold %d: %w", k+1, err)
 		}
 		grams := map[int]*linker.Counts{}
-		for _, e := range test {
+		for _, e := range scored(test) {
 			cvEx = append(cvEx, e)
 			cvP = append(cvP, prob(m, e, countsOf(grams, e)))
 		}
@@ -358,16 +376,22 @@ func Linking(ctx context.Context, vols []LinkingVolume, opts LinkingOptions, hel
 		return rep, fmt.Errorf("eval linking: %w", err)
 	}
 	rep.Model, rep.Features = m, len(m.W)
-	rep.Fitted = scoreModel(m, all)
+	rep.Fitted = scoreModel(m, scored(all))
 	if heldOut {
 		var hx []linker.Example
 		for _, v := range held {
 			hx = append(hx, v.Examples...)
 		}
-		s := scoreModel(m, hx)
+		s := scoreModel(m, scored(hx))
 		rep.HeldOut = &s
 	}
 	return rep, nil
+}
+
+// scored are the examples a model is scored on: not those that only
+// count characters.
+func scored(ex []linker.Example) []linker.Example {
+	return slices.DeleteFunc(slices.Clone(ex), func(e linker.Example) bool { return e.CountOnly })
 }
 
 // prob is the model's probability of a name for an example, under the
