@@ -49,3 +49,49 @@ func (h redisHook) observe(command string, start time.Time, err error) {
 		h.r.redisErrors.WithLabelValues(command).Inc()
 	}
 }
+
+// RoundTrips is what the client spent on one kind of Redis call: how
+// many calls, and the seconds they took as the client saw them.
+type RoundTrips struct {
+	Calls   uint64  `json:"calls"`
+	Seconds float64 `json:"seconds"`
+}
+
+// RedisRoundTrips returns the Redis calls made since the registry was
+// wired, by command; a pipeline or transaction counts once, under
+// "pipeline".
+func (r *Registry) RedisRoundTrips() (map[string]RoundTrips, error) {
+	return r.histogramSums("redis_command_seconds", "command")
+}
+
+// StageHandling returns, by stage, the handler calls (batches) made and
+// the seconds spent in them.
+func (r *Registry) StageHandling() (map[string]RoundTrips, error) {
+	return r.histogramSums("stage_handle_seconds", "stage")
+}
+
+// histogramSums reads a histogram of the registry: its count and sum by
+// the value of one label.
+func (r *Registry) histogramSums(name, label string) (map[string]RoundTrips, error) {
+	fams, err := r.reg.Gather()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]RoundTrips{}
+	for _, f := range fams {
+		if f.GetName() != namespace+"_"+name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			key := ""
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label {
+					key = l.GetValue()
+				}
+			}
+			h := m.GetHistogram()
+			out[key] = RoundTrips{Calls: h.GetSampleCount(), Seconds: h.GetSampleSum()}
+		}
+	}
+	return out, nil
+}

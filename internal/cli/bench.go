@@ -50,6 +50,10 @@ type BenchIngest struct {
 	LLMCalls         *int64    `json:"llm_calls,omitempty"`
 	LLMCallsPerChunk *float64  `json:"llm_calls_per_chunk,omitempty"`
 	LLM              *BenchLLM `json:"llm,omitempty"`
+	// Redis is what the run spent on Redis, per document ingested.
+	Redis *BenchRedis `json:"redis"`
+	// StageSeconds is each stage's time in its handler (benchStages).
+	StageSeconds map[string]float64 `json:"stage_seconds"`
 }
 
 // BenchLLM is where the LLM engine's calls went in `bench ingest --engine
@@ -90,10 +94,29 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	procs := fs.Int("processes", 0, "regenerate: run the generation stages (scheduler included) as this many `annalist consume generate` processes (0: in this process)")
 	engine := fs.String("engine", "offline", "ingest: offline (the --llm-* flags are ignored), or llm: the LLM engine on the --llm-* server, or without --llm-base-url the scripted ingestion model (internal/eval) served on 127.0.0.1")
 	fs.IntVar(&rc.Dim, "dim", 256, "vector: dimension")
+	var prof benchProfiles
+	prof.register(fs)
+	baseline := fs.String("baseline", "", "ingest, generate, regenerate: also run the benchmark with this binary, alternating with this one, and report both and their ratio")
+	repeat := fs.Int("repeat", 3, "with --baseline: runs of each binary")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
+	if *baseline != "" {
+		if len(pos) != 1 || pos[0] != "ingest" && pos[0] != "generate" && pos[0] != "regenerate" {
+			return fmt.Errorf("%w: --baseline runs ingest, generate or regenerate", errUsage)
+		}
+		return benchAgainst(ctx, io, fs, pos[0], *baseline, *repeat, s.json)
+	}
+	stopProfiles, err := prof.start()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := stopProfiles(); err != nil {
+			fmt.Fprintf(io.Stderr, "bench: %v\n", err)
+		}
+	}()
 	if len(pos) == 1 && pos[0] == "vector" {
 		return benchVector(ctx, io, s.common, rc)
 	}
@@ -170,6 +193,7 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 		return err
 	}
 	defer a.Close()
+	reg := a.Metrics()
 	startupSeconds := time.Since(startup).Seconds()
 	files, err := producers.Walk([]string{dir}, producers.Options{})
 	if err != nil {
@@ -188,6 +212,12 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 		Seconds: res.Seconds, StartupSeconds: startupSeconds, Store: res.Store,
 		Engine: *engine, CPUs: runtime.NumCPU(), Errors: res.Errors,
 		AnchorCharsPerSecond: anchorChars / anchorSeconds,
+	}
+	if out.Redis, err = benchRedis(reg, nil, res.Documents, "document"); err != nil {
+		return err
+	}
+	if out.StageSeconds, err = benchStages(reg); err != nil {
+		return err
 	}
 	if *engine == "llm" {
 		out.LLM = benchLLM(a.Agents(), s.app.LLM.Model, scripted)

@@ -58,6 +58,9 @@ type BenchGenerate struct {
 	Engine        string  `json:"engine"`
 	CPUs          int     `json:"cpus"`
 	Kafka         string  `json:"kafka"`
+	// Redis is what the requests spent on Redis, per page requested
+	// (the stages of the whole process, ingestion done).
+	Redis *BenchRedis `json:"redis"`
 }
 
 // fullPage makes a request write its page from scratch, even where a
@@ -149,6 +152,11 @@ func benchKind(ctx context.Context, a *app.App, s service, log zerolog.Logger, k
 	if _, err := a.Generate(ctx, s.tenant, false, true, []schemas.Request{{Kind: kind, Subject: subjects[0], Params: fullPage}}); err != nil {
 		return BenchGenerate{}, fmt.Errorf("warm-up request: %w", err)
 	}
+	reg := a.Metrics()
+	before, err := reg.RedisRoundTrips()
+	if err != nil {
+		return BenchGenerate{}, err
+	}
 	rep := progress.New(int64(len(subjects)), "bench generate "+kind, log)
 	type result struct {
 		ms   float64
@@ -207,6 +215,9 @@ feed:
 			orDefault(s.app.Kafka.FetchMaxWait, kafka.DefaultFetchMaxWait), max(s.app.Kafka.FetchMinBytes, kafka.DefaultFetchMinBytes))}
 	if a.Chat != nil {
 		out.Engine = "llm"
+	}
+	if out.Redis, err = benchRedis(reg, before, len(subjects), "page"); err != nil {
+		return BenchGenerate{}, err
 	}
 	var lat, inRange []float64
 	var sizes []int
