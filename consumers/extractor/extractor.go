@@ -130,7 +130,14 @@ type Extractor struct {
 	// rules are the compiled Chinese rules by profile (*profile.Profile →
 	// hanResult): a profile's are built on its first chunk.
 	rules sync.Map
+	// inside are the chunks this process extracted that lie inside an
+	// entry (see Linked), by tenant and chunk id; at most maxInside, then
+	// it starts over.
+	inside map[string]struct{}
 }
+
+// maxInside bounds the chunks remembered as inside entries.
+const maxInside = 1 << 18
 
 type hanResult struct {
 	hz  *han
@@ -303,6 +310,9 @@ func (e *Extractor) Extract(ctx context.Context, tenant string, c schemas.Chunk)
 	}
 	if tenant == "" {
 		tenant = schemas.DefaultTenant
+	}
+	if !outsideEntries(c) {
+		e.rememberInside(tenant, c.ChunkID)
 	}
 	entry := c.Entry
 	if entry == "" {

@@ -57,7 +57,11 @@ func (e *Extractor) Linked(ctx context.Context, tenant string, u schemas.KGUpdat
 	if tenant == "" {
 		tenant = schemas.DefaultTenant
 	}
-	cs, err := e.chunkReader.Get(ctx, tenant, u.Chunks)
+	ids := e.notInside(tenant, u.Chunks)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	cs, err := e.chunkReader.Get(ctx, tenant, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read the chunks linked to %s: %w", u.EntityID, err)
 	}
@@ -100,6 +104,34 @@ func (e *Extractor) Linked(ctx context.Context, tenant string, u schemas.KGUpdat
 	}
 	e.stats.triplets.Add(int64(len(out)))
 	return out, nil
+}
+
+// rememberInside records that chunk id of tenant lies inside an entry: a
+// chunk id names one text, so the record holds for as long as the id.
+func (e *Extractor) rememberInside(tenant, id string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.inside == nil || len(e.inside) >= maxInside {
+		e.inside = map[string]struct{}{}
+	}
+	e.inside[tenant+"\x00"+id] = struct{}{}
+}
+
+// notInside are the ids this process has not seen inside an entry: the
+// chunks Linked must read to know where they lie. During an ingestion the
+// extractor sees a chunk before the linker links it, so most of a
+// person's linked chunks are known to be inside his entry and are not
+// read back.
+func (e *Extractor) notInside(tenant string, ids []string) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for _, id := range ids {
+		if _, ok := e.inside[tenant+"\x00"+id]; !ok {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // knownTimeLeads are clauses that may open a sentence before its subject

@@ -3,8 +3,11 @@ package extractor_test
 import (
 	"context"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"unicode/utf8"
+
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/infra/kg"
@@ -89,6 +92,42 @@ func TestFactsOfKnownPersonsOutsideEntries(t *testing.T) {
 	// to the entry.
 	if got := linked("顾承泽", "c-gu", lu2); len(got) != 0 {
 		t.Errorf("entry chunk gave a known person's facts: %v", got)
+	}
+	// Once this extractor has seen the entry chunk, it knows where the
+	// chunk lies and does not read it back from the store.
+	if _, err := x.Extract(ctx, "", lu2); err != nil {
+		t.Fatal(err)
+	}
+	calls := &commandCount{}
+	client.AddHook(calls)
+	if got := linked("顾承泽", "c-gu", lu2); len(got) != 0 {
+		t.Errorf("entry chunk gave a known person's facts: %v", got)
+	}
+	if calls.n.Load() != 0 {
+		t.Errorf("%d Redis calls to link an entry chunk the extractor has seen, want none", calls.n.Load())
+	}
+	linked("顾承泽", "c-gu", a1)
+	if calls.n.Load() == 0 {
+		t.Error("the archive chunk was not read")
+	}
+}
+
+// commandCount counts the Redis calls a client makes (a pipeline once).
+type commandCount struct{ n atomic.Int64 }
+
+func (c *commandCount) DialHook(next goredis.DialHook) goredis.DialHook { return next }
+
+func (c *commandCount) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return func(ctx context.Context, cmd goredis.Cmder) error {
+		c.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (c *commandCount) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []goredis.Cmder) error {
+		c.n.Add(1)
+		return next(ctx, cmds)
 	}
 }
 

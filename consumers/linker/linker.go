@@ -33,8 +33,9 @@ type Graph interface {
 	// SurfaceInfo returns the person ids of each surface's alias set and
 	// what the linker counted of each surface over the corpus.
 	SurfaceInfo(ctx context.Context, tenant string, surfaces []string) ([][]string, []graph.SurfaceStat, error)
-	// SurfaceChunks returns the chunks the surface was matched in.
-	SurfaceChunks(ctx context.Context, tenant, surface string) ([]string, error)
+	// SurfaceChunks returns the chunks any of the surfaces was matched
+	// in, in one round trip.
+	SurfaceChunks(ctx context.Context, tenant string, surfaces []string) ([]string, error)
 	// LinkBacklog returns chunks matched against a dictionary older than
 	// below, oldest first.
 	LinkBacklog(ctx context.Context, tenant string, below int64, limit int) ([]string, []int64, error)
@@ -49,8 +50,10 @@ type Graph interface {
 	BumpLinkVersion(ctx context.Context, tenant string, chunks []string, version int64) error
 	// Link writes rows of links atomically (see infra/kg.Store.Link).
 	Link(ctx context.Context, tenant string, rows [][]string) ([]string, error)
-	// Entity reads an entity; an unknown id wraps graph.ErrNotFound.
-	Entity(ctx context.Context, tenant, id string) (graph.Entity, error)
+	// EntityEdges reads entities with their edges (not the chunks that
+	// mention them), all in a few round trips; an unknown id has an error
+	// wrapping graph.ErrNotFound in its place of errs.
+	EntityEdges(ctx context.Context, tenant string, ids []string) (es []graph.Entity, errs []error, err error)
 	// Degrees returns each entity's number of edges (as head or tail), a
 	// stamp that moves whenever its edges change.
 	Degrees(ctx context.Context, tenant string, ids []string) ([]int64, error)
@@ -561,7 +564,8 @@ type resolved struct {
 	lines    string
 }
 
-// profiles reads the candidates' profiles, several at a time.
+// profiles reads the candidates' profiles: those cached at their current
+// degree from the cache, the others in one batch.
 func (s *Stage) profiles(ctx context.Context, tenant string, cands [][]string) (map[string]*profile, error) {
 	var ids []string
 	have := map[string]bool{}
@@ -598,37 +602,22 @@ func (s *Stage) profiles(ctx context.Context, tenant string, cands [][]string) (
 		staleDegrees = append(staleDegrees, degrees[i])
 	}
 	s.mu.Unlock()
-	ids = stale
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	errs := make([]error, len(ids))
-	sem := make(chan struct{}, 8)
-	for i, id := range ids {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			e, err := s.g.Entity(ctx, tenant, id)
-			if errors.Is(err, graph.ErrNotFound) {
-				return
-			}
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			p := newProfile(e, s.cfg.Eras)
-			mu.Lock()
-			out[id] = p
-			mu.Unlock()
-			s.mu.Lock()
-			known[id] = knownProfile{p: p, degree: staleDegrees[i]}
-			s.mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	es, errs, err := s.g.EntityEdges(ctx, tenant, stale)
+	if err != nil {
 		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, id := range stale {
+		if errors.Is(errs[i], graph.ErrNotFound) {
+			continue
+		}
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		p := newProfile(es[i], s.cfg.Eras)
+		out[id] = p
+		known[id] = knownProfile{p: p, degree: staleDegrees[i]}
 	}
 	return out, nil
 }
@@ -942,22 +931,13 @@ func (s *Stage) backfill(ctx context.Context, tenant string, news []string, toke
 		return fmt.Errorf("backfill tenant %s: %w", tenant, err)
 	}
 	var want int64
-	relink := map[string]bool{}
-	for i, sf := range news {
-		want = max(want, seqs[i])
-		ids, err := s.g.SurfaceChunks(ctx, tenant, sf)
-		if err != nil {
-			return fmt.Errorf("backfill tenant %s: %w", tenant, err)
-		}
-		for _, id := range ids {
-			relink[id] = true
-		}
+	for _, q := range seqs {
+		want = max(want, q)
 	}
-	var ids []string
-	for id := range relink {
-		ids = append(ids, id)
+	ids, err := s.g.SurfaceChunks(ctx, tenant, news)
+	if err != nil {
+		return fmt.Errorf("backfill tenant %s: %w", tenant, err)
 	}
-	slices.Sort(ids)
 	if err := s.relink(ctx, tenant, ids, token, done); err != nil {
 		return err
 	}

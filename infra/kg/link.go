@@ -165,36 +165,47 @@ func (s *Store) SurfaceStats(ctx context.Context, tenant string) (map[string]gra
 	}
 }
 
-// SurfaceChunks returns the chunks in which the linker matched surface
-// when it could denote another number of persons than it can now: the
-// chunks whose links the surface's new candidates may change.
-func (s *Store) SurfaceChunks(ctx context.Context, tenant, surface string) ([]string, error) {
+// SurfaceChunks returns the chunks in which the linker matched any of
+// surfaces when it could denote another number of persons than it can
+// now: the chunks whose links the surfaces' new candidates may change.
+// One round trip reads them all; the ids are sorted, each once.
+func (s *Store) SurfaceChunks(ctx context.Context, tenant string, surfaces []string) ([]string, error) {
 	if err := checkTenant("read surface chunks", tenant); err != nil {
 		return nil, err
 	}
+	if len(surfaces) == 0 {
+		return nil, nil
+	}
 	p := s.c.Pipeline()
-	matched := p.HGetAll(ctx, prefix(tenant)+"surfchunks:"+surface)
-	ids := p.SMembers(ctx, prefix(tenant)+"alias:"+surface)
+	matched := make([]*goredis.MapStringStringCmd, len(surfaces))
+	aliases := make([]*goredis.StringSliceCmd, len(surfaces))
+	for i, sf := range surfaces {
+		matched[i] = p.HGetAll(ctx, prefix(tenant)+"surfchunks:"+sf)
+		aliases[i] = p.SMembers(ctx, prefix(tenant)+"alias:"+sf)
+	}
 	if _, err := p.Exec(ctx); err != nil {
-		return nil, fmt.Errorf("read chunks of surface %q: %w", surface, err)
+		return nil, fmt.Errorf("read chunks of %d surfaces: %w", len(surfaces), err)
 	}
-	persons := 0
-	for _, id := range ids.Val() {
-		if strings.HasPrefix(id, schemas.EntityPerson+":") {
-			persons++
-		}
-	}
-	// A chunk matched when the surface could denote as many persons as it
-	// can now was resolved against the same candidates (a set that only
-	// grows, but for a retraction): linking it again would change nothing.
 	var out []string
-	for id, v := range matched.Val() {
-		if n, _, _ := strings.Cut(v, "\t"); n != strconv.Itoa(persons) {
-			out = append(out, id)
+	for i := range surfaces {
+		persons := 0
+		for _, id := range aliases[i].Val() {
+			if strings.HasPrefix(id, schemas.EntityPerson+":") {
+				persons++
+			}
+		}
+		// A chunk matched when the surface could denote as many persons
+		// as it can now was resolved against the same candidates (a set
+		// that only grows, but for a retraction): linking it again would
+		// change nothing.
+		for id, v := range matched[i].Val() {
+			if n, _, _ := strings.Cut(v, "\t"); n != strconv.Itoa(persons) {
+				out = append(out, id)
+			}
 		}
 	}
 	slices.Sort(out)
-	return out, nil
+	return slices.Compact(out), nil
 }
 
 // LinkBacklog returns up to limit chunks whose text was last matched

@@ -55,7 +55,7 @@ func TestLinkScript(t *testing.T) {
 	}
 	// Matched against the candidates the surface has: nothing to link
 	// again (until a second person of the name arrives, below).
-	if got, err := s.SurfaceChunks(ctx, tenant, "叶向高"); err != nil || len(got) != 0 {
+	if got, err := s.SurfaceChunks(ctx, tenant, []string{"叶向高"}); err != nil || len(got) != 0 {
 		t.Fatalf("surface chunks %v, %v before a homonym", got, err)
 	}
 
@@ -111,8 +111,12 @@ func TestLinkScript(t *testing.T) {
 		fact{head: "叶向高", rel: schemas.RelCourtesyName, tail: "伯卿", start: 0, end: 6}), nil); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.SurfaceChunks(ctx, tenant, "叶向高"); !slices.Equal(got, []string{"a-0000"}) {
+	if got, _ := s.SurfaceChunks(ctx, tenant, []string{"叶向高"}); !slices.Equal(got, []string{"a-0000"}) {
 		t.Fatalf("surface chunks %v after a homonym", got)
+	}
+	// Several surfaces in one read: the union, each chunk once.
+	if got, _ := s.SurfaceChunks(ctx, tenant, []string{"叶向高", "无名氏", "叶向高"}); !slices.Equal(got, []string{"a-0000"}) {
+		t.Fatalf("surface chunks %v of three surfaces", got)
 	}
 }
 

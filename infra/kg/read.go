@@ -116,6 +116,68 @@ func (s *Store) Entity(ctx context.Context, tenant, id string) (graph.Entity, er
 	return e, nil
 }
 
+// EntityEdges reads several entities with their edges, in two round
+// trips for all of them: the node and its outgoing and incoming edges,
+// sorted as Entity sorts them, without the chunks that mention it, its
+// names or its homonyms (Entity reads those). An id the graph does not
+// hold gives graph.ErrNotFound in its place of errs.
+func (s *Store) EntityEdges(ctx context.Context, tenant string, ids []string) (es []graph.Entity, errs []error, err error) {
+	if err := checkTenant("read entities", tenant); err != nil {
+		return nil, nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil, nil
+	}
+	pre := prefix(tenant)
+	p := s.c.Pipeline()
+	nodes := make([]*goredis.MapStringStringCmd, len(ids))
+	outs := make([]*goredis.StringSliceCmd, len(ids))
+	ins := make([]*goredis.StringSliceCmd, len(ids))
+	for i, id := range ids {
+		nodes[i] = p.HGetAll(ctx, pre+"node:"+id)
+		outs[i] = p.SMembers(ctx, pre+"out:"+id)
+		ins[i] = p.SMembers(ctx, pre+"in:"+id)
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		return nil, nil, fmt.Errorf("read %d entities: %w", len(ids), err)
+	}
+	p = s.c.Pipeline()
+	edges := make([][]*goredis.MapStringStringCmd, len(ids))
+	for i := range ids {
+		for _, eid := range append(slices.Clone(outs[i].Val()), ins[i].Val()...) {
+			edges[i] = append(edges[i], p.HGetAll(ctx, pre+"edge:"+eid))
+		}
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		return nil, nil, fmt.Errorf("read the edges of %d entities: %w", len(ids), err)
+	}
+	es, errs = make([]graph.Entity, len(ids)), make([]error, len(ids))
+	for i, id := range ids {
+		if len(nodes[i].Val()) == 0 {
+			errs[i] = fmt.Errorf("read entity %s: %w", id, graph.ErrNotFound)
+			continue
+		}
+		e := graph.Entity{Node: nodeFromHash(id, nodes[i].Val())}
+		outIDs, inIDs := outs[i].Val(), ins[i].Val()
+		e.Edges = make([]graph.Edge, 0, len(outIDs))
+		e.Incoming = make([]graph.Edge, 0, len(inIDs))
+		for k, c := range edges[i] {
+			if len(c.Val()) == 0 {
+				continue
+			}
+			if k < len(outIDs) {
+				e.Edges = append(e.Edges, edgeFromHash(outIDs[k], c.Val()))
+			} else {
+				e.Incoming = append(e.Incoming, edgeFromHash(inIDs[k-len(outIDs)], c.Val()))
+			}
+		}
+		sortEdges(e.Edges, e.EntryChunk)
+		sortEdges(e.Incoming, "")
+		es[i] = e
+	}
+	return es, errs, nil
+}
+
 func sortEdges(es []graph.Edge, entryChunk string) {
 	slices.SortFunc(es, func(a, b graph.Edge) int {
 		ea, eb := a.ChunkID == entryChunk && entryChunk != "", b.ChunkID == entryChunk && entryChunk != ""

@@ -304,6 +304,40 @@ func TestEntityKeepsProvenance(t *testing.T) {
 	}
 }
 
+// TestEntityEdgesReadsWhatEntityReads: the batch read gives each entity
+// the node and edges Entity gives, in its order, and an unknown id its
+// not-found error in place.
+func TestEntityEdgesReadsWhatEntityReads(t *testing.T) {
+	s, _ := newStore(t, kg.Config{})
+	apply(t, s, yeXiangGao(), nil)
+	ids := []string{kg.PersonID("叶向高", "c-ye"), "person:nobody", "place:福清"}
+	es, errs, err := s.EntityEdges(context.Background(), tenant, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != len(ids) || len(errs) != len(ids) {
+		t.Fatalf("%d entities and %d errors for %d ids", len(es), len(errs), len(ids))
+	}
+	if !errors.Is(errs[1], graph.ErrNotFound) {
+		t.Errorf("person:nobody: err = %v, want ErrNotFound", errs[1])
+	}
+	for _, k := range []int{0, 2} {
+		if errs[k] != nil {
+			t.Fatalf("%s: %v", ids[k], errs[k])
+		}
+		want := entity(t, s, ids[k])
+		got := es[k]
+		if fmt.Sprintf("%+v", got.Node) != fmt.Sprintf("%+v", want.Node) ||
+			fmt.Sprintf("%+v", got.Edges) != fmt.Sprintf("%+v", want.Edges) ||
+			fmt.Sprintf("%+v", got.Incoming) != fmt.Sprintf("%+v", want.Incoming) {
+			t.Errorf("%s:\n got %+v\nwant %+v", ids[k], got, want)
+		}
+		if len(got.Edges)+len(got.Incoming) == 0 {
+			t.Errorf("%s: no edges read", ids[k])
+		}
+	}
+}
+
 func TestContinuationChunksShareTheEntryPerson(t *testing.T) {
 	s, _ := newStore(t, kg.Config{})
 	first := triplets("d", "c1", "叶向高", "c1",
