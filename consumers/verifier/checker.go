@@ -29,7 +29,7 @@ const (
 	DefaultTopPassages   = 12
 	DefaultMinContext    = 3
 	DefaultMaxValueRunes = 8
-	DefaultCacheSize     = 32
+	DefaultCacheSize     = 256
 )
 
 // Config tunes the offline checker. The zero value means the defaults
@@ -59,7 +59,9 @@ type Config struct {
 	MaxValueRunes int
 	// CacheSize is how many reference sets keep their index (normalized
 	// text, passages, token sets, dates) between checks; the verifier sees
-	// one set for every sentence of a page (default 32).
+	// one set for every sentence of a page, so the cache holds at least
+	// the pages in flight: a page evicted between two of its sentences
+	// is indexed again (default 256).
 	CacheSize int
 	// Era is the era table (default era.Default()).
 	Era *era.Table

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/annalist-dev/annalist/internal/genmem"
@@ -38,11 +39,24 @@ const DefaultRequestTTL = 24 * time.Hour
 //	mem:{t}:req:<id>:prev   hash: index → a sentence of the page version the
 //	                        request regenerates (JSON), and u:<index> → its use
 //
+// A request's reference set is written once, when the request starts,
+// and read for every sentence after it: the process keeps the sets it
+// wrote or read last (refsCached of them) and answers from them without
+// a round trip. Another process reads the stored set.
+//
 // It is safe for concurrent use.
 type Requests struct {
 	c   redis.Client
 	ttl time.Duration
+
+	mu    sync.Mutex
+	refs  map[string]*schemas.ReferenceSet
+	order []string
 }
+
+// refsCached is how many reference sets a process keeps: more than the
+// requests a writer has in flight.
+const refsCached = 1024
 
 var _ genmem.Memory = (*Requests)(nil)
 
@@ -260,13 +274,38 @@ func (m *Requests) PutReferences(ctx context.Context, tenant, id string, refs *s
 	if err := m.c.Set(ctx, reqKey(tenant, id)+":refs", b, m.ttl).Err(); err != nil {
 		return fmt.Errorf("store references of %s: %w", id, err)
 	}
+	m.keep(reqKey(tenant, id), refs)
 	return nil
+}
+
+// keep caches a reference set under its request key.
+func (m *Requests) keep(key string, refs *schemas.ReferenceSet) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.refs == nil {
+		m.refs = map[string]*schemas.ReferenceSet{}
+	}
+	if _, ok := m.refs[key]; !ok {
+		if len(m.order) >= refsCached {
+			delete(m.refs, m.order[0])
+			m.order = m.order[1:]
+		}
+		m.order = append(m.order, key)
+	}
+	m.refs[key] = refs
 }
 
 // References returns the reference set of a request; a missing one fails
 // with a permanent error (no retry brings it back) wrapping
-// genmem.ErrNoReferences.
+// genmem.ErrNoReferences. The set is shared with the process's other
+// readers of it: callers do not modify it.
 func (m *Requests) References(ctx context.Context, tenant, id string) (*schemas.ReferenceSet, error) {
+	m.mu.Lock()
+	refs, ok := m.refs[reqKey(tenant, id)]
+	m.mu.Unlock()
+	if ok {
+		return refs, nil
+	}
 	b, err := m.c.Get(ctx, reqKey(tenant, id)+":refs").Bytes()
 	if errors.Is(err, goredis.Nil) {
 		return nil, pipeline.Permanent(fmt.Errorf("references of request %s: %w", id, genmem.ErrNoReferences))
@@ -278,6 +317,7 @@ func (m *Requests) References(ctx context.Context, tenant, id string) (*schemas.
 	if err := json.Unmarshal(b, &rs); err != nil {
 		return nil, fmt.Errorf("references of request %s: decode: %w", id, err)
 	}
+	m.keep(reqKey(tenant, id), &rs)
 	return &rs, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/annalist-dev/annalist/internal/genmem"
 
 	"github.com/annalist-dev/annalist/infra/memory"
@@ -30,6 +32,55 @@ func TestReferencesRoundTripAndMissingIsPermanent(t *testing.T) {
 	}
 	if _, err := m.References(ctx, "other", "r1"); !errors.Is(err, genmem.ErrNoReferences) {
 		t.Fatalf("another tenant's request: %v", err)
+	}
+}
+
+// TestReferencesAreKeptInProcess: the process that wrote or read a
+// request's reference set answers from it without a round trip; another
+// process (another Requests on the same Redis) reads the stored set.
+func TestReferencesAreKeptInProcess(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Client(t)
+	writer, other := memory.NewRequests(c, 0), memory.NewRequests(c, 0)
+	rs := &schemas.ReferenceSet{Name: "叶向高", References: []schemas.Reference{{ChunkID: "c1", Text: "叶向高，字进卿。"}}}
+	if err := writer.PutReferences(ctx, "t", "r1", rs); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	c.AddHook(countHook{&calls})
+	if got, err := writer.References(ctx, "t", "r1"); err != nil || got.Name != "叶向高" {
+		t.Fatalf("writer read back %+v, %v", got, err)
+	}
+	if calls != 0 {
+		t.Errorf("the writing process made %d Redis calls to read its set, want none", calls)
+	}
+	if got, err := other.References(ctx, "t", "r1"); err != nil || got.Name != "叶向高" || len(got.References) != 1 {
+		t.Fatalf("another process read %+v, %v", got, err)
+	}
+	if calls != 1 {
+		t.Errorf("another process made %d Redis calls, want 1", calls)
+	}
+	if _, err := other.References(ctx, "t", "r1"); err != nil || calls != 1 {
+		t.Errorf("read again: %v after %d calls, want it kept", err, calls)
+	}
+}
+
+// countHook counts the Redis calls of a client (a pipeline once).
+type countHook struct{ n *int }
+
+func (h countHook) DialHook(next goredis.DialHook) goredis.DialHook { return next }
+
+func (h countHook) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return func(ctx context.Context, cmd goredis.Cmder) error {
+		*h.n++
+		return next(ctx, cmd)
+	}
+}
+
+func (h countHook) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []goredis.Cmder) error {
+		*h.n++
+		return next(ctx, cmds)
 	}
 }
 

@@ -216,7 +216,7 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	if out.Redis, err = benchRedis(reg, nil, res.Documents, "document"); err != nil {
 		return err
 	}
-	if out.StageSeconds, err = benchStages(reg); err != nil {
+	if out.StageSeconds, err = benchStages(reg, nil); err != nil {
 		return err
 	}
 	if *engine == "llm" {

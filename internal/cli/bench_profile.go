@@ -146,15 +146,18 @@ func benchRedis(reg *metrics.Registry, since map[string]metrics.RoundTrips, unit
 
 // benchStages is the time each stage spent in its handler, summed over
 // its batches (stages overlap, so the sum can exceed the run): the stage
-// nearest the run's length is the one the run waited on.
-func benchStages(reg *metrics.Registry) (map[string]float64, error) {
+// nearest the run's length is the one the run waited on. It counts from
+// since (nil: from when the registry was wired).
+func benchStages(reg *metrics.Registry, since map[string]metrics.RoundTrips) (map[string]float64, error) {
 	stages, err := reg.StageHandling()
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]float64, len(stages))
 	for st, h := range stages {
-		out[st] = math.Round(h.Seconds*1000) / 1000
+		if v := h.Seconds - since[st].Seconds; v > 0 {
+			out[st] = math.Round(v*1000) / 1000
+		}
 	}
 	return out, nil
 }
