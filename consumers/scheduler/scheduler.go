@@ -67,11 +67,17 @@ type Trigger struct {
 	Key string
 }
 
+// Query asks for the pages about one of the entities or citing one of the
+// chunks.
+type Query struct {
+	Entities, Chunks []string
+}
+
 // Recorder is the scheduler's store as the handler uses it.
 type Recorder interface {
-	// Dependents lists the pages about one of the entities or citing one
-	// of the chunks, of every kind.
-	Dependents(ctx context.Context, tenant string, entities, chunks []string) ([]Page, error)
+	// Dependents answers each query of a batch: the pages, of every kind,
+	// about one of its entities or citing one of its chunks.
+	Dependents(ctx context.Context, tenant string, qs []Query) ([][]Page, error)
 	// Record records tr on pages (due at now + window, no later than the
 	// first trigger + maxDelay) and marks them stale; it returns how many
 	// it recorded, 0 when tr.Key was recorded before.
@@ -106,26 +112,59 @@ func (c Config) withDefaults() Config {
 }
 
 // Handler returns the stage's handler: kg-updates in, triggers recorded,
-// nothing produced (the emitter publishes). A Redis failure is returned as
-// it is (transient); an update with a reason the scheduler does not know
-// is permanent.
-func Handler(rec Recorder, cfg Config) pipeline.Handler {
+// nothing produced (the emitter publishes). The pages of a batch's
+// updates are read in one Dependents call per tenant, and each update's
+// trigger is recorded on its pages in the batch's order. A Redis failure
+// is returned as it is (transient); an update with a reason the
+// scheduler does not know is permanent (the runtime then runs the batch
+// one update at a time, so that it fails alone).
+func Handler(rec Recorder, cfg Config) pipeline.BatchHandler {
 	cfg = cfg.withDefaults()
-	return func(ctx context.Context, in pipeline.Input) ([]pipeline.Output, error) {
-		u, ok := pipeline.As[schemas.KGUpdate](in.Msg)
-		if !ok {
-			return nil, pipeline.Permanentf("scheduler: unexpected message %T on %s", in.Msg, in.Topic)
+	return func(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
+		type pending struct {
+			tr *Trigger
+			q  Query
 		}
-		tr, entities, chunks, err := triggerOf(u)
-		if err != nil || tr == nil {
-			return nil, err
+		var tenants []string
+		work := map[string][]pending{}
+		for _, in := range ins {
+			u, ok := pipeline.As[schemas.KGUpdate](in.Msg)
+			if !ok {
+				return nil, pipeline.Permanentf("scheduler: unexpected message %T on %s", in.Msg, in.Topic)
+			}
+			tr, entities, chunks, err := triggerOf(u)
+			if err != nil {
+				return nil, err
+			}
+			if tr == nil {
+				continue
+			}
+			t := in.Tenant()
+			if _, ok := work[t]; !ok {
+				tenants = append(tenants, t)
+			}
+			work[t] = append(work[t], pending{tr: tr, q: Query{Entities: entities, Chunks: chunks}})
 		}
-		pages, err := rec.Dependents(ctx, in.Tenant(), entities, chunks)
-		if err != nil || len(pages) == 0 {
-			return nil, err
+		for _, t := range tenants {
+			ps := work[t]
+			qs := make([]Query, len(ps))
+			for i, p := range ps {
+				qs[i] = p.q
+			}
+			pages, err := rec.Dependents(ctx, t, qs)
+			if err != nil {
+				return nil, err
+			}
+			for i, p := range ps {
+				if len(pages[i]) == 0 {
+					continue
+				}
+				if _, err := rec.Record(ctx, t, *p.tr, pages[i], cfg.Now(), cfg.Window, cfg.MaxDelay); err != nil {
+					return nil, err
+				}
+			}
 		}
-		_, err = rec.Record(ctx, in.Tenant(), *tr, pages, cfg.Now(), cfg.Window, cfg.MaxDelay)
-		return nil, err
+		return make([][]pipeline.Output, len(ins)), nil
 	}
 }
 

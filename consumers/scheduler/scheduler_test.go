@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,13 +25,18 @@ type store struct {
 	sched *pages.Schedule
 }
 
-func (s store) Dependents(ctx context.Context, tenant string, entities, chunks []string) ([]scheduler.Page, error) {
-	refs, err := s.pages.Dependents(ctx, tenant, entities, chunks)
-	var out []scheduler.Page
-	for _, r := range refs {
-		out = append(out, scheduler.Page{Kind: r.Kind, Subject: r.Subject})
+func (s store) Dependents(ctx context.Context, tenant string, qs []scheduler.Query) ([][]scheduler.Page, error) {
+	out := make([][]scheduler.Page, len(qs))
+	for i, q := range qs {
+		refs, err := s.pages.Dependents(ctx, tenant, q.Entities, q.Chunks)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range refs {
+			out[i] = append(out[i], scheduler.Page{Kind: r.Kind, Subject: r.Subject})
+		}
 	}
-	return out, err
+	return out, nil
 }
 
 func (s store) Record(ctx context.Context, tenant string, tr scheduler.Trigger, ps []scheduler.Page, now time.Time, window, maxDelay time.Duration) (int, error) {
@@ -83,7 +89,7 @@ type fixture struct {
 	ctx       context.Context
 	st        store
 	clk       *clock
-	h         pipeline.Handler
+	h         pipeline.BatchHandler
 	published []schemas.Request
 	em        *scheduler.Emitter
 }
@@ -121,8 +127,8 @@ func newFixture(t *testing.T) *fixture {
 
 func (f *fixture) update(t *testing.T, u schemas.KGUpdate) {
 	t.Helper()
-	outs, err := f.h(f.ctx, pipeline.Input{Meta: schemas.Meta{Tenant: "t"}, Msg: u, Topic: topology.KGUpdates})
-	if err != nil || len(outs) != 0 {
+	outs, err := f.h(f.ctx, []pipeline.Input{{Meta: schemas.Meta{Tenant: "t"}, Msg: u, Topic: topology.KGUpdates}})
+	if err != nil || len(outs) != 1 || len(outs[0]) != 0 {
 		t.Fatalf("handle %+v = %v, %v; want no output, no error", u, outs, err)
 	}
 }
@@ -189,6 +195,38 @@ func TestHandlerFindsDependentsAndDebounces(t *testing.T) {
 	}
 }
 
+// A batch of updates is handled as its updates one by one: each page gets
+// the triggers of the updates it rests under, whatever else the batch
+// holds (an update no page rests on, one that changes nothing).
+func TestBatchOfUpdates(t *testing.T) {
+	f := newFixture(t)
+	in := func(u schemas.KGUpdate) pipeline.Input {
+		return pipeline.Input{Meta: schemas.Meta{Tenant: "t"}, Msg: u, Topic: topology.KGUpdates}
+	}
+	outs, err := f.h(f.ctx, []pipeline.Input{
+		in(schemas.KGUpdate{EntityID: "e-ye", Name: "叶向高", Type: schemas.EntityPerson, Edges: []string{"x1"}, DocIDs: []string{"d9"}}),
+		in(schemas.KGUpdate{EntityID: "e-none", Name: "某", Type: schemas.EntityPerson, Edges: []string{"x2"}, DocIDs: []string{"d7"}}),
+		in(schemas.KGUpdate{EntityID: "e-shen", Name: "申时行", Type: schemas.EntityPerson}),
+		in(schemas.KGUpdate{EntityID: "e-x", Name: "某", Type: schemas.EntityPerson, RemovedChunks: []string{"d3-0001"},
+			Reason: schemas.ReasonSuperseded, DocIDs: []string{"d3", "d4"}}),
+	})
+	if err != nil || len(outs) != 4 {
+		t.Fatalf("handle a batch of 4 = %d output lists, %v", len(outs), err)
+	}
+	f.clk.advance(time.Second)
+	got := f.round(t)
+	slices.SortFunc(got, func(a, b schemas.Request) int { return strings.Compare(a.Subject, b.Subject) })
+	if !slices.Equal(subjectsOf(got), []string{"叶向高", "王锡爵"}) {
+		t.Fatalf("published %v; want 叶向高 and 王锡爵", subjectsOf(got))
+	}
+	if tr := got[0].Trigger; tr == nil || tr.Reason != schemas.ReasonNewEvidence || !slices.Equal(tr.DocIDs, []string{"d9"}) {
+		t.Errorf("叶向高's trigger = %+v; want new evidence from d9", tr)
+	}
+	if tr := got[1].Trigger; tr == nil || tr.Reason != schemas.ReasonSuperseded || !slices.Equal(tr.DocIDs, []string{"d3", "d4"}) {
+		t.Errorf("王锡爵's trigger = %+v; want d3 superseded by d4", tr)
+	}
+}
+
 // Updates that change nothing under any page schedule nothing: an entity
 // no page is about, a chunk no page cites, an update with no change.
 // The same update announced again, after its page was regenerated,
@@ -242,8 +280,8 @@ func TestRetractionFirst(t *testing.T) {
 // (dead-lettered), not retried forever.
 func TestUnknownReasonIsPermanent(t *testing.T) {
 	f := newFixture(t)
-	_, err := f.h(f.ctx, pipeline.Input{Meta: schemas.Meta{Tenant: "t"}, Topic: topology.KGUpdates,
-		Msg: schemas.KGUpdate{EntityID: "e-ye", Name: "叶向高", Edges: []string{"x"}, Reason: "whim"}})
+	_, err := f.h(f.ctx, []pipeline.Input{{Meta: schemas.Meta{Tenant: "t"}, Topic: topology.KGUpdates,
+		Msg: schemas.KGUpdate{EntityID: "e-ye", Name: "叶向高", Edges: []string{"x"}, Reason: "whim"}}})
 	if !pipeline.IsPermanent(err) {
 		t.Fatalf("err = %v; want permanent", err)
 	}

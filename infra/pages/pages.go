@@ -340,32 +340,65 @@ func (r PageRef) Key() string { return schemas.PageKey(r.Kind, r.Subject) }
 // entities or cite one of the chunks: the pages to regenerate when they
 // change. Sorted by kind, then subject; each page once.
 func (s *Store) Dependents(ctx context.Context, tenant string, entities, chunks []string) ([]PageRef, error) {
-	if len(entities) == 0 && len(chunks) == 0 {
-		return nil, nil
+	out, err := s.DependentsMany(ctx, tenant, []DependentsQuery{{Entities: entities, Chunks: chunks}})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// DependentsQuery is one question of DependentsMany: the entities and
+// chunks whose pages are wanted.
+type DependentsQuery struct {
+	Entities, Chunks []string
+}
+
+// DependentsMany answers several Dependents questions in two round trips
+// for all of them: the pages, sorted by kind then subject, that are about
+// one of a query's entities or cite one of its chunks.
+func (s *Store) DependentsMany(ctx context.Context, tenant string, qs []DependentsQuery) ([][]PageRef, error) {
+	out := make([][]PageRef, len(qs))
+	asked := false
+	for _, q := range qs {
+		asked = asked || len(q.Entities)+len(q.Chunks) > 0
+	}
+	if !asked {
+		return out, nil
 	}
 	kinds, err := s.c.SMembers(ctx, kindsKey(tenant)).Result()
 	if err != nil {
-		return nil, fmt.Errorf("pages depending on %d entities and %d chunks: %w", len(entities), len(chunks), err)
+		return nil, fmt.Errorf("pages depending on %d sets of entities and chunks: %w", len(qs), err)
 	}
 	kinds = append(kinds, schemas.KindBiography)
 	slices.Sort(kinds)
 	kinds = slices.Compact(kinds)
-	var out []PageRef
-	for _, kind := range kinds {
-		var keys []string
-		for _, e := range entities {
-			keys = append(keys, entityDepsPrefix(tenant, kind)+e)
+	p := s.c.Pipeline()
+	unions := make([][]*goredis.StringSliceCmd, len(qs))
+	for i, q := range qs {
+		if len(q.Entities)+len(q.Chunks) == 0 {
+			continue
 		}
-		for _, c := range chunks {
-			keys = append(keys, depsPrefix(tenant, kind)+c)
+		for _, kind := range kinds {
+			keys := make([]string, 0, len(q.Entities)+len(q.Chunks))
+			for _, e := range q.Entities {
+				keys = append(keys, entityDepsPrefix(tenant, kind)+e)
+			}
+			for _, c := range q.Chunks {
+				keys = append(keys, depsPrefix(tenant, kind)+c)
+			}
+			unions[i] = append(unions[i], p.SUnion(ctx, keys...))
 		}
-		subjects, err := s.c.SUnion(ctx, keys...).Result()
-		if err != nil {
-			return nil, fmt.Errorf("%s pages depending on %d entities and %d chunks: %w", kind, len(entities), len(chunks), err)
-		}
-		slices.Sort(subjects)
-		for _, sub := range subjects {
-			out = append(out, PageRef{Kind: kind, Subject: sub})
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("pages depending on %d sets of entities and chunks: %w", len(qs), err)
+	}
+	for i := range qs {
+		for k, u := range unions[i] {
+			subjects := u.Val()
+			slices.Sort(subjects)
+			for _, sub := range subjects {
+				out[i] = append(out[i], PageRef{Kind: kinds[k], Subject: sub})
+			}
 		}
 	}
 	return out, nil

@@ -52,6 +52,8 @@ func TestDependentsByEntityAndChunkOverKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	both := []pages.PageRef{{Kind: schemas.KindAnswer, Subject: "叶向高"}, bio("叶向高")}
+	var qs []pages.DependentsQuery
+	var want [][]pages.PageRef
 	for _, tc := range []struct {
 		name             string
 		entities, chunks []string
@@ -67,6 +69,19 @@ func TestDependentsByEntityAndChunkOverKinds(t *testing.T) {
 		got, err := s.Dependents(ctx, "t", tc.entities, tc.chunks)
 		if err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("%s: dependents = %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+		qs = append(qs, pages.DependentsQuery{Entities: tc.entities, Chunks: tc.chunks})
+		want = append(want, tc.want)
+	}
+	// The same questions asked together get the same answers, each in its
+	// place.
+	all, err := s.DependentsMany(ctx, "t", qs)
+	if err != nil || len(all) != len(want) {
+		t.Fatalf("dependents of %d queries: %d answers, %v", len(qs), len(all), err)
+	}
+	for i := range want {
+		if !slices.Equal(all[i], want[i]) {
+			t.Errorf("query %d asked together: %v, want %v", i, all[i], want[i])
 		}
 	}
 	if got, err := s.Dependents(ctx, "other", []string{"e-ye"}, []string{"c1"}); err != nil || len(got) != 0 {

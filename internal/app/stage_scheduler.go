@@ -24,8 +24,8 @@ var schedulerStage = Stage{
 		if a.Redis == nil || a.Pages == nil {
 			return nil, errors.New("scheduler needs redis")
 		}
-		return pipeline.Batch(scheduler.Handler(schedulerStore{a.Pages, pages.NewSchedule(a.Redis)},
-			scheduler.Config{Window: a.ScheduleWindow()})), nil
+		return scheduler.Handler(schedulerStore{a.Pages, pages.NewSchedule(a.Redis)},
+			scheduler.Config{Window: a.ScheduleWindow()}), nil
 	},
 	Background: func(a *App) (func(ctx context.Context) error, error) {
 		if a.Redis == nil || a.Pages == nil {
@@ -53,13 +53,22 @@ type schedulerStore struct {
 	sched *pages.Schedule
 }
 
-func (s schedulerStore) Dependents(ctx context.Context, tenant string, entities, chunks []string) ([]scheduler.Page, error) {
-	refs, err := s.pages.Dependents(ctx, tenant, entities, chunks)
-	out := make([]scheduler.Page, len(refs))
-	for i, r := range refs {
-		out[i] = scheduler.Page{Kind: r.Kind, Subject: r.Subject}
+func (s schedulerStore) Dependents(ctx context.Context, tenant string, qs []scheduler.Query) ([][]scheduler.Page, error) {
+	dq := make([]pages.DependentsQuery, len(qs))
+	for i, q := range qs {
+		dq[i] = pages.DependentsQuery{Entities: q.Entities, Chunks: q.Chunks}
 	}
-	return out, err
+	refs, err := s.pages.DependentsMany(ctx, tenant, dq)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]scheduler.Page, len(refs))
+	for i, rs := range refs {
+		for _, r := range rs {
+			out[i] = append(out[i], scheduler.Page{Kind: r.Kind, Subject: r.Subject})
+		}
+	}
+	return out, nil
 }
 
 func (s schedulerStore) Record(ctx context.Context, tenant string, tr scheduler.Trigger, ps []scheduler.Page, now time.Time, window, maxDelay time.Duration) (int, error) {
