@@ -98,6 +98,8 @@ type BenchRedis struct {
 	// transactions (each carrying several commands).
 	PipelineShare float64             `json:"pipeline_share"`
 	TopByCalls    []BenchRedisCommand `json:"top_by_calls"`
+	// Dials counts the connections the client opened (not round trips).
+	Dials uint64 `json:"dials"`
 }
 
 // BenchRedisCommand is one command's share of a bench's round trips.
@@ -107,8 +109,8 @@ type BenchRedisCommand struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// benchRedis summarises the round trips the registry counted since the
-// counts since (nil: since it was wired) over units of work.
+// benchRedis summarises the round trips the registry counted after the
+// counts since (nil: all of them) over units of work.
 func benchRedis(reg *metrics.Registry, since map[string]metrics.RoundTrips, units int, unit string) (*BenchRedis, error) {
 	by, err := reg.RedisRoundTrips()
 	if err != nil {
@@ -122,6 +124,10 @@ func benchRedis(reg *metrics.Registry, since map[string]metrics.RoundTrips, unit
 	}
 	out := &BenchRedis{Unit: unit}
 	for cmd, rt := range by {
+		if cmd == "dial" {
+			out.Dials = rt.Calls
+			continue
+		}
 		if rt.Calls == 0 {
 			continue
 		}
