@@ -2,11 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"path/filepath"
 	"runtime"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/infra/vector"
@@ -15,6 +18,7 @@ import (
 	"github.com/annalist-dev/annalist/internal/progress"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
+	"github.com/annalist-dev/annalist/topology"
 )
 
 // Published anchor: Alstorian indexed 220k characters in 422.65 s (seed
@@ -52,8 +56,13 @@ type BenchIngest struct {
 	LLM              *BenchLLM `json:"llm,omitempty"`
 	// Redis is what the run spent on Redis, per document ingested.
 	Redis *BenchRedis `json:"redis"`
-	// StageSeconds is each stage's time in its handler (benchStages).
+	// StageSeconds is each stage's time in its handler (benchStages): of
+	// this process's stages only.
 	StageSeconds map[string]float64 `json:"stage_seconds"`
+	// Processes is the number of `annalist consume` processes the stages
+	// that do not write the vector index ran in (0: all ran in this one).
+	// Triplets are then not counted.
+	Processes int `json:"processes"`
 }
 
 // BenchLLM is where the LLM engine's calls went in `bench ingest --engine
@@ -91,7 +100,7 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	nUpdates := fs.Int("updates", 30, "regenerate: documents streamed (a third new, a third superseding them, a third retracting them)")
 	kindFlag := fs.String("kind", schemas.KindBiography, "generate, regenerate: page kind: biography, topic, or all (side by side)")
 	notes := fs.String("notes", NotesPlain, "regenerate: how the update notes are written: plain (the name and a new statement, in several wordings) or context (with the examination year and native place the graph holds)")
-	procs := fs.Int("processes", 0, "regenerate: run the generation stages (scheduler included) as this many `annalist consume generate` processes (0: in this process)")
+	procs := fs.Int("processes", 0, "ingest: run the ingestion stages that do not write the vector index as this many `annalist consume` processes; regenerate: run the generation stages (scheduler included) as this many `annalist consume generate` processes (0: in this process)")
 	engine := fs.String("engine", "offline", "ingest: offline (the --llm-* flags are ignored), or llm: the LLM engine on the --llm-* server, or without --llm-base-url the scripted ingestion model (internal/eval) served on 127.0.0.1")
 	fs.IntVar(&rc.Dim, "dim", 256, "vector: dimension")
 	var prof benchProfiles
@@ -199,18 +208,36 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := a.Ingest(ctx, s.tenant, true, true, func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
+	local := true
+	var embedded *app.Counters
+	if *procs > 0 {
+		// The stages run in procs `annalist consume` processes joined to
+		// this one's broker and Redis, but for those that write this
+		// process's vector index, which only its owner may.
+		var stopProcs func()
+		if embedded, stopProcs, err = benchIngestProcesses(ctx, io, a, log, *procs); err != nil {
+			return err
+		}
+		defer stopProcs()
+		local = false
+	}
+	res, err := a.Ingest(ctx, s.tenant, local, true, func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
 		rep := progress.New(int64(len(files)), "bench ingest", log)
 		return producers.IngestFiles(ctx, []string{dir}, producers.Options{}, s.tenant, sink, rep)
 	})
 	if err != nil {
 		return err
 	}
+	if embedded != nil {
+		// The stage counters of the other processes are theirs: the
+		// chunks and vectors are read from the stores instead.
+		res.Chunks, res.Vectors = int(res.Store.Chunks), int(embedded.Stage(topology.StageEmbedder).Handled)
+	}
 	out := BenchIngest{
 		Documents: res.Documents, Chars: res.Chars, Bytes: res.Bytes, Chunks: res.Chunks,
 		Triplets: res.Triplets, Vectors: res.Vectors, DeadLetters: res.DeadLetters,
 		Seconds: res.Seconds, StartupSeconds: startupSeconds, Store: res.Store,
-		Engine: *engine, CPUs: runtime.NumCPU(), Errors: res.Errors,
+		Engine: *engine, CPUs: runtime.NumCPU(), Errors: res.Errors, Processes: *procs,
 		AnchorCharsPerSecond: anchorChars / anchorSeconds,
 	}
 	if out.Redis, err = benchRedis(reg, nil, res.Documents, "document"); err != nil {
@@ -290,4 +317,46 @@ func benchVector(ctx context.Context, io IO, c common, rc vector.RecallConfig) e
 	fmt.Fprintf(io.Stdout, "%s n=%d dim=%d: recall@%d %.4f (M=%d efC=%d efS=%d); %.0f inserts/s, %.0f QPS (exact %.0f QPS)\n",
 		r.Dataset, r.N, r.Dim, r.K, r.Recall, r.M, r.EfConstruction, r.EfSearch, r.InsertsPerSec, r.QPS, r.ExactQPS)
 	return nil
+}
+
+// benchIngestProcesses starts procs `annalist consume` processes running
+// the ingestion stages that do not write the vector index, and runs those
+// that do (the embedder, the retractor) in this process, which owns the
+// index; stop ends both. The counters are this process's stages'.
+func benchIngestProcesses(ctx context.Context, io IO, a *app.App, log zerolog.Logger, procs int) (*app.Counters, func(), error) {
+	var local, remote []string
+	for _, name := range app.IngestStages() {
+		st, err := a.Stages().Lookup(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if st.Needs.Vectors && !st.Needs.SearchOnly {
+			local = append(local, name)
+		} else {
+			remote = append(remote, name)
+		}
+	}
+	stageCtx, cancel := context.WithCancel(ctx)
+	unserve, err := serveJoiners(stageCtx, a, log, local)
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	children, err := startConsumers(stageCtx, io, a.Config.DataDir, procs, remote...)
+	if err != nil {
+		cancel()
+		unserve()
+		return nil, nil, err
+	}
+	counters := &app.Counters{}
+	done := make(chan error, 1)
+	go func() { done <- a.RunStages(stageCtx, local, counters) }()
+	return counters, func() {
+		cancel()
+		stopConsumers(children)
+		unserve()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintf(io.Stderr, "bench ingest: embedder: %v\n", err)
+		}
+	}, nil
 }

@@ -427,26 +427,16 @@ func benchRegenerateKinds(ctx context.Context, io IO, s service, dir string, kin
 	if procs > 0 {
 		stages = app.IngestStages()
 		// The consumer processes join this one: they read its vector
-		// index (a topic's free-text seeds) over its API, served on a
-		// free loopback port for the run.
-		l, err := listenHTTP("127.0.0.1:0")
+		// index (a topic's free-text seeds) over its API.
+		unserve, err := serveJoiners(stageCtx, a, log, stages)
 		if err != nil {
 			return err
 		}
-		ready, served := make(chan struct{}), make(chan error, 1)
-		go func() {
-			served <- serveHTTP(stageCtx, l, a, log, stages, func(string) { close(ready) })
-		}()
-		select {
-		case <-ready:
-		case err := <-served:
-			return fmt.Errorf("serve the API to the consumer processes: %w", err)
-		}
 		defer func() {
 			stop()
-			<-served
+			unserve()
 		}()
-		if children, err = startConsumers(stageCtx, io, a.Config.DataDir, procs); err != nil {
+		if children, err = startConsumers(stageCtx, io, a.Config.DataDir, procs, string(app.PartGenerate)); err != nil {
 			return err
 		}
 		defer stopConsumers(children)
@@ -705,17 +695,38 @@ func runLiving(ctx context.Context, sc livingScenario, subjects []string, m int)
 	return out, nil
 }
 
-// startConsumers starts procs `annalist consume generate` processes on
+// serveJoiners serves this process's API on a free loopback port until
+// ctx ends, for the `annalist consume` processes that join it (they
+// reach its vector index through it); stages are the stages this process
+// runs. The returned function waits for the server to stop.
+func serveJoiners(ctx context.Context, a *app.App, log zerolog.Logger, stages []string) (func(), error) {
+	l, err := listenHTTP("127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	ready, served := make(chan struct{}), make(chan error, 1)
+	go func() {
+		served <- serveHTTP(ctx, l, a, log, stages, func(string) { close(ready) })
+	}()
+	select {
+	case <-ready:
+	case err := <-served:
+		return nil, fmt.Errorf("serve the API to the consumer processes: %w", err)
+	}
+	return func() { <-served }, nil
+}
+
+// startConsumers starts procs `annalist consume STAGE...` processes on
 // this process's data directory (dataDir, the bench's fresh one); they
 // join its broker, Redis and vector index.
-func startConsumers(ctx context.Context, io IO, dataDir string, procs int) ([]*exec.Cmd, error) {
+func startConsumers(ctx context.Context, io IO, dataDir string, procs int, stages ...string) ([]*exec.Cmd, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the annalist binary: %w", err)
 	}
 	var cmds []*exec.Cmd
 	for i := 0; i < procs; i++ {
-		c := exec.CommandContext(ctx, exe, "consume", string(app.PartGenerate), "--data-dir", dataDir)
+		c := exec.CommandContext(ctx, exe, append(append([]string{"consume"}, stages...), "--data-dir", dataDir)...)
 		c.Stdout, c.Stderr = io.Stderr, io.Stderr
 		c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
 		c.WaitDelay = 30 * time.Second
