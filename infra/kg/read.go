@@ -77,20 +77,7 @@ func (s *Store) Entity(ctx context.Context, tenant, id string) (graph.Entity, er
 	if _, err := p.Exec(ctx); err != nil {
 		return graph.Entity{}, fmt.Errorf("read edges of entity %s: %w", id, err)
 	}
-	e.Edges = make([]graph.Edge, 0, len(outIDs))
-	e.Incoming = make([]graph.Edge, 0, len(inIDs))
-	for i, c := range edges {
-		if len(c.Val()) == 0 {
-			continue
-		}
-		if i < len(outIDs) {
-			e.Edges = append(e.Edges, edgeFromHash(outIDs[i], c.Val()))
-		} else {
-			e.Incoming = append(e.Incoming, edgeFromHash(inIDs[i-len(outIDs)], c.Val()))
-		}
-	}
-	sortEdges(e.Edges, e.EntryChunk)
-	sortEdges(e.Incoming, "")
+	setEdges(&e, outIDs, inIDs, edges)
 
 	e.Aliases = names.Val()
 	slices.SortFunc(e.Aliases, func(a, b string) int {
@@ -158,24 +145,30 @@ func (s *Store) EntityEdges(ctx context.Context, tenant string, ids []string) (e
 			continue
 		}
 		e := graph.Entity{Node: nodeFromHash(id, nodes[i].Val())}
-		outIDs, inIDs := outs[i].Val(), ins[i].Val()
-		e.Edges = make([]graph.Edge, 0, len(outIDs))
-		e.Incoming = make([]graph.Edge, 0, len(inIDs))
-		for k, c := range edges[i] {
-			if len(c.Val()) == 0 {
-				continue
-			}
-			if k < len(outIDs) {
-				e.Edges = append(e.Edges, edgeFromHash(outIDs[k], c.Val()))
-			} else {
-				e.Incoming = append(e.Incoming, edgeFromHash(inIDs[k-len(outIDs)], c.Val()))
-			}
-		}
-		sortEdges(e.Edges, e.EntryChunk)
-		sortEdges(e.Incoming, "")
+		setEdges(&e, outs[i].Val(), ins[i].Val(), edges[i])
 		es[i] = e
 	}
 	return es, errs, nil
+}
+
+// setEdges sets e's outgoing and incoming edges from the hashes read for
+// the edge ids outIDs then inIDs (an edge gone meanwhile is skipped), in
+// the order Entity gives them.
+func setEdges(e *graph.Entity, outIDs, inIDs []string, edges []*goredis.MapStringStringCmd) {
+	e.Edges = make([]graph.Edge, 0, len(outIDs))
+	e.Incoming = make([]graph.Edge, 0, len(inIDs))
+	for i, c := range edges {
+		if len(c.Val()) == 0 {
+			continue
+		}
+		if i < len(outIDs) {
+			e.Edges = append(e.Edges, edgeFromHash(outIDs[i], c.Val()))
+		} else {
+			e.Incoming = append(e.Incoming, edgeFromHash(inIDs[i-len(outIDs)], c.Val()))
+		}
+	}
+	sortEdges(e.Edges, e.EntryChunk)
+	sortEdges(e.Incoming, "")
 }
 
 func sortEdges(es []graph.Edge, entryChunk string) {
