@@ -408,7 +408,7 @@ func (e *Extractor) fillGaps(ctx context.Context, tenant string, c schemas.Chunk
 	var memory []regexmem.Pattern
 	if e.memory != nil {
 		var err error
-		if memory, err = e.memory.Patterns(ctx, tenant, c.Profile, e.cfg.MemoryPatterns); err != nil {
+		if memory, err = e.patterns(ctx, tenant, c.Profile); err != nil {
 			return nil, fmt.Errorf("read regex memory %s/%s: %w", tenant, c.Profile, err)
 		}
 	}

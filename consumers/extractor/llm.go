@@ -127,6 +127,7 @@ func (e *Extractor) synthesise(ctx context.Context, tenant string, c schemas.Chu
 	p.Example = text.Clip(c.Text[facts[0].start:facts[0].end], 80)
 	p.Created = e.now().UTC()
 	if e.memory != nil {
+		forgetPatterns(ctx, tenant, c.Profile)
 		if err := e.memory.Save(ctx, tenant, c.Profile, p); err != nil {
 			return nil, false, fmt.Errorf("store %s regex of chunk %s: %w", rel, c.ChunkID, err)
 		}

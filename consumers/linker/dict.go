@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
 )
 
 // match is one surface found in a text: rune offsets, half-open.
@@ -16,135 +14,139 @@ type match struct {
 	seq        int64
 }
 
-// automaton is a set of surfaces compiled for leftmost-longest matching;
-// maxSeq is the latest of their seqs.
-type automaton struct {
-	surfaces []string
-	seqs     []int64
-	maxSeq   int64
-	ac       ahocorasick.AhoCorasick
-}
-
-func compile(surfaces []string, seqs []int64) *automaton {
-	a := &automaton{surfaces: surfaces, seqs: seqs}
-	for _, q := range seqs {
-		a.maxSeq = max(a.maxSeq, q)
-	}
-	if len(surfaces) > 0 {
-		b := ahocorasick.NewAhoCorasickBuilder(ahocorasick.Opts{
-			MatchKind: ahocorasick.LeftMostLongestMatch,
-			DFA:       len(surfaces) <= dfaLimit,
-		})
-		a.ac = b.Build(surfaces)
-	}
-	return a
-}
-
-// dfaLimit is the most patterns compiled to a DFA: it is faster to run but
-// its table grows with the patterns' states times the byte classes, and a
-// tenant's whole dictionary is better held as the smaller NFA.
-const dfaLimit = 2000
-
-// find returns the automaton's leftmost-longest matches in text, in byte
-// offsets.
-func (a *automaton) find(text string) []match {
-	if a == nil || len(a.surfaces) == 0 {
-		return nil
-	}
-	var out []match
-	for _, m := range a.ac.FindAll(text) {
-		out = append(out, match{surface: a.surfaces[m.Pattern()], start: m.Start(), end: m.End(), seq: a.seqs[m.Pattern()]})
-	}
-	return out
-}
-
-// dictionary is one tenant's surfaces, held as levels of automata, the
-// oldest and largest first, and the latest few surfaces (pending) matched
-// by a plain search. Reading the surface log for what is new is one small
-// range query, so the dictionary is brought up to date on every batch:
-// new surfaces wait in pending until there are pendingMax of them, which
-// are then compiled on their own as the last level, and a level is merged
-// into the one before it while that one is no more than twice its size.
-// A surface is recompiled O(log n) times in all (rebuilding one growing
-// delta on every batch recompiled it on every batch until the next fold);
-// a text is matched against O(log n) automata and at most pendingMax
-// plain searches.
+// dictionary is one tenant's surfaces, as a set of their prefixes: a
+// text is matched by walking, from each character that begins a surface,
+// the longest run of characters that is still a prefix of one, which is
+// the walk of a trie with the nodes kept in a hash map. A surface arriving
+// adds its prefixes and nothing is ever rebuilt, so reading the surface
+// log on every batch costs what it brings; a compiled automaton (Aho–
+// Corasick) scans a text faster, but must be compiled again, whole or in
+// levels, as surfaces arrive, and during a bulk ingestion, when thousands
+// of names arrive in a few seconds, the compiling cost more than all the
+// matching. Names are short (two to six characters, rarely more), so the
+// walk from one position is one or two lookups.
 type dictionary struct {
-	levels  []*automaton
-	pending automaton
-	last    int64
+	// prefixes holds every prefix of every surface of two characters or
+	// more, true for the surfaces themselves.
+	prefixes map[string]bool
+	// seqs is each surface's sequence in the surface log.
+	seqs map[string]int64
+	// log holds the surfaces by ascending sequence.
+	log []logged
+	// starts marks the characters of the Basic Multilingual Plane that
+	// begin a surface; a character beyond it is looked up.
+	starts [1 << 16 / 64]uint64
+	last   int64
 	// ready says the dictionary has read the surface log once.
 	ready bool
 }
 
-// pendingMax is the most surfaces searched plainly before they are
-// compiled.
-const pendingMax = 64
+type logged struct {
+	surface string
+	seq     int64
+}
+
+// scanNewerMax is the most newer surfaces searched one by one in a text;
+// past it the text is walked once.
+const scanNewerMax = 32
 
 func (d *dictionary) add(surfaces []string, seqs []int64) {
 	d.ready = true
+	if d.prefixes == nil {
+		d.prefixes, d.seqs = map[string]bool{}, map[string]int64{}
+	}
+	sorted := true
 	for i, sf := range surfaces {
-		if seqs[i] > d.last {
-			d.last = seqs[i]
-		}
+		q := seqs[i]
+		d.last = max(d.last, q)
 		if utf8.RuneCountInString(sf) < 2 {
 			continue
 		}
-		d.pending.surfaces = append(d.pending.surfaces, sf)
-		d.pending.seqs = append(d.pending.seqs, seqs[i])
-		d.pending.maxSeq = max(d.pending.maxSeq, seqs[i])
-	}
-	if len(d.pending.surfaces) < pendingMax {
-		return
-	}
-	s, q := d.pending.surfaces, d.pending.seqs
-	d.pending = automaton{}
-	for n := len(d.levels); n > 0 && len(d.levels[n-1].surfaces) <= 2*len(s); n-- {
-		top := d.levels[n-1]
-		s = append(slices.Clone(top.surfaces), s...)
-		q = append(slices.Clone(top.seqs), q...)
-		d.levels = d.levels[:n-1]
-	}
-	d.levels = append(d.levels, compile(s, q))
-}
-
-// find returns the leftmost-longest matches of the dictionary in text, in
-// rune offsets: the matches of every level and of the pending surfaces,
-// of which a match overlapped by one that starts earlier, or at the same
-// place and is longer, is dropped, as one automaton holding them all would
-// have done.
-func (d *dictionary) find(text string) []match {
-	var ms []match
-	for _, a := range d.levels {
-		ms = append(ms, a.find(text)...)
-	}
-	return leftmostLongest(text, append(ms, d.pending.plain(text)...))
-}
-
-// plain finds every occurrence of the automaton's surfaces in text by
-// plain search, in byte offsets, without its compiled matcher.
-func (a *automaton) plain(text string) []match {
-	var out []match
-	for i, sf := range a.surfaces {
-		for at := 0; ; {
-			j := strings.Index(text[at:], sf)
-			if j < 0 {
-				break
+		if old, ok := d.seqs[sf]; ok {
+			// Logged again: its latest sequence stands.
+			if q <= old {
+				continue
 			}
-			out = append(out, match{surface: sf, start: at + j, end: at + j + len(sf), seq: a.seqs[i]})
-			_, size := utf8.DecodeRuneInString(text[at+j:])
-			at += j + size
+			d.log = slices.DeleteFunc(d.log, func(l logged) bool { return l.surface == sf })
 		}
+		d.seqs[sf] = q
+		if n := len(d.log); n > 0 && d.log[n-1].seq > q {
+			sorted = false
+		}
+		d.log = append(d.log, logged{surface: sf, seq: q})
+		r, _ := utf8.DecodeRuneInString(sf)
+		if r < 1<<16 {
+			d.starts[r/64] |= 1 << (r % 64)
+		}
+		for j := range sf {
+			if j > 0 {
+				if _, ok := d.prefixes[sf[:j]]; !ok {
+					d.prefixes[sf[:j]] = false
+				}
+			}
+		}
+		d.prefixes[sf] = true
+	}
+	if !sorted {
+		slices.SortStableFunc(d.log, func(a, b logged) int { return cmp.Compare(a.seq, b.seq) })
+	}
+}
+
+// begins reports whether some surface may begin with r.
+func (d *dictionary) begins(r rune) bool {
+	if r >= 1<<16 {
+		return true
+	}
+	return d.starts[r/64]&(1<<(r%64)) != 0
+}
+
+// walk calls f with the end (bytes and characters after i) of every
+// surface that begins at byte i of text, shortest first.
+func (d *dictionary) walk(text string, i int, f func(end, runes int)) {
+	n := 0
+	for j := i; j < len(text); {
+		_, size := utf8.DecodeRuneInString(text[j:])
+		j += size
+		n++
+		full, ok := d.prefixes[text[i:j]]
+		if !ok {
+			return
+		}
+		if full {
+			f(j, n)
+		}
+	}
+}
+
+// find returns the dictionary's leftmost-longest matches in text, in rune
+// offsets: of the surfaces that begin at the first position where one
+// does, the longest, then the same after its end. A name inside a longer
+// known name (a place, an office, another person's full name) is not a
+// match.
+func (d *dictionary) find(text string) []match {
+	var out []match
+	r := 0
+	for i := 0; i < len(text); {
+		c, size := utf8.DecodeRuneInString(text[i:])
+		if d.begins(c) {
+			best, runes := -1, 0
+			d.walk(text, i, func(end, n int) { best, runes = end, n })
+			if best > 0 {
+				sf := text[i:best]
+				out = append(out, match{surface: sf, start: r, end: r + runes, seq: d.seqs[sf]})
+				i, r = best, r+runes
+				continue
+			}
+		}
+		i += size
+		r++
 	}
 	return out
 }
 
-// hasNewer reports whether text holds a surface logged after seq v. The
-// levels hold the surfaces in log order, so only the last ones, those
-// holding a surface after v, are run: a chunk linked before the latest
-// surfaces is checked against those alone. A newer surface that a longer,
-// older one overlaps counts too, which can only ask for a relink that
-// changes nothing.
+// hasNewer reports whether text holds a surface logged after seq v. A
+// newer surface inside a longer, older one counts too, which can only ask
+// for a relink that changes nothing.
 func (d *dictionary) hasNewer(text string, v int64) bool {
 	found := false
 	d.eachNewer(text, v, func(string) bool {
@@ -155,7 +157,7 @@ func (d *dictionary) hasNewer(text string, v int64) bool {
 }
 
 // newer returns the surfaces logged after seq v that text holds, each
-// once, as hasNewer finds them.
+// once, in the order they first occur.
 func (d *dictionary) newer(text string, v int64) []string {
 	var out []string
 	d.eachNewer(text, v, func(sf string) bool {
@@ -168,55 +170,44 @@ func (d *dictionary) newer(text string, v int64) []string {
 }
 
 // eachNewer calls f with each occurrence in text of a surface logged after
-// seq v, until f returns false.
+// seq v, in text order, until f returns false. A few newer surfaces are
+// searched for one by one; more, and the text is walked from every
+// position.
 func (d *dictionary) eachNewer(text string, v int64, f func(string) bool) {
-	for i, sf := range d.pending.surfaces {
-		if d.pending.seqs[i] > v && strings.Contains(text, sf) && !f(sf) {
-			return
-		}
+	from, _ := slices.BinarySearchFunc(d.log, v+1, func(l logged, q int64) int { return cmp.Compare(l.seq, q) })
+	newer := d.log[from:]
+	if len(newer) == 0 {
+		return
 	}
-	for i := len(d.levels) - 1; i >= 0 && d.levels[i].maxSeq > v; i-- {
-		for _, m := range d.levels[i].find(text) {
-			if m.seq > v && !f(m.surface) {
+	if len(newer) <= scanNewerMax {
+		type at struct {
+			i  int
+			sf string
+		}
+		var hits []at
+		for _, l := range newer {
+			if i := strings.Index(text, l.surface); i >= 0 {
+				hits = append(hits, at{i, l.surface})
+			}
+		}
+		slices.SortFunc(hits, func(a, b at) int { return cmp.Compare(a.i, b.i) })
+		for _, h := range hits {
+			if !f(h.sf) {
 				return
 			}
 		}
+		return
 	}
-}
-
-// leftmostLongest keeps, of byte-offset matches, the non-overlapping ones
-// a leftmost-longest scan takes, and converts their offsets to runes.
-func leftmostLongest(text string, ms []match) []match {
-	if len(ms) == 0 {
-		return nil
-	}
-	slices.SortFunc(ms, func(a, b match) int {
-		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(b.end, a.end))
-	})
-	out := ms[:0]
-	end := -1
-	for _, m := range ms {
-		if m.start < end {
-			continue
+	stop := false
+	for i := 0; i < len(text) && !stop; {
+		c, size := utf8.DecodeRuneInString(text[i:])
+		if d.begins(c) {
+			d.walk(text, i, func(end, _ int) {
+				if !stop && d.seqs[text[i:end]] > v && !f(text[i:end]) {
+					stop = true
+				}
+			})
 		}
-		out = append(out, m)
-		end = m.end
+		i += size
 	}
-	// Bytes to runes in one pass over the text.
-	r, b := 0, 0
-	for i := range out {
-		for b < out[i].start {
-			_, n := utf8.DecodeRuneInString(text[b:])
-			b += n
-			r++
-		}
-		out[i].start = r
-		for b < out[i].end {
-			_, n := utf8.DecodeRuneInString(text[b:])
-			b += n
-			r++
-		}
-		out[i].end = r
-	}
-	return out
 }

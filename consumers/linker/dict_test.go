@@ -1,12 +1,14 @@
 package linker
 
 import (
+	"slices"
 	"testing"
 )
 
-// TestDictionaryLeftmostLongest: matches of the levels are merged as one
-// automaton would find them, one-character surfaces are left out, and
-// offsets are runes.
+// TestDictionaryLeftmostLongest: of the surfaces that begin at the first
+// position where one does the longest is taken, one-character surfaces
+// are left out, and offsets are runes; surfaces added over many batches
+// are all found, each with its sequence.
 func TestDictionaryLeftmostLongest(t *testing.T) {
 	var d dictionary
 	d.add([]string{"向高", "王", "方从哲"}, []int64{1, 2, 3})
@@ -16,17 +18,16 @@ func TestDictionaryLeftmostLongest(t *testing.T) {
 	}
 	got := d.find("是岁，叶向高入阁，与方从哲、王议。")
 	want := []match{{"叶向高", 3, 6, 4}, {"方从哲", 10, 13, 3}}
-	if len(got) != len(want) {
+	if !slices.Equal(got, want) {
 		t.Fatalf("matches %+v, want %+v", got, want)
 	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("match %d: %+v, want %+v", i, got[i], want[i])
-		}
+	// A surface that is a prefix of another: the longer where the text
+	// holds it, else the shorter; overlapping names, the one that begins
+	// first.
+	d.add([]string{"方从", "从哲甫"}, []int64{5, 6})
+	if got, want := d.find("方从来，方从哲甫至"), []match{{"方从", 0, 2, 5}, {"方从哲", 4, 7, 3}}; !slices.Equal(got, want) {
+		t.Errorf("prefixes: %+v, want %+v", got, want)
 	}
-	// Many batches: the levels stay few, each over twice the size of the
-	// next, fewer than pendingMax surfaces wait uncompiled, and every
-	// surface is still found.
 	var many []string
 	for b := range 200 {
 		var batch []string
@@ -38,41 +39,48 @@ func TestDictionaryLeftmostLongest(t *testing.T) {
 		d.add(batch, seqs)
 		many = append(many, batch...)
 	}
-	total := len(d.pending.surfaces)
-	if total >= pendingMax {
-		t.Errorf("%d surfaces pending", total)
-	}
-	for i, a := range d.levels {
-		total += len(a.surfaces)
-		if i > 0 && len(d.levels[i-1].surfaces) <= 2*len(a.surfaces) {
-			t.Errorf("level %d holds %d surfaces after one of %d", i, len(a.surfaces), len(d.levels[i-1].surfaces))
-		}
-	}
-	if total != len(many)+3 || len(d.levels) > 12 {
-		t.Fatalf("levels %d holding %d surfaces, want %d", len(d.levels), total, len(many)+3)
-	}
 	for _, k := range []int{0, 7, 700, len(many) - 1} {
-		if m := d.find("叶向高与" + many[k]); len(m) != 2 || m[1].surface != many[k] || m[1].start != 4 {
+		if m := d.find("叶向高与" + many[k]); len(m) != 2 || m[1].surface != many[k] || m[1].start != 4 || m[1].seq != int64(10+k) {
 			t.Errorf("surface %d: %+v", k, m)
 		}
 	}
+	// Characters beyond the Basic Multilingual Plane.
+	d.add([]string{"王𠀾"}, []int64{2000})
+	if m := d.find("与王𠀾议"); len(m) != 1 || m[0].start != 1 || m[0].end != 3 {
+		t.Errorf("supplementary plane: %+v", m)
+	}
 }
 
-// TestDictionaryHasNewer: a text holds a surface logged after a version
-// whether the surface waits uncompiled or sits in a level.
+// TestDictionaryLoggedAgain: a surface logged again keeps its latest
+// sequence, and surfaces read out of order are kept in log order.
+func TestDictionaryLoggedAgain(t *testing.T) {
+	var d dictionary
+	d.add([]string{"叶向高", "方从哲"}, []int64{5, 3})
+	d.add([]string{"叶向高"}, []int64{9})
+	if m := d.find("叶向高"); len(m) != 1 || m[0].seq != 9 {
+		t.Fatalf("matches %+v", m)
+	}
+	if d.hasNewer("方从哲", 3) || !d.hasNewer("叶向高", 5) || d.hasNewer("叶向高", 9) {
+		t.Error("hasNewer after the surface was logged again")
+	}
+	if len(d.log) != 2 || d.log[0].surface != "方从哲" || d.log[1].surface != "叶向高" {
+		t.Errorf("log %+v", d.log)
+	}
+}
+
+// TestDictionaryHasNewer: a text holds a surface logged after a version,
+// whether few surfaces are newer (searched one by one) or many (the text
+// walked).
 func TestDictionaryHasNewer(t *testing.T) {
 	var d dictionary
 	var old []string
 	var seqs []int64
-	for i := range pendingMax {
+	for i := range 2 * scanNewerMax {
 		old = append(old, "旧"+string(rune(0x4e00+i)))
 		seqs = append(seqs, int64(1+i))
 	}
-	d.add(old, seqs) // compiled: one level
+	d.add(old, seqs)
 	d.add([]string{"叶向高"}, []int64{100})
-	if len(d.levels) != 1 || len(d.pending.surfaces) != 1 {
-		t.Fatalf("levels %d, pending %d", len(d.levels), len(d.pending.surfaces))
-	}
 	for _, tc := range []struct {
 		text string
 		v    int64
@@ -91,21 +99,19 @@ func TestDictionaryHasNewer(t *testing.T) {
 }
 
 // TestDictionaryNewer: the surfaces logged after a sequence that a text
-// holds, each once, from the compiled levels and the pending ones alike;
-// none when the text holds only older ones.
+// holds, each once and in text order, whether searched one by one or
+// walked, a newer one inside an older longer one included; none when the
+// text holds only older ones.
 func TestDictionaryNewer(t *testing.T) {
 	var d dictionary
 	var old []string
 	var seqs []int64
-	for i := range pendingMax {
+	for i := range 2 * scanNewerMax {
 		old = append(old, "旧"+string(rune(0x4e00+i))+"名")
 		seqs = append(seqs, int64(i+1))
 	}
-	d.add(old, seqs) // compiled: pendingMax surfaces make a level
+	d.add(old, seqs)
 	d.add([]string{"叶向高", "方从哲"}, []int64{100, 101})
-	if len(d.levels) != 1 || len(d.pending.surfaces) != 2 {
-		t.Fatalf("levels %d, pending %d", len(d.levels), len(d.pending.surfaces))
-	}
 	text := "叶向高与" + old[3] + "议，叶向高去，" + old[60] + "留。"
 	if got := d.newer(text, 64); len(got) != 1 || got[0] != "叶向高" {
 		t.Errorf("after 64: %q, want [叶向高]", got)
@@ -118,5 +124,14 @@ func TestDictionaryNewer(t *testing.T) {
 	}
 	if !d.hasNewer(text, 64) {
 		t.Error("hasNewer after 64: false")
+	}
+	// More newer surfaces than are searched one by one: the walk finds
+	// the same, and a newer surface inside an older, longer one.
+	if got := d.newer(text, 0); !slices.Equal(got, []string{"叶向高", old[3], old[60]}) {
+		t.Errorf("after 0: %q", got)
+	}
+	d.add([]string{"向高"}, []int64{200})
+	if got := d.newer(text, 101); !slices.Equal(got, []string{"向高"}) {
+		t.Errorf("inside an older name, after 101: %q", got)
 	}
 }

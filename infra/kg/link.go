@@ -27,6 +27,10 @@ import (
 //	                                   set changes) and its occurrences in the
 //	                                   chunk by the bin of the mention model's
 //	                                   reading (graph.SurfaceStat)
+//	kg:{t}:chunksurf:<chunk>    string the chunk's lines of its last write
+//	                                   ("surface TAB n TAB c0,…,c7" each): a
+//	                                   write compares them and touches only the
+//	                                   surfaces that changed
 //	kg:{t}:surfstat             hash   "b<k>:<surface>": the sums of bin k over the
 //	                                   surface's chunks (the linker's link prior)
 //	kg:{t}:linkver              zset   chunk -> the surface sequence its text was

@@ -42,13 +42,21 @@ local function split(s, sep)
   end
 end
 
+-- persons counts the person ids of a surface's alias set, once per call:
+-- a batch's chunks share most of their names.
+local personsOf = {}
 local function persons(surface)
-  local n = 0
+  local n = personsOf[surface]
+  if n then
+    return n
+  end
+  n = 0
   for _, id in ipairs(redis.call('SMEMBERS', P .. 'alias:' .. surface)) do
     if string.sub(id, 1, 7) == 'person:' then
       n = n + 1
     end
   end
+  personsOf[surface] = n
   return n
 end
 
@@ -59,6 +67,25 @@ local function runes(s)
   return string.len(s) - cont
 end
 
+-- newerPersons lists the surfaces of two characters or more logged after
+-- a version that name a person, once per version and call: the rows of a
+-- batch mostly share theirs.
+local newerOf = {}
+local function newerPersons(version)
+  local l = newerOf[version]
+  if l then
+    return l
+  end
+  l = {}
+  for _, s in ipairs(redis.call('ZRANGEBYSCORE', P .. 'surfaces', '(' .. version, '+inf')) do
+    if runes(s) > 1 and persons(s) > 0 then
+      l[#l + 1] = s
+    end
+  end
+  newerOf[version] = l
+  return l
+end
+
 local function stale(chunk, version, seen)
   for _, line in ipairs(split(seen, '\n')) do
     local f = split(line, '\t')
@@ -66,13 +93,13 @@ local function stale(chunk, version, seen)
       return true
     end
   end
-  local newer = redis.call('ZRANGEBYSCORE', P .. 'surfaces', '(' .. version, '+inf')
+  local newer = newerPersons(version)
   if #newer == 0 then
     return false
   end
   local text = redis.call('HGET', CHUNKP .. chunk, 'text') or ''
   for _, s in ipairs(newer) do
-    if runes(s) > 1 and string.find(text, s, 1, true) and persons(s) > 0 then
+    if string.find(text, s, 1, true) then
       return true
     end
   end
@@ -114,19 +141,38 @@ for a = 2, #ARGV, NF do
       redis.call('DEL', P .. 'chunklinks:' .. chunk)
     end
     -- A surface's counts over the corpus (surfstat) take this chunk's
-    -- share again: what it gave before is taken back first.
-    for _, line in ipairs(split(seen, '\n')) do
-      local f = split(line, '\t')
-      local now = split(f[3] or '', ',')
-      local old = split(redis.call('HGET', P .. 'surfchunks:' .. f[1], chunk) or '', '\t')
-      local was = split(old[2] or '', ',')
-      for k = 1, 8 do
-        local d = (tonumber(now[k] or '0') or 0) - (tonumber(was[k] or '0') or 0)
-        if d ~= 0 then
-          redis.call('HINCRBY', P .. 'surfstat', 'b' .. (k - 1) .. ':' .. f[1], d)
+    -- share again: what it gave before is taken back first. The lines
+    -- last written for the chunk (chunksurf) say which surfaces changed:
+    -- linked again, a chunk mostly matches what it matched before.
+    local before = redis.call('GET', P .. 'chunksurf:' .. chunk)
+    if before ~= seen then
+      local was = {}
+      for _, line in ipairs(split(before or '', '\n')) do
+        local tab = string.find(line, '\t', 1, true)
+        if tab then
+          was[string.sub(line, 1, tab - 1)] = line
         end
       end
-      redis.call('HSET', P .. 'surfchunks:' .. f[1], chunk, f[2] .. '\t' .. (f[3] or ''))
+      for _, line in ipairs(split(seen, '\n')) do
+        local f = split(line, '\t')
+        if was[f[1]] ~= line then
+          local now = split(f[3] or '', ',')
+          local old = split(redis.call('HGET', P .. 'surfchunks:' .. f[1], chunk) or '', '\t')
+          local prev = split(old[2] or '', ',')
+          for k = 1, 8 do
+            local d = (tonumber(now[k] or '0') or 0) - (tonumber(prev[k] or '0') or 0)
+            if d ~= 0 then
+              redis.call('HINCRBY', P .. 'surfstat', 'b' .. (k - 1) .. ':' .. f[1], d)
+            end
+          end
+          redis.call('HSET', P .. 'surfchunks:' .. f[1], chunk, f[2] .. '\t' .. (f[3] or ''))
+        end
+      end
+      if seen ~= '' then
+        redis.call('SET', P .. 'chunksurf:' .. chunk, seen)
+      else
+        redis.call('DEL', P .. 'chunksurf:' .. chunk)
+      end
     end
     local v = tonumber(version)
     local cur = tonumber(redis.call('ZSCORE', P .. 'linkver', chunk) or '-1')

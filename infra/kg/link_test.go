@@ -183,6 +183,44 @@ func TestSurfaceStats(t *testing.T) {
 	stat(st(1, 0, 0, 0, 0, 0, 1, 0))
 }
 
+// TestRetractTakesEveryMatchedSurface: a surface matched in a chunk that
+// names no person (so no mention of it is kept) still has its counts
+// taken away with the chunk's document, and the chunk's lines go too.
+func TestRetractTakesEveryMatchedSurface(t *testing.T) {
+	s, c, ye := storeWithYe(t)
+	ctx := context.Background()
+	if err := c.HSet(ctx, "chunk:{"+tenant+"}:b-0000", "text", "叶向高与无名").Err(); err != nil {
+		t.Fatal(err)
+	}
+	lines := "叶向高\t1\t0,0,0,0,0,0,1,0\n无名\t0\t0,0,0,1,0,0,0,0"
+	row := []string{"b-0000", "b", "2", "t1", `[{"entity":"` + ye + `","surface":"叶向高"}]`, ye, lines, ""}
+	if _, err := s.Link(ctx, tenant, [][]string{row}); err != nil {
+		t.Fatal(err)
+	}
+	all, err := s.SurfaceStats(ctx, tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all["无名"].Bins[3] != 1 || all["叶向高"].Bins[6] != 1 {
+		t.Fatalf("counts after the write: %+v", all)
+	}
+	if err := c.HSet(ctx, "doc:{"+tenant+"}:b", "chunks", "1", "retracted", "2026-01-01T00:00:00Z").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Retract(ctx, tenant, schemas.Retraction{DocID: "b", Reason: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if all, err = s.SurfaceStats(ctx, tenant); err != nil {
+		t.Fatal(err)
+	}
+	if all["无名"].Occurrences() != 0 || all["叶向高"].Occurrences() != 0 {
+		t.Errorf("counts after the retraction: %+v", all)
+	}
+	if n, err := c.Exists(ctx, "kg:{"+tenant+"}:chunksurf:b-0000", "kg:{"+tenant+"}:surfchunks:无名").Result(); err != nil || n != 0 {
+		t.Errorf("%d of the chunk's records left (%v)", n, err)
+	}
+}
+
 // storeWithYe is a store holding 叶向高 with his courtesy name 进卿, and his
 // person id.
 func storeWithYe(t *testing.T) (*kg.Store, redis.Client, string) {

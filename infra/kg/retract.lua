@@ -133,37 +133,50 @@ for _, c in ipairs(chunks) do
     end
   end
   -- The linker's bookkeeping of the chunk: the surfaces it matched there
-  -- (read from its mention list), its version and its applied record.
+  -- (the lines its last write recorded, and its mention list, for a chunk
+  -- linked before those were kept), its version and its applied record.
+  local matched, surfaces = {}, {}
+  local function matchedHere(sf)
+    if type(sf) == 'string' and not matched[sf] then
+      matched[sf] = true
+      surfaces[#surfaces + 1] = sf
+    end
+  end
+  for line in string.gmatch(redis.call('GET', P .. 'chunksurf:' .. c) or '', '[^\n]+') do
+    matchedHere(string.match(line, '^[^\t]+'))
+  end
   local links = redis.call('GET', P .. 'chunklinks:' .. c)
   if links then
     local ok, ms = pcall(cjson.decode, links)
     if ok and type(ms) == 'table' then
       for _, m in ipairs(ms) do
-        if type(m) == 'table' and type(m.surface) == 'string' then
-          -- The chunk's share of the surface's counts (surfstat) goes
-          -- with it.
-          local v = redis.call('HGET', P .. 'surfchunks:' .. m.surface, c)
-          if v then
-            local tab = string.find(v, '\t', 1, true)
-            local k = 0
-            if tab then
-              for x in string.gmatch(string.sub(v, tab + 1), '[^,]+') do
-                local n = tonumber(x) or 0
-                if n ~= 0 then
-                  redis.call('HINCRBY', P .. 'surfstat', 'b' .. k .. ':' .. m.surface, -n)
-                end
-                k = k + 1
-              end
-            end
-            redis.call('HDEL', P .. 'surfchunks:' .. m.surface, c)
-          end
+        if type(m) == 'table' then
+          matchedHere(m.surface)
         end
       end
     end
   end
+  for _, sf in ipairs(surfaces) do
+    -- The chunk's share of the surface's counts (surfstat) goes with it.
+    local v = redis.call('HGET', P .. 'surfchunks:' .. sf, c)
+    if v then
+      local tab = string.find(v, '\t', 1, true)
+      local k = 0
+      if tab then
+        for x in string.gmatch(string.sub(v, tab + 1), '[^,]+') do
+          local n = tonumber(x) or 0
+          if n ~= 0 then
+            redis.call('HINCRBY', P .. 'surfstat', 'b' .. k .. ':' .. sf, -n)
+          end
+          k = k + 1
+        end
+      end
+      redis.call('HDEL', P .. 'surfchunks:' .. sf, c)
+    end
+  end
   redis.call('ZREM', P .. 'linkver', c)
   redis.call('HDEL', P .. 'linkapplied', c)
-  redis.call('DEL', P .. 'chunklinked:' .. c, P .. 'chunklinks:' .. c, CP .. c)
+  redis.call('DEL', P .. 'chunklinked:' .. c, P .. 'chunklinks:' .. c, P .. 'chunksurf:' .. c, CP .. c)
   redis.call('SREM', CIDX, c)
 end
 

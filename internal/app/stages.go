@@ -108,7 +108,7 @@ func buildChunker(a *App) (pipeline.BatchHandler, error) {
 }
 
 func buildExtractor(a *App) (pipeline.BatchHandler, error) {
-	return pipeline.Batch(a.extractor().Handler()), nil
+	return a.extractor().BatchHandler(), nil
 }
 
 func buildKGWriter(a *App) (pipeline.BatchHandler, error) {
