@@ -134,10 +134,18 @@ type Extractor struct {
 	// entry (see Linked), by tenant and chunk id; at most maxInside, then
 	// it starts over.
 	inside map[string]struct{}
+	// outside are the Chinese chunks this process extracted that lie
+	// outside every entry, with the sections their headers attribute, by
+	// tenant and chunk id; at most maxOutside, then it starts over.
+	outside map[string]outsideChunk
 }
 
 // maxInside bounds the chunks remembered as inside entries.
 const maxInside = 1 << 18
+
+// maxOutside bounds the chunks remembered as outside entries: they are
+// kept whole, text included.
+const maxOutside = 1 << 12
 
 type hanResult struct {
 	hz  *han
@@ -331,6 +339,9 @@ func (e *Extractor) Extract(ctx context.Context, tenant string, c schemas.Chunk)
 			return nil, pipeline.Permanent(fmt.Errorf("extract chunk %s: %w", c.ChunkID, err))
 		}
 		facts, secs = hz.extractHan(c.Text, entry, c.SubEntry, beginsEntry(c))
+		if outsideEntries(c) {
+			e.rememberOutside(tenant, c, secs)
+		}
 		facts = append(facts, hz.listedFacts(c.Text, c.Listed, entry, c.SubEntry)...)
 		facts = append(facts, hz.relativeFacts(c.Text, c.Listed, entry)...)
 		facts = keepPersons(c, facts)

@@ -1,8 +1,10 @@
 package extractor
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -57,23 +59,42 @@ func (e *Extractor) Linked(ctx context.Context, tenant string, u schemas.KGUpdat
 	if tenant == "" {
 		tenant = schemas.DefaultTenant
 	}
-	ids := e.notInside(tenant, u.Chunks)
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	cs, err := e.chunkReader.Get(ctx, tenant, ids)
-	if err != nil {
-		return nil, fmt.Errorf("read the chunks linked to %s: %w", u.EntityID, err)
-	}
-	var outside []schemas.Chunk
-	for _, c := range cs {
-		if outsideEntries(c) && c.Validate() == nil {
-			outside = append(outside, c)
+	outside, ids := e.knownOutside(tenant, e.notInside(tenant, u.Chunks))
+	if len(ids) > 0 {
+		cs, err := e.chunkReader.Get(ctx, tenant, ids)
+		if err != nil {
+			return nil, fmt.Errorf("read the chunks linked to %s: %w", u.EntityID, err)
+		}
+		for _, c := range cs {
+			if !outsideEntries(c) {
+				e.rememberInside(tenant, c.ChunkID)
+				continue
+			}
+			if c.Validate() != nil {
+				continue
+			}
+			prof := e.profileOf(c)
+			if prof.Language != profile.LangChinese {
+				continue
+			}
+			hz, err := e.han(prof)
+			if err != nil {
+				return nil, pipeline.Permanent(fmt.Errorf("extract chunk %s: %w", c.ChunkID, err))
+			}
+			_, secs := hz.extractHan(c.Text, "", c.SubEntry, beginsEntry(c))
+			e.rememberOutside(tenant, c, secs)
+			outside = append(outside, outsideChunk{c: c, secs: secs})
 		}
 	}
 	if len(outside) == 0 {
 		return nil, nil
 	}
+	// In the update's order, whichever were remembered.
+	at := make(map[string]int, len(u.Chunks))
+	for i, id := range u.Chunks {
+		at[id] = i
+	}
+	slices.SortStableFunc(outside, func(a, b outsideChunk) int { return cmp.Compare(at[a.c.ChunkID], at[b.c.ChunkID]) })
 	names, err := e.persons.PersonNames(ctx, tenant, u.EntityID)
 	if err != nil {
 		return nil, fmt.Errorf("read the names of %s: %w", u.EntityID, err)
@@ -83,16 +104,12 @@ func (e *Extractor) Linked(ctx context.Context, tenant string, u schemas.KGUpdat
 		known[n] = true
 	}
 	var out []schemas.Triplet
-	for _, c := range outside {
-		prof := e.profileOf(c)
-		if prof.Language != profile.LangChinese {
-			continue
-		}
-		hz, err := e.han(prof)
+	for _, o := range outside {
+		c, secs := o.c, o.secs
+		hz, err := e.han(e.profileOf(c))
 		if err != nil {
 			return nil, pipeline.Permanent(fmt.Errorf("extract chunk %s: %w", c.ChunkID, err))
 		}
-		_, secs := hz.extractHan(c.Text, "", c.SubEntry, beginsEntry(c))
 		var facts []fact
 		knownFacts(hz, c.Text, secs, func(n string) bool { return known[n] }, func(f fact) { facts = append(facts, f) })
 		for _, t := range triplets(c, facts) {
@@ -115,6 +132,43 @@ func (e *Extractor) rememberInside(tenant, id string) {
 		e.inside = map[string]struct{}{}
 	}
 	e.inside[tenant+"\x00"+id] = struct{}{}
+}
+
+// outsideChunk is a Chinese chunk outside every entry and the sections
+// its headers attribute.
+type outsideChunk struct {
+	c    schemas.Chunk
+	secs []section
+}
+
+// rememberOutside keeps chunk c of tenant, which lies outside every
+// entry, with its sections: a chunk outside entries (an archive book's)
+// names many persons, each of whom announces it when linked, so Linked
+// reads it again and again.
+func (e *Extractor) rememberOutside(tenant string, c schemas.Chunk, secs []section) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.outside == nil || len(e.outside) >= maxOutside {
+		e.outside = map[string]outsideChunk{}
+	}
+	e.outside[tenant+"\x00"+c.ChunkID] = outsideChunk{c: c, secs: secs}
+}
+
+// knownOutside splits ids into the chunks remembered as outside entries
+// and the ids to read.
+func (e *Extractor) knownOutside(tenant string, ids []string) ([]outsideChunk, []string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var known []outsideChunk
+	var read []string
+	for _, id := range ids {
+		if o, ok := e.outside[tenant+"\x00"+id]; ok {
+			known = append(known, o)
+		} else {
+			read = append(read, id)
+		}
+	}
+	return known, read
 }
 
 // notInside are the ids this process has not seen inside an entry: the

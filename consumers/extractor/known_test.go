@@ -106,9 +106,20 @@ func TestFactsOfKnownPersonsOutsideEntries(t *testing.T) {
 	if calls.n.Load() != 0 {
 		t.Errorf("%d Redis calls to link an entry chunk the extractor has seen, want none", calls.n.Load())
 	}
+	// The archive chunk this extractor extracted is kept with its
+	// sections: only the person's names are read. Another extractor reads
+	// the chunk, and gives the same facts.
 	linked("顾承泽", "c-gu", a1)
-	if calls.n.Load() == 0 {
-		t.Error("the archive chunk was not read")
+	if calls.n.Load() != 1 {
+		t.Errorf("%d Redis calls to link an archive chunk the extractor has seen, want 1 (the names)", calls.n.Load())
+	}
+	x = extractor.New(extractor.Config{}, extractor.WithPersons(store, chunks))
+	calls.n.Store(0)
+	if got := linked("顾承泽", "c-gu", a1); !slices.Equal(got, want[1:]) {
+		t.Errorf("facts of an archive chunk read from the store: %v, want %v", got, want[1:])
+	}
+	if calls.n.Load() != 2 {
+		t.Errorf("%d Redis calls to link an archive chunk the extractor has not seen, want 2 (the chunk, the names)", calls.n.Load())
 	}
 }
 
