@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -116,6 +117,97 @@ func Batch(h Handler) BatchHandler {
 				return nil, err
 			}
 			out[i] = o
+		}
+		return out, nil
+	}
+}
+
+// Concurrent adapts a Handler to a BatchHandler that handles up to n
+// inputs at a time: inputs of one tenant and partition key (one request's
+// steps, one document's chunks) in order, one after the other, and inputs
+// of different keys side by side. It is for stages whose work on an input
+// is mostly waiting (on Redis, on a model), so that a batch takes about
+// as long as its longest key instead of the sum of all. On an error the
+// inputs not started are not started, and the first error in input order
+// is returned once the others have stopped; as with Batch, the runtime
+// then runs the batch again one input at a time. n below 2 is Batch.
+func Concurrent(h Handler, n int) BatchHandler {
+	if n < 2 {
+		return Batch(h)
+	}
+	return func(ctx context.Context, ins []Input) ([][]Output, error) {
+		if len(ins) < 2 {
+			return Batch(h)(ctx, ins)
+		}
+		var keys []string
+		groups := map[string][]int{}
+		for i, in := range ins {
+			k := in.Meta.Tenant + "\x00"
+			if in.Msg != nil {
+				k += in.Msg.PartitionKey()
+			}
+			if _, ok := groups[k]; !ok {
+				keys = append(keys, k)
+			}
+			groups[k] = append(groups[k], i)
+		}
+		out := make([][]Output, len(ins))
+		errs := make([]error, len(ins))
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		work := make(chan []int)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var panicked any
+		for range min(n, len(keys)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				// A panic is raised again in the caller's goroutine, where
+				// the runtime's recovery sees it.
+				defer func() {
+					if v := recover(); v != nil {
+						mu.Lock()
+						if panicked == nil {
+							panicked = v
+						}
+						mu.Unlock()
+						cancel()
+						for range work {
+						}
+					}
+				}()
+				for g := range work {
+					for _, i := range g {
+						if ctx.Err() != nil {
+							break
+						}
+						o, err := h(ctx, ins[i])
+						if err != nil {
+							errs[i] = err
+							cancel()
+							break
+						}
+						out[i] = o
+					}
+				}
+			}()
+		}
+		for _, k := range keys {
+			work <- groups[k]
+		}
+		close(work)
+		wg.Wait()
+		if panicked != nil {
+			panic(panicked)
+		}
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		return out, nil
 	}

@@ -64,6 +64,25 @@ type GenerateConfig struct {
 	// claimed before another may claim them again: the time a crashed
 	// replica's claims wait (default scheduler.DefaultLease).
 	ScheduleLease time.Duration
+	// StageConcurrency is how many requests the writer, the verifier and
+	// the assembler each handle at a time within a batch, one request's
+	// steps in order (default DefaultStageConcurrency; 1 handles a batch
+	// one input after the other).
+	StageConcurrency int
+}
+
+// DefaultStageConcurrency is the requests a generation stage handles at a
+// time. A step mostly waits on Redis (the request's state, its sentences,
+// the page), so a batch handled one input after the other takes the sum
+// of those waits.
+const DefaultStageConcurrency = 8
+
+// stageConcurrency is StageConcurrency or its default.
+func (c GenerateConfig) stageConcurrency() int {
+	if c.StageConcurrency > 0 {
+		return c.StageConcurrency
+	}
+	return DefaultStageConcurrency
 }
 
 // Request deadlines by engine: the offline engine writes a page in well
@@ -104,6 +123,8 @@ func (c *GenerateConfig) RegisterFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.ScheduleRate, "schedule-rate", c.ScheduleRate,
 		fmt.Sprintf("regeneration requests per second at most, per scheduler replica (default %g offline, %g with an LLM)",
 			DefaultScheduleRate, scheduler.DefaultRate))
+	fs.IntVar(&c.StageConcurrency, "stage-concurrency", c.StageConcurrency,
+		fmt.Sprintf("requests the writer, the verifier and the assembler each handle at a time, one request's steps in order (default %d)", DefaultStageConcurrency))
 	fs.DurationVar(&c.ScheduleLease, "schedule-lease", c.ScheduleLease,
 		fmt.Sprintf("how long a scheduler replica holds claimed pages; a crashed replica's claims are taken again after it (default %s)", scheduler.DefaultLease))
 }
@@ -111,7 +132,7 @@ func (c *GenerateConfig) RegisterFlags(fs *flag.FlagSet) {
 // Validate checks the bounds.
 func (c GenerateConfig) Validate() error {
 	if c.MaxAttempts < 0 || c.MaxSentences < 0 || c.MemoryTTL < 0 || c.VectorK < 0 || c.RequestDeadline < 0 ||
-		c.ScheduleWindow < 0 || c.ScheduleRate < 0 || c.ScheduleLease < 0 {
+		c.ScheduleWindow < 0 || c.ScheduleRate < 0 || c.ScheduleLease < 0 || c.StageConcurrency < 0 {
 		return errors.New("generation bounds must not be negative")
 	}
 	switch c.Verifier {

@@ -145,14 +145,14 @@ func buildWriter(a *App) (pipeline.BatchHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pipeline.Batch(loop.Handler()), nil
+	return pipeline.Concurrent(loop.Handler(), a.Config.Generate.stageConcurrency()), nil
 }
 
 func buildVerifier(a *App) (pipeline.BatchHandler, error) {
 	if err := a.needGeneration(topology.StageVerifier); err != nil {
 		return nil, err
 	}
-	return pipeline.Batch(verifier.Handler(a.Checker(), a.Requests)), nil
+	return pipeline.Concurrent(verifier.Handler(a.Checker(), a.Requests), a.Config.Generate.stageConcurrency()), nil
 }
 
 func buildRouter(*App) (pipeline.BatchHandler, error) {
@@ -163,7 +163,7 @@ func buildAssembler(a *App) (pipeline.BatchHandler, error) {
 	if err := a.needGeneration(topology.StageAssembler); err != nil {
 		return nil, err
 	}
-	return pipeline.Batch(assembler.New(a.Requests, a.Pages, a.Chunks).Handler()), nil
+	return pipeline.Concurrent(assembler.New(a.Requests, a.Pages, a.Chunks).Handler(), a.Config.Generate.stageConcurrency()), nil
 }
 
 // needGeneration fails when the generation memory and page store are
