@@ -100,7 +100,7 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 	nUpdates := fs.Int("updates", 30, "regenerate: documents streamed (a third new, a third superseding them, a third retracting them)")
 	kindFlag := fs.String("kind", schemas.KindBiography, "generate, regenerate: page kind: biography, topic, or all (side by side)")
 	notes := fs.String("notes", NotesPlain, "regenerate: how the update notes are written: plain (the name and a new statement, in several wordings) or context (with the examination year and native place the graph holds)")
-	procs := fs.Int("processes", 0, "ingest: run the ingestion stages that do not write the vector index as this many `annalist consume` processes; regenerate: run the generation stages (scheduler included) as this many `annalist consume generate` processes (0: in this process)")
+	procs := fs.Int("processes", 0, "ingest: run the ingestion stages that do not write the vector index as this many `annalist consume` processes; generate, regenerate: run the generation stages (scheduler included) as this many `annalist consume generate` processes (0: in this process)")
 	engine := fs.String("engine", "offline", "ingest: offline (the --llm-* flags are ignored), or llm: the LLM engine on the --llm-* server, or without --llm-base-url the scripted ingestion model (internal/eval) served on 127.0.0.1")
 	fs.IntVar(&rc.Dim, "dim", 256, "vector: dimension")
 	var prof benchProfiles
@@ -168,10 +168,10 @@ func cmdBench(ctx context.Context, io IO, args []string) error {
 				n = rc.N
 			}
 		})
-		if n <= 0 || *conc <= 0 {
-			return fmt.Errorf("%w: --n and --concurrency must be positive", errUsage)
+		if n <= 0 || *conc <= 0 || *procs < 0 {
+			return fmt.Errorf("%w: --n and --concurrency must be positive, --processes not negative", errUsage)
 		}
-		return benchGenerateKinds(ctx, io, s, dir, kinds, n, *conc, *keep, *seed)
+		return benchGenerateKinds(ctx, io, s, dir, kinds, n, *conc, *procs, *keep, *seed)
 	}
 	var scripted *eval.IngestModel
 	switch *engine {

@@ -67,6 +67,10 @@ type BenchGenerate struct {
 	// StageSeconds is each stage's time in its handler over the
 	// requests (benchStages).
 	StageSeconds map[string]float64 `json:"stage_seconds"`
+	// Processes is the number of `annalist consume generate` processes
+	// the generation stages ran in (0: this process); with them the
+	// stage times are theirs, not reported here.
+	Processes int `json:"processes"`
 }
 
 // fullPage makes a request write its page from scratch, even where a
@@ -94,7 +98,7 @@ func benchKinds(kind string) ([]string, error) {
 // edges) with conc requests in flight at a time and measures each
 // request → page. One kind prints one BenchGenerate; several print them
 // side by side (a JSON array).
-func benchGenerateKinds(ctx context.Context, io IO, s service, dir string, kinds []string, n, conc int, keep bool, seed uint64) error {
+func benchGenerateKinds(ctx context.Context, io IO, s service, dir string, kinds []string, n, conc, procs int, keep bool, seed uint64) error {
 	a, log, ing, subjects, cleanup, err := benchCorpus(ctx, io, s, "bench generate", dir, n, keep, seed)
 	if err != nil {
 		return err
@@ -103,7 +107,30 @@ func benchGenerateKinds(ctx context.Context, io IO, s service, dir string, kinds
 	stageCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	stageErr := make(chan error, 1)
-	go func() { stageErr <- a.RunStages(stageCtx, app.GenerateStages(), nil) }()
+	if procs > 0 {
+		// The generation stages run in procs `annalist consume generate`
+		// processes joined to this one's broker and Redis; they read its
+		// vector index (a topic's free-text seeds) over its API.
+		unserve, err := serveJoiners(stageCtx, a, log, nil)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			stop()
+			unserve()
+		}()
+		children, err := startConsumers(stageCtx, io, a.Config.DataDir, procs, string(app.PartGenerate))
+		if err != nil {
+			return err
+		}
+		defer stopConsumers(children)
+		go func() {
+			<-stageCtx.Done()
+			stageErr <- nil
+		}()
+	} else {
+		go func() { stageErr <- a.RunStages(stageCtx, app.GenerateStages(), nil) }()
+	}
 	// The scheduler first reads the graph updates of the ingestion, which
 	// ask for no page (none exists yet); the requests are timed once the
 	// stages have caught up, so that they measure generation, as they did
@@ -125,7 +152,10 @@ func benchGenerateKinds(ctx context.Context, io IO, s service, dir string, kinds
 		if out, err = benchKind(ctx, a, s, log, kind, subs, conc, stageErr); err != nil {
 			break
 		}
-		out.IngestSeconds, out.CatchUpSeconds = ing.Seconds, caughtUp
+		out.IngestSeconds, out.CatchUpSeconds, out.Processes = ing.Seconds, caughtUp, procs
+		if procs > 0 {
+			out.StageSeconds = nil
+		}
 		outs = append(outs, out)
 	}
 	stop()
