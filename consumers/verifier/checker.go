@@ -228,6 +228,33 @@ type refIndex struct {
 	docs     []refDoc
 	passages []passage
 	byChunk  map[string]int
+	// postings lists, per token, the passages holding it, in order: a
+	// sentence is scored against every passage of its reference set, and
+	// a topic page's set holds thousands, so a token's passages are
+	// counted from here instead of merging the sentence's tokens with
+	// every passage's.
+	postings map[uint64][]int32
+}
+
+// jaccards returns the token Jaccard of a with every passage, as
+// a.Jaccard(passage.toks) would.
+func (x *refIndex) jaccards(a text.TokenSet) []float64 {
+	out := make([]float64, len(x.passages))
+	if len(a) == 0 {
+		return out
+	}
+	inter := make([]int32, len(x.passages))
+	for _, t := range a {
+		for _, p := range x.postings[t] {
+			inter[p]++
+		}
+	}
+	for p, n := range inter {
+		if n > 0 {
+			out[p] = float64(n) / float64(len(a)+x.passages[p].toks.Len()-int(n))
+		}
+	}
+	return out
 }
 
 // index returns the prepared reference set, from the cache when the same
@@ -270,7 +297,7 @@ func fingerprint(seed maphash.Seed, refs *schemas.ReferenceSet) uint64 {
 }
 
 func buildIndex(tab *era.Table, refs *schemas.ReferenceSet) *refIndex {
-	x := &refIndex{byChunk: make(map[string]int, len(refs.References))}
+	x := &refIndex{byChunk: make(map[string]int, len(refs.References)), postings: map[uint64][]int32{}}
 	for _, r := range refs.References {
 		if _, dup := x.byChunk[r.ChunkID]; dup || r.Text == "" {
 			continue
@@ -285,9 +312,12 @@ func buildIndex(tab *era.Table, refs *schemas.ReferenceSet) *refIndex {
 				continue
 			}
 			doc.passages = append(doc.passages, len(x.passages))
+			toks := text.NewTokenSet(string(doc.rs[sp.Start:sp.End]))
+			for _, t := range toks {
+				x.postings[t] = append(x.postings[t], int32(len(x.passages)))
+			}
 			x.passages = append(x.passages, passage{
-				doc: di, start: sp.Start, end: sp.End, ns: ns, ne: ne,
-				toks: text.NewTokenSet(string(doc.rs[sp.Start:sp.End])),
+				doc: di, start: sp.Start, end: sp.End, ns: ns, ne: ne, toks: toks,
 			})
 		}
 		x.docs = append(x.docs, doc)

@@ -130,10 +130,9 @@ func (s *sentenceCheck) dateAnchor(a atom) []int {
 	if n == 0 {
 		return nil
 	}
-	et := text.NewTokenSet(event)
-	score := make([]float64, len(s.idx.passages))
-	for p, ps := range s.idx.passages {
-		score[p] = max(s.jS[p], et.Jaccard(ps.toks))
+	score := s.idx.jaccards(text.NewTokenSet(event))
+	for p := range score {
+		score[p] = max(s.jS[p], score[p])
 	}
 	type cand struct{ p, m int }
 	var cands []cand

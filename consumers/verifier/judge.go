@@ -213,9 +213,13 @@ func (j *Judge) selectRefs(refs *schemas.ReferenceSet, d schemas.Draft, atoms []
 	}
 	score := make([]float64, len(idx.docs))
 	bestP := make([]int, len(idx.docs))
+	js := make([][]float64, len(sets))
+	for i, ts := range sets {
+		js[i] = idx.jaccards(ts)
+	}
 	for p, ps := range idx.passages {
-		for _, ts := range sets {
-			if sc := ts.Jaccard(ps.toks); sc > score[ps.doc] {
+		for i := range sets {
+			if sc := js[i][p]; sc > score[ps.doc] {
 				score[ps.doc], bestP[ps.doc] = sc, p
 			}
 		}

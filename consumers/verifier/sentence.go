@@ -125,12 +125,8 @@ func (s *sentenceCheck) prepare() {
 		}
 	}
 	eTok := text.NewTokenSet(b.String())
-	s.jS = make([]float64, len(s.idx.passages))
-	jE := make([]float64, len(s.idx.passages))
-	for p := range s.idx.passages {
-		s.jS[p] = sTok.Jaccard(s.idx.passages[p].toks)
-		jE[p] = eTok.Jaccard(s.idx.passages[p].toks)
-	}
+	s.jS = s.idx.jaccards(sTok)
+	jE := s.idx.jaccards(eTok)
 	// The anchor: of the passages most like the event, the one that
 	// aligns with most of the sentence's non-date text.
 	eventLen := 0
@@ -300,10 +296,9 @@ func (s *sentenceCheck) passageScores(a atom) []float64 {
 	if sc, ok := s.factScore[key]; ok {
 		return sc
 	}
-	ft := text.NewTokenSet(a.fact.Text)
-	sc := make([]float64, len(s.idx.passages))
-	for p, ps := range s.idx.passages {
-		sc[p] = max(s.jS[p], ft.Jaccard(ps.toks))
+	sc := s.idx.jaccards(text.NewTokenSet(a.fact.Text))
+	for p := range sc {
+		sc[p] = max(s.jS[p], sc[p])
 	}
 	s.factScore[key] = sc
 	return sc

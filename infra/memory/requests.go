@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,6 +37,7 @@ const DefaultRequestTTL = 24 * time.Hour
 //	                        place and review (JSON), counters
 //	mem:{t}:req:<id>:refs   string: the reference set (JSON)
 //	mem:{t}:req:<id>:sent   hash: sentence index → genmem.Final (JSON)
+//	mem:{t}:req:<id>:slog   list: the index of every final sentence written, in order
 //	mem:{t}:req:<id>:out    hash: step key → the step's outputs (opaque bytes)
 //	mem:{t}:req:<id>:prev   hash: index → a sentence of the page version the
 //	                        request regenerates (JSON), and u:<index> → its use
@@ -42,7 +45,11 @@ const DefaultRequestTTL = 24 * time.Hour
 // A request's reference set is written once, when the request starts,
 // and read for every sentence after it: the process keeps the sets it
 // wrote or read last (refsCached of them) and answers from them without
-// a round trip. Another process reads the stored set.
+// a round trip. Another process reads the stored set. The final sentences
+// are read on every step, and a step writes one or a few: the process
+// keeps those it read with how many had been written (the length of
+// :slog), and reads only the ones written since, where reading them all
+// on every step made a page of n sentences cost n²/2 decoded sentences.
 //
 // It is safe for concurrent use.
 type Requests struct {
@@ -52,6 +59,18 @@ type Requests struct {
 	mu    sync.Mutex
 	refs  map[string]*schemas.ReferenceSet
 	order []string
+	// finals are the final sentences read last by request key;
+	// finalOrder is their insertion order.
+	finals     map[string]keptFinals
+	finalOrder []string
+}
+
+// keptFinals are a request's final sentences by index, as read when n
+// had been written.
+type keptFinals struct {
+	n      int64
+	byIdx  map[int]genmem.Final
+	sorted []genmem.Final
 }
 
 // refsCached is how many reference sets a process keeps: more than the
@@ -79,7 +98,7 @@ func reqKey(tenant, id string) string { return "mem:{" + tenant + "}:req:" + id 
 // written, the outputs are stored under the step key and returned, all or
 // nothing.
 //
-// KEYS: hash, sent, out, refs, prev
+// KEYS: hash, sent, out, refs, prev, slog
 // ARGV: step key, mode (start|step), expected k, expected a, new k, new a,
 // done (0|1), outputs, ttl seconds, then field/value pairs whose field's
 // first letter says what they are: "f:<name>" a start field of the hash,
@@ -87,7 +106,7 @@ func reqKey(tenant, id string) string { return "mem:{" + tenant + "}:req:" + id 
 // "p:<index>" a previous sentence (JSON), "u:<index>" the use of a
 // previous sentence.
 var stepScript = goredis.NewScript(`
-local h, sent, out, refs, prev = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local h, sent, out, refs, prev, slog = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local key, mode = ARGV[1], ARGV[2]
 local stored = redis.call('HGET', out, key)
 if stored then return {0, stored} end
@@ -107,6 +126,7 @@ for i = 10, #ARGV, 2 do
     redis.call('HINCRBY', h, name, v)
   elseif kind == 'r' then
     redis.call('HSET', sent, name, v)
+    redis.call('RPUSH', slog, name)
   elseif kind == 'p' then
     redis.call('HSET', prev, name, v)
   elseif kind == 'u' then
@@ -129,7 +149,7 @@ func (m *Requests) Step(ctx context.Context, tenant, id string, s genmem.Step) (
 		return false, nil, errors.New("step: tenant and request id are required")
 	}
 	base := reqKey(tenant, id)
-	keys := []string{base, base + ":sent", base + ":out", base + ":refs", base + ":prev"}
+	keys := []string{base, base + ":sent", base + ":out", base + ":refs", base + ":prev", base + ":slog"}
 	mode := "step"
 	if s.Start != nil {
 		mode = "start"
@@ -321,23 +341,97 @@ func (m *Requests) References(ctx context.Context, tenant, id string) (*schemas.
 	return &rs, nil
 }
 
+// sentencesScript reads a request's final sentences: how many were
+// written (the length of :slog), then, for a caller holding those written
+// up to a count below that, the indices and sentences written since, and
+// for any other caller all of them.
+//
+// KEYS: slog, sent
+// ARGV: the count the caller holds ("" for none)
+var sentencesScript = goredis.NewScript(`
+local n = redis.call('LLEN', KEYS[1])
+local held = tonumber(ARGV[1])
+if held and held == n then return {n} end
+if held and held > 0 and held < n then
+  local idx = redis.call('LRANGE', KEYS[1], held, -1)
+  return {n, 0, idx, redis.call('HMGET', KEYS[2], unpack(idx))}
+end
+return {n, 1, redis.call('HGETALL', KEYS[2])}
+`)
+
 // Sentences implements genmem.Memory: the final sentences (accepted or
-// dropped) in index order.
+// dropped) in index order. The slice is the caller's; the sentences'
+// own slices are shared with the process's other readers: callers do not
+// modify them.
 func (m *Requests) Sentences(ctx context.Context, tenant, id string) ([]genmem.Final, error) {
-	h, err := m.c.HGetAll(ctx, reqKey(tenant, id)+":sent").Result()
+	key := reqKey(tenant, id)
+	m.mu.Lock()
+	kept, ok := m.finals[key]
+	m.mu.Unlock()
+	held := ""
+	if ok {
+		held = strconv.FormatInt(kept.n, 10)
+	}
+	res, err := sentencesScript.Run(ctx, m.c, []string{key + ":slog", key + ":sent"}, held).Slice()
 	if err != nil {
 		return nil, fmt.Errorf("read sentences of request %s: %w", id, err)
 	}
-	out := make([]genmem.Final, 0, len(h))
-	for k, v := range h {
+	n, _ := res[0].(int64)
+	if len(res) < 3 {
+		return slices.Clone(kept.sorted), nil
+	}
+	decode := func(k, v string) (genmem.Final, error) {
 		var f genmem.Final
 		if err := json.Unmarshal([]byte(v), &f); err != nil {
-			return nil, fmt.Errorf("read sentences of request %s: sentence %s: %w", id, k, err)
+			return f, fmt.Errorf("read sentences of request %s: sentence %s: %w", id, k, err)
 		}
-		out = append(out, f)
+		return f, nil
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
-	return out, nil
+	next := keptFinals{n: n, byIdx: map[int]genmem.Final{}}
+	var pairs []any
+	if full, _ := res[1].(int64); full == 1 {
+		pairs, _ = res[2].([]any)
+	} else {
+		maps.Copy(next.byIdx, kept.byIdx)
+		idx, _ := res[2].([]any)
+		vals, _ := res[3].([]any)
+		for i := range min(len(idx), len(vals)) {
+			pairs = append(pairs, idx[i], vals[i])
+		}
+	}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		k, _ := pairs[i].(string)
+		v, _ := pairs[i+1].(string)
+		f, err := decode(k, v)
+		if err != nil {
+			return nil, err
+		}
+		next.byIdx[f.Index] = f
+	}
+	next.sorted = make([]genmem.Final, 0, len(next.byIdx))
+	for _, f := range next.byIdx {
+		next.sorted = append(next.sorted, f)
+	}
+	sort.Slice(next.sorted, func(i, j int) bool { return next.sorted[i].Index < next.sorted[j].Index })
+	m.keepFinals(key, next)
+	return slices.Clone(next.sorted), nil
+}
+
+// keepFinals caches a request's final sentences under its key.
+func (m *Requests) keepFinals(key string, k keptFinals) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.finals == nil {
+		m.finals = map[string]keptFinals{}
+	}
+	if _, ok := m.finals[key]; !ok {
+		if len(m.finalOrder) >= refsCached {
+			delete(m.finals, m.finalOrder[0])
+			m.finalOrder = m.finalOrder[1:]
+		}
+		m.finalOrder = append(m.finalOrder, key)
+	}
+	m.finals[key] = k
 }
 
 // Previous implements genmem.Memory: the previous version's sentences in

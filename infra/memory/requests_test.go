@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -187,5 +188,88 @@ func TestStepRecordsPlaceAndReview(t *testing.T) {
 	fs, err := m.Sentences(ctx, "t", "r1")
 	if err != nil || len(fs) != 1 || fs[0].At() != 1.5 || fs[0].Sentence.Section != "洪武" {
 		t.Fatalf("sentences = %+v, %v", fs, err)
+	}
+}
+
+// replyHook records the length of each script's reply.
+type replyHook struct{ lens *[]int }
+
+func (h replyHook) DialHook(next goredis.DialHook) goredis.DialHook { return next }
+
+func (h replyHook) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return func(ctx context.Context, cmd goredis.Cmder) error {
+		err := next(ctx, cmd)
+		if c, ok := cmd.(*goredis.Cmd); ok && (cmd.Name() == "evalsha" || cmd.Name() == "eval") {
+			if v, ok := c.Val().([]any); ok {
+				*h.lens = append(*h.lens, len(v))
+			}
+		}
+		return err
+	}
+}
+
+func (h replyHook) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return next
+}
+
+// TestSentencesAreReadOnce: a process reads each of a request's final
+// sentences once, and then only those a step wrote since, whichever
+// process took it; what it returns is the caller's to change, and the
+// log of what was written is no counter of the request's state.
+func TestSentencesAreReadOnce(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Client(t)
+	writer, other := memory.NewRequests(c, 0), memory.NewRequests(c, 0)
+	r := schemas.Request{RequestID: "r1", Kind: schemas.KindBiography, Subject: "甲乙"}
+	start := genmem.Step{Key: "start", Start: &r, Name: "甲乙", NextIndex: 1,
+		Records: []genmem.Final{{Index: 0, Sentence: schemas.PageSentence{Text: "甲乙，字丙丁。"}}}}
+	if applied, _, err := writer.Step(ctx, "t", "r1", start); err != nil || !applied {
+		t.Fatalf("start: %v %v", applied, err)
+	}
+	var lens []int
+	c.AddHook(replyHook{&lens})
+	read := func(m *memory.Requests, want ...string) {
+		t.Helper()
+		fs, err := m.Sentences(ctx, "t", "r1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range fs {
+			got = append(got, f.Sentence.Text)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("sentences %q, want %q", got, want)
+		}
+	}
+	read(writer, "甲乙，字丙丁。")
+	fs, _ := writer.Sentences(ctx, "t", "r1")
+	fs[0].Sentence.Text = "changed by a caller"
+	read(writer, "甲乙，字丙丁。")
+	if !slices.Equal(lens, []int{3, 1, 1}) {
+		t.Errorf("replies of lengths %v, want the sentences once, then their count alone", lens)
+	}
+	// Another process takes the next step: the first reads them again.
+	step := genmem.Step{Key: "v:1:0", ExpectIndex: 1, NextIndex: 2,
+		Record: &genmem.Final{Index: 1, Sentence: schemas.PageSentence{Text: "举进士。"}}}
+	if applied, _, err := other.Step(ctx, "t", "r1", step); err != nil || !applied {
+		t.Fatalf("step: %v %v", applied, err)
+	}
+	lens = nil
+	read(writer, "甲乙，字丙丁。", "举进士。")
+	read(writer, "甲乙，字丙丁。", "举进士。")
+	if !slices.Equal(lens, []int{4, 1}) {
+		t.Errorf("replies after another process's step %v, want [4 1]: the new sentence alone, then the count", lens)
+	}
+	// A step that writes a sentence again at an index replaces it.
+	again := genmem.Step{Key: "v:2:0", ExpectIndex: 2, NextIndex: 3,
+		Records: []genmem.Final{{Index: 1, Sentence: schemas.PageSentence{Text: "举万历进士。"}}, {Index: 2, Sentence: schemas.PageSentence{Text: "卒。"}}}}
+	if applied, _, err := other.Step(ctx, "t", "r1", again); err != nil || !applied {
+		t.Fatalf("step: %v %v", applied, err)
+	}
+	read(writer, "甲乙，字丙丁。", "举万历进士。", "卒。")
+	read(other, "甲乙，字丙丁。", "举万历进士。", "卒。")
+	if st, _, err := writer.State(ctx, "t", "r1"); err != nil || len(st.Counters) != 0 {
+		t.Errorf("counters %v, %v: want none", st.Counters, err)
 	}
 }
