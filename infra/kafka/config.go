@@ -126,7 +126,7 @@ type Config struct {
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var((*brokerList)(&c.Brokers), "brokers", "comma-separated Kafka bootstrap brokers host:port (default "+DefaultBroker+")")
 	fs.StringVar(&c.ClientID, "kafka-client-id", c.ClientID, "Kafka client id (default "+DefaultClientID+")")
-	fs.IntVar(&c.MaxBatch, "kafka-max-batch", c.MaxBatch, fmt.Sprintf("most records handled per loop turn (default %d)", DefaultMaxBatch))
+	fs.IntVar(&c.MaxBatch, "kafka-max-batch", c.MaxBatch, fmt.Sprintf("most records handled per loop turn (default %d; the ingestion stages 1024)", DefaultMaxBatch))
 	fs.DurationVar(&c.BatchLinger, "kafka-batch-linger", c.BatchLinger, fmt.Sprintf("wait for more records after the first of a batch (default %s)", DefaultBatchLinger))
 	fs.IntVar(&c.FetchMinBytes, "kafka-fetch-min-bytes", c.FetchMinBytes, fmt.Sprintf("broker gathers this much before answering a fetch (default %d)", DefaultFetchMinBytes))
 	fs.DurationVar(&c.FetchMaxWait, "kafka-fetch-max-wait", c.FetchMaxWait, fmt.Sprintf("longest a fetch is held by the broker while idle (default %s)", DefaultFetchMaxWait))
