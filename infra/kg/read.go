@@ -46,61 +46,98 @@ func (s *Store) Resolve(ctx context.Context, tenant, surface string) ([]string, 
 // Edges are ordered as a reader of the source would meet them: those from
 // the entry chunk first, then by document, chunk and position in the chunk.
 func (s *Store) Entity(ctx context.Context, tenant, id string) (graph.Entity, error) {
-	if err := checkTenant("read entity", tenant); err != nil {
+	es, errs, err := s.Entities(ctx, tenant, []string{id})
+	if err != nil {
 		return graph.Entity{}, err
+	}
+	return es[0], errs[0]
+}
+
+// Entities reads several entities as Entity does, in two round trips for
+// all of them. An id the graph does not hold gives an error wrapping
+// graph.ErrNotFound in its place of errs.
+func (s *Store) Entities(ctx context.Context, tenant string, ids []string) (es []graph.Entity, errs []error, err error) {
+	if err := checkTenant("read entity", tenant); err != nil {
+		return nil, nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil, nil
 	}
 	pre := prefix(tenant)
 	p := s.c.Pipeline()
-	node := p.HGetAll(ctx, pre+"node:"+id)
-	names := p.SMembers(ctx, pre+"names:"+id)
-	out := p.SMembers(ctx, pre+"out:"+id)
-	in := p.SMembers(ctx, pre+"in:"+id)
-	chunks := p.SMembers(ctx, pre+"mentions:"+id)
+	type reads struct {
+		node                   *goredis.MapStringStringCmd
+		names, out, in, chunks *goredis.StringSliceCmd
+	}
+	rs := make([]reads, len(ids))
+	for i, id := range ids {
+		rs[i] = reads{
+			node: p.HGetAll(ctx, pre+"node:"+id), names: p.SMembers(ctx, pre+"names:"+id),
+			out: p.SMembers(ctx, pre+"out:"+id), in: p.SMembers(ctx, pre+"in:"+id),
+			chunks: p.SMembers(ctx, pre+"mentions:"+id),
+		}
+	}
 	if _, err := p.Exec(ctx); err != nil {
-		return graph.Entity{}, fmt.Errorf("read entity %s: %w", id, err)
+		return nil, nil, fmt.Errorf("read %s: %w", entitiesNamed(ids), err)
 	}
-	if len(node.Val()) == 0 {
-		return graph.Entity{}, fmt.Errorf("read entity %s: %w", id, graph.ErrNotFound)
-	}
-	e := graph.Entity{Node: nodeFromHash(id, node.Val())}
-
-	outIDs, inIDs := out.Val(), in.Val()
+	es, errs = make([]graph.Entity, len(ids)), make([]error, len(ids))
+	edges := make([][]*goredis.MapStringStringCmd, len(ids))
+	homonyms := make([]*goredis.StringSliceCmd, len(ids))
 	p = s.c.Pipeline()
-	edges := make([]*goredis.MapStringStringCmd, 0, len(outIDs)+len(inIDs))
-	for _, eid := range outIDs {
-		edges = append(edges, p.HGetAll(ctx, pre+"edge:"+eid))
+	for i, id := range ids {
+		if len(rs[i].node.Val()) == 0 {
+			errs[i] = fmt.Errorf("read entity %s: %w", id, graph.ErrNotFound)
+			continue
+		}
+		es[i] = graph.Entity{Node: nodeFromHash(id, rs[i].node.Val())}
+		for _, eid := range rs[i].out.Val() {
+			edges[i] = append(edges[i], p.HGetAll(ctx, pre+"edge:"+eid))
+		}
+		for _, eid := range rs[i].in.Val() {
+			edges[i] = append(edges[i], p.HGetAll(ctx, pre+"edge:"+eid))
+		}
+		homonyms[i] = p.SMembers(ctx, pre+"alias:"+es[i].Name)
 	}
-	for _, eid := range inIDs {
-		edges = append(edges, p.HGetAll(ctx, pre+"edge:"+eid))
-	}
-	homonyms := p.SMembers(ctx, pre+"alias:"+e.Name)
 	if _, err := p.Exec(ctx); err != nil {
-		return graph.Entity{}, fmt.Errorf("read edges of entity %s: %w", id, err)
+		return nil, nil, fmt.Errorf("read the edges of %s: %w", entitiesNamed(ids), err)
 	}
-	setEdges(&e, outIDs, inIDs, edges)
+	for i, id := range ids {
+		if errs[i] != nil {
+			continue
+		}
+		e := &es[i]
+		setEdges(e, rs[i].out.Val(), rs[i].in.Val(), edges[i])
+		e.Aliases = rs[i].names.Val()
+		slices.SortFunc(e.Aliases, func(a, b string) int {
+			if a == b {
+				return 0
+			}
+			if a == e.Name {
+				return -1
+			}
+			if b == e.Name {
+				return 1
+			}
+			return cmp.Compare(a, b)
+		})
+		e.Chunks = rs[i].chunks.Val()
+		slices.Sort(e.Chunks)
+		for _, h := range homonyms[i].Val() {
+			if h != id {
+				e.Homonyms = append(e.Homonyms, h)
+			}
+		}
+		slices.Sort(e.Homonyms)
+	}
+	return es, errs, nil
+}
 
-	e.Aliases = names.Val()
-	slices.SortFunc(e.Aliases, func(a, b string) int {
-		if a == b {
-			return 0
-		}
-		if a == e.Name {
-			return -1
-		}
-		if b == e.Name {
-			return 1
-		}
-		return cmp.Compare(a, b)
-	})
-	e.Chunks = chunks.Val()
-	slices.Sort(e.Chunks)
-	for _, h := range homonyms.Val() {
-		if h != id {
-			e.Homonyms = append(e.Homonyms, h)
-		}
+// entitiesNamed names ids in an error: the entity, or how many from which.
+func entitiesNamed(ids []string) string {
+	if len(ids) == 1 {
+		return "entity " + ids[0]
 	}
-	slices.Sort(e.Homonyms)
-	return e, nil
+	return fmt.Sprintf("%d entities from %s", len(ids), ids[0])
 }
 
 // EntityEdges reads several entities with their edges, in two round

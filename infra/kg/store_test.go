@@ -338,6 +338,31 @@ func TestEntityEdgesReadsWhatEntityReads(t *testing.T) {
 	}
 }
 
+// TestEntitiesReadsEachAsEntity: read together, entities come back each
+// whole (names, edges, mentions, homonyms) as read alone, in the order
+// asked, with an unknown id's not-found error in its place.
+func TestEntitiesReadsEachAsEntity(t *testing.T) {
+	s, _ := newStore(t, kg.Config{})
+	apply(t, s, yeXiangGao(), nil)
+	ids := []string{"place:福清", "person:nobody", kg.PersonID("叶向高", "c-ye")}
+	es, errs, err := s.Entities(context.Background(), tenant, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != len(ids) || !errors.Is(errs[1], graph.ErrNotFound) {
+		t.Fatalf("%d entities, errors %v", len(es), errs)
+	}
+	for _, k := range []int{0, 2} {
+		want := entity(t, s, ids[k])
+		if errs[k] != nil || fmt.Sprintf("%+v", es[k]) != fmt.Sprintf("%+v", want) {
+			t.Errorf("%s: %v\n got %+v\nwant %+v", ids[k], errs[k], es[k], want)
+		}
+	}
+	if ye := es[2]; len(ye.Aliases) < 2 || len(ye.Edges) == 0 || len(ye.Chunks) == 0 {
+		t.Errorf("叶向高 read without names, edges or mentions: %+v", ye)
+	}
+}
+
 func TestContinuationChunksShareTheEntryPerson(t *testing.T) {
 	s, _ := newStore(t, kg.Config{})
 	first := triplets("d", "c1", "叶向高", "c1",

@@ -29,6 +29,16 @@ type Graph interface {
 	Entity(ctx context.Context, tenant, id string) (graph.Entity, error)
 }
 
+// Entities is a Graph that reads several entities at once, as Entity
+// reads one; infra/kg's Store implements it. The curation reads a topic's
+// entities depth by depth, hundreds of them for a place, each in one go
+// when the graph can.
+type Entities interface {
+	// Entities returns the entities of ids; an id the graph does not hold
+	// gives an error wrapping graph.ErrNotFound in its place of errs.
+	Entities(ctx context.Context, tenant string, ids []string) (es []graph.Entity, errs []error, err error)
+}
+
 // Linked is the part of the graph that holds the entity linker's
 // resolutions; infra/kg's Store implements it. A Graph that implements it
 // adds the chunks the linker resolved to the seed (chunks naming it).
@@ -209,6 +219,23 @@ func (c *Curator) curate(ctx context.Context, tenant, topic string, fresh []stri
 
 // read returns the entities of ids that exist, in order.
 func (c *Curator) read(ctx context.Context, tenant string, ids []string) ([]graph.Entity, error) {
+	if b, ok := c.g.(Entities); ok {
+		es, errs, err := b.Entities(ctx, tenant, ids)
+		if err != nil {
+			return nil, err
+		}
+		var out []graph.Entity
+		for i, e := range es {
+			if errors.Is(errs[i], graph.ErrNotFound) {
+				continue
+			}
+			if errs[i] != nil {
+				return nil, errs[i]
+			}
+			out = append(out, e)
+		}
+		return out, nil
+	}
 	var out []graph.Entity
 	for _, id := range ids {
 		e, err := c.g.Entity(ctx, tenant, id)
@@ -411,17 +438,25 @@ func (st *curation) expand(ctx context.Context) error {
 	frontier := []string{st.seed.ID}
 	for depth := 1; depth <= st.c.depth && len(frontier) > 0; depth++ {
 		step := schemas.CurationStep{Depth: depth, Frontier: len(frontier)}
+		var unread []string
+		for _, id := range frontier {
+			if _, ok := st.ents[id]; !ok {
+				unread = append(unread, id)
+			}
+		}
+		read, err := st.c.read(ctx, st.tenant, unread)
+		if err != nil {
+			return err
+		}
+		for _, e := range read {
+			st.ents[e.ID] = e
+		}
 		var hs []hop
 		for _, id := range frontier {
 			e, ok := st.ents[id]
 			if !ok {
-				var err error
-				if e, err = st.c.g.Entity(ctx, st.tenant, id); errors.Is(err, graph.ErrNotFound) {
-					continue
-				} else if err != nil {
-					return err
-				}
-				st.ents[id] = e
+				// Not in the graph (any more).
+				continue
 			}
 			for _, h := range hops(e) {
 				// Beyond the seed only people are followed: a place, an
