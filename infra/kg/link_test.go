@@ -2,6 +2,7 @@ package kg_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -218,6 +219,55 @@ func TestRetractTakesEveryMatchedSurface(t *testing.T) {
 	}
 	if n, err := c.Exists(ctx, "kg:{"+tenant+"}:chunksurf:b-0000", "kg:{"+tenant+"}:surfchunks:无名").Result(); err != nil || n != 0 {
 		t.Errorf("%d of the chunk's records left (%v)", n, err)
+	}
+}
+
+// TestLastLinkOfARetractedNode: a person whose document was retracted
+// while another document's chunk was linked to him is kept by the
+// retraction; when that link goes, the person goes with it, names and
+// all, as the retraction would have removed him.
+func TestLastLinkOfARetractedNode(t *testing.T) {
+	s, c := newStore(t, kg.Config{})
+	ctx := context.Background()
+	if _, err := s.Apply(ctx, tenant, triplets("d1", "d1-0000", "叶向高", "d1-0000",
+		fact{head: "叶向高", rel: schemas.RelCourtesyName, tail: "进卿", start: 0, end: 6}), nil); err != nil {
+		t.Fatal(err)
+	}
+	ye := kg.PersonID("叶向高", "d1-0000")
+	if err := c.HSet(ctx, "chunk:{"+tenant+"}:b-0000", "text", "叶向高入阁").Err(); err != nil {
+		t.Fatal(err)
+	}
+	link := func(ents string) {
+		t.Helper()
+		ms := ""
+		if ents != "" {
+			ms = `[{"entity":"` + ents + `","surface":"叶向高"}]`
+		}
+		if _, err := s.Link(ctx, tenant, [][]string{{"b-0000", "b", "9", "t-" + ents, ms, ents, "叶向高\t1\t", "1"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link(ye)
+	if err := c.HSet(ctx, "doc:{"+tenant+"}:d1", "chunks", "1", "retracted", "2026-01-01T00:00:00Z").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Retract(ctx, tenant, schemas.Retraction{DocID: "d1", Reason: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Entity(ctx, tenant, ye); err != nil {
+		t.Fatalf("the retraction removed a person a link held up: %v", err)
+	}
+	link("")
+	if _, err := s.Entity(ctx, tenant, ye); !errors.Is(err, graph.ErrNotFound) {
+		t.Fatalf("after its last link went: %v, want not found", err)
+	}
+	for _, sf := range []string{"叶向高", "进卿"} {
+		if ids, _ := s.Resolve(ctx, tenant, sf); len(ids) != 0 {
+			t.Errorf("%s still resolves to %v", sf, ids)
+		}
+		if _, err := c.ZScore(ctx, "kg:{"+tenant+"}:surfaces", sf).Result(); err == nil {
+			t.Errorf("%s still in the surface log", sf)
+		}
 	}
 }
 
