@@ -15,18 +15,9 @@ import (
 // A regex the model writes in the batch is seen by the chunks after it
 // (saving one forgets what was read).
 func (e *Extractor) BatchHandler() pipeline.BatchHandler {
-	h := e.Handler()
+	batch := pipeline.Batch(e.Handler())
 	return func(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
-		ctx = context.WithValue(ctx, patternsKey{}, &patternMemo{read: map[string][]regexmem.Pattern{}})
-		out := make([][]pipeline.Output, len(ins))
-		for i, in := range ins {
-			o, err := h(ctx, in)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = o
-		}
-		return out, nil
+		return batch(context.WithValue(ctx, patternsKey{}, &patternMemo{read: map[string][]regexmem.Pattern{}}), ins)
 	}
 }
 

@@ -44,7 +44,7 @@ import (
 //go:embed link.lua
 var linkSource string
 
-var linkScript = goredis.NewScript(linkSource)
+var linkScript = goredis.NewScript(nodeSource + linkSource)
 
 // LinkFields is the number of fields of one row of Link.
 const LinkFields = 8

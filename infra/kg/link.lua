@@ -1,5 +1,6 @@
 -- Writes the entity links of a batch of chunks for one tenant (the entity
 -- linker's records; see link.go for the key layout).
+-- node.lua is prepended: dropSurface and dropUnheldNode come from there.
 --
 -- ARGV[1]  the tenant's key prefix, kg:{t}:
 -- then per chunk, 8 fields:
@@ -106,35 +107,6 @@ local function stale(chunk, version, seen)
   return false
 end
 
--- orphan removes the node of id when its first document is retracted and
--- nothing holds it up any more: the retraction of that document kept it
--- because a link still held it (another document's chunk was linked to
--- it), and this write took that last link away. Without this the node
--- and its names would stay, linked to nothing, for good. The removal is
--- the retraction's own (retract.lua).
-local function orphan(id)
-  local nk = P .. 'node:' .. id
-  local first = redis.call('HGET', nk, 'first_doc')
-  if not first or redis.call('HEXISTS', DOCP .. first, 'retracted') == 0 then
-    return
-  end
-  for _, k in ipairs({'out:', 'in:', 'mentions:', 'linked:'}) do
-    if redis.call('SCARD', P .. k .. id) > 0 then
-      return
-    end
-  end
-  for _, sf in ipairs(redis.call('SMEMBERS', P .. 'names:' .. id)) do
-    redis.call('SREM', P .. 'alias:' .. sf, id)
-    if redis.call('SCARD', P .. 'alias:' .. sf) == 0 then
-      redis.call('SREM', P .. 'aliases', sf)
-      redis.call('ZREM', P .. 'surfaces', sf)
-    end
-  end
-  redis.call('DEL', nk, P .. 'names:' .. id, P .. 'out:' .. id, P .. 'in:' .. id,
-    P .. 'mentions:' .. id, P .. 'linked:' .. id)
-  redis.call('SREM', P .. 'nodes', id)
-end
-
 local out = {}
 for a = 2, #ARGV, NF do
   local chunk, doc, version = ARGV[a], ARGV[a + 1], ARGV[a + 2]
@@ -156,7 +128,10 @@ for a = 2, #ARGV, NF do
         redis.call('SREM', P .. 'chunklinked:' .. chunk, e)
         redis.call('SREM', P .. 'linked:' .. e, chunk)
         removed[#removed + 1] = e
-        orphan(e)
+        -- The retraction of e's document kept e while this link held it
+        -- up (another document's chunk linked to it); with the link gone,
+        -- e goes as the retraction would have removed it.
+        dropUnheldNode(P, DOCP, e, '')
       end
     end
     for _, e in ipairs(ents) do

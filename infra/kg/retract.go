@@ -15,7 +15,7 @@ import (
 //go:embed retract.lua
 var retractSource string
 
-var retractScript = goredis.NewScript(retractSource)
+var retractScript = goredis.NewScript(nodeSource + retractSource)
 
 // aliasRelations are the relations whose tail is a surface form of the
 // head (schemas.AliasRelation), for retract.lua.

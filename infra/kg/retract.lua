@@ -1,6 +1,7 @@
 -- Removes what one retracted document left in the knowledge graph and the
 -- chunk store of one tenant, in one step, and returns the report: the
 -- KGUpdates to publish, as a JSON list. See retract.go.
+-- node.lua is prepended: dropSurface and dropUnheldNode come from there.
 --
 -- KEYS[1]  retract:{t}:<doc id>, the stored report
 -- KEYS[2]  doc:{t}:<doc id>, the document (its chunk count; kept, with its
@@ -67,15 +68,6 @@ local function add(id, kind, v)
   end
 end
 
--- dropSurface removes surface from the tenant's surface index once no
--- entity answers to it any more.
-local function dropSurface(s)
-  if redis.call('SCARD', P .. 'alias:' .. s) == 0 then
-    redis.call('SREM', P .. 'aliases', s)
-    redis.call('ZREM', P .. 'surfaces', s)
-  end
-end
-
 local relCheck, relOrder = {}, {}
 
 for _, c in ipairs(chunks) do
@@ -109,7 +101,7 @@ for _, c in ipairs(chunks) do
         end
         if not held and redis.call('SREM', P .. 'alias:' .. tail, hid) == 1 then
           redis.call('SREM', P .. 'names:' .. hid, tail)
-          dropSurface(tail)
+          dropSurface(P, tail)
           add(hid, 'aliases', tail)
         end
       end
@@ -205,21 +197,7 @@ end
 -- nothing else holds up any more goes.
 local DOCP = 'doc:' .. string.sub(P, 4)
 for _, id in ipairs(order) do
-  local nk = P .. 'node:' .. id
-  local first = redis.call('HGET', nk, 'first_doc')
-  if first and (first == doc or redis.call('HEXISTS', DOCP .. first, 'retracted') == 1)
-    and redis.call('SCARD', P .. 'out:' .. id) == 0
-    and redis.call('SCARD', P .. 'in:' .. id) == 0
-    and redis.call('SCARD', P .. 'mentions:' .. id) == 0
-    and redis.call('SCARD', P .. 'linked:' .. id) == 0 then
-    for _, s in ipairs(redis.call('SMEMBERS', P .. 'names:' .. id)) do
-      redis.call('SREM', P .. 'alias:' .. s, id)
-      dropSurface(s)
-    end
-    redis.call('DEL', nk, P .. 'names:' .. id, P .. 'out:' .. id, P .. 'in:' .. id,
-      P .. 'mentions:' .. id, P .. 'linked:' .. id)
-    redis.call('SREM', P .. 'nodes', id)
-  end
+  dropUnheldNode(P, DOCP, id, doc)
 end
 redis.call('SREM', DIDX, doc)
 

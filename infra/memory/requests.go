@@ -56,13 +56,42 @@ type Requests struct {
 	c   redis.Client
 	ttl time.Duration
 
+	// refs are the reference sets and finals the final sentences read
+	// last, by request key.
+	refs   kept[*schemas.ReferenceSet]
+	finals kept[keptFinals]
+}
+
+// kept is a process's copy of what it wrote or read of the requests, by
+// request key: at most refsCached of them, the oldest dropped first. It is
+// safe for concurrent use.
+type kept[V any] struct {
 	mu    sync.Mutex
-	refs  map[string]*schemas.ReferenceSet
+	byKey map[string]V
 	order []string
-	// finals are the final sentences read last by request key;
-	// finalOrder is their insertion order.
-	finals     map[string]keptFinals
-	finalOrder []string
+}
+
+func (k *kept[V]) get(key string) (V, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	v, ok := k.byKey[key]
+	return v, ok
+}
+
+func (k *kept[V]) put(key string, v V) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.byKey == nil {
+		k.byKey = map[string]V{}
+	}
+	if _, ok := k.byKey[key]; !ok {
+		if len(k.order) >= refsCached {
+			delete(k.byKey, k.order[0])
+			k.order = k.order[1:]
+		}
+		k.order = append(k.order, key)
+	}
+	k.byKey[key] = v
 }
 
 // keptFinals are a request's final sentences by index, as read when n
@@ -294,25 +323,8 @@ func (m *Requests) PutReferences(ctx context.Context, tenant, id string, refs *s
 	if err := m.c.Set(ctx, reqKey(tenant, id)+":refs", b, m.ttl).Err(); err != nil {
 		return fmt.Errorf("store references of %s: %w", id, err)
 	}
-	m.keep(reqKey(tenant, id), refs)
+	m.refs.put(reqKey(tenant, id), refs)
 	return nil
-}
-
-// keep caches a reference set under its request key.
-func (m *Requests) keep(key string, refs *schemas.ReferenceSet) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.refs == nil {
-		m.refs = map[string]*schemas.ReferenceSet{}
-	}
-	if _, ok := m.refs[key]; !ok {
-		if len(m.order) >= refsCached {
-			delete(m.refs, m.order[0])
-			m.order = m.order[1:]
-		}
-		m.order = append(m.order, key)
-	}
-	m.refs[key] = refs
 }
 
 // References returns the reference set of a request; a missing one fails
@@ -320,10 +332,7 @@ func (m *Requests) keep(key string, refs *schemas.ReferenceSet) {
 // genmem.ErrNoReferences. The set is shared with the process's other
 // readers of it: callers do not modify it.
 func (m *Requests) References(ctx context.Context, tenant, id string) (*schemas.ReferenceSet, error) {
-	m.mu.Lock()
-	refs, ok := m.refs[reqKey(tenant, id)]
-	m.mu.Unlock()
-	if ok {
+	if refs, ok := m.refs.get(reqKey(tenant, id)); ok {
 		return refs, nil
 	}
 	b, err := m.c.Get(ctx, reqKey(tenant, id)+":refs").Bytes()
@@ -337,7 +346,7 @@ func (m *Requests) References(ctx context.Context, tenant, id string) (*schemas.
 	if err := json.Unmarshal(b, &rs); err != nil {
 		return nil, fmt.Errorf("references of request %s: decode: %w", id, err)
 	}
-	m.keep(reqKey(tenant, id), &rs)
+	m.refs.put(reqKey(tenant, id), &rs)
 	return &rs, nil
 }
 
@@ -365,9 +374,7 @@ return {n, 1, redis.call('HGETALL', KEYS[2])}
 // modify them.
 func (m *Requests) Sentences(ctx context.Context, tenant, id string) ([]genmem.Final, error) {
 	key := reqKey(tenant, id)
-	m.mu.Lock()
-	kept, ok := m.finals[key]
-	m.mu.Unlock()
+	kept, ok := m.finals.get(key)
 	held := ""
 	if ok {
 		held = strconv.FormatInt(kept.n, 10)
@@ -413,25 +420,8 @@ func (m *Requests) Sentences(ctx context.Context, tenant, id string) ([]genmem.F
 		next.sorted = append(next.sorted, f)
 	}
 	sort.Slice(next.sorted, func(i, j int) bool { return next.sorted[i].Index < next.sorted[j].Index })
-	m.keepFinals(key, next)
+	m.finals.put(key, next)
 	return slices.Clone(next.sorted), nil
-}
-
-// keepFinals caches a request's final sentences under its key.
-func (m *Requests) keepFinals(key string, k keptFinals) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.finals == nil {
-		m.finals = map[string]keptFinals{}
-	}
-	if _, ok := m.finals[key]; !ok {
-		if len(m.finalOrder) >= refsCached {
-			delete(m.finals, m.finalOrder[0])
-			m.finalOrder = m.finalOrder[1:]
-		}
-		m.finalOrder = append(m.finalOrder, key)
-	}
-	m.finals[key] = k
 }
 
 // Previous implements genmem.Memory: the previous version's sentences in
