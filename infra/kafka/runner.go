@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"time"
@@ -146,6 +147,10 @@ func Run(ctx context.Context, cfg Config, stage topology.Stage, h pipeline.Batch
 		return fmt.Errorf("run stage %s: the stage reads no topic", stage.Name)
 	}
 	log := opts.Logger.With().Str(logging.FieldStage, stage.Name).Logger()
+	// The stage's goroutines, and those the reader and writer start, carry
+	// its name as a profiler label: `go tool pprof -tagfocus stage=linker`.
+	ctx = pprof.WithLabels(ctx, pprof.Labels("stage", stage.Name))
+	pprof.SetGoroutineLabels(ctx)
 
 	transport := newTransport(cfg)
 	defer transport.CloseIdleConnections()
