@@ -1,7 +1,6 @@
 package schemas
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -174,14 +173,12 @@ func unmarshal(data []byte, v any) error {
 	if !utf8.Valid(data) {
 		return fmt.Errorf("%w: value is not UTF-8", ErrInvalid)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(v); err != nil {
-		return err
+	// Unmarshal refuses trailing data after the value as a syntax error.
+	err := json.Unmarshal(data, v)
+	if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	if dec.More() {
-		return fmt.Errorf("%w: trailing data after the JSON value", ErrInvalid)
-	}
-	return nil
+	return err
 }
 
 // Registry maps each message type to the Go struct of its current version

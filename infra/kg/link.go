@@ -283,6 +283,32 @@ func (s *Store) Linked(ctx context.Context, tenant, entity string) ([]string, er
 	return ids, nil
 }
 
+// LinkedOf returns, for each entity, the chunks the linker resolved to
+// it, sorted; in one round trip.
+func (s *Store) LinkedOf(ctx context.Context, tenant string, entities []string) ([][]string, error) {
+	if err := checkTenant("read linked chunks", tenant); err != nil {
+		return nil, err
+	}
+	if len(entities) == 0 {
+		return nil, nil
+	}
+	cmds := make([]*goredis.StringSliceCmd, len(entities))
+	if _, err := s.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
+		for i, e := range entities {
+			cmds[i] = p.SMembers(ctx, prefix(tenant)+"linked:"+e)
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("read chunks linked to %d entities: %w", len(entities), err)
+	}
+	out := make([][]string, len(entities))
+	for i, c := range cmds {
+		out[i] = c.Val()
+		slices.Sort(out[i])
+	}
+	return out, nil
+}
+
 // ChunkLinks returns the mention list JSON the linker stored for chunk, ""
 // when it stored none.
 func (s *Store) ChunkLinks(ctx context.Context, tenant, chunk string) (string, error) {

@@ -54,6 +54,10 @@ func TestLinkScript(t *testing.T) {
 	if got, _ := s.Linked(ctx, tenant, ye); !slices.Equal(got, []string{"a-0000"}) {
 		t.Fatalf("linked %v", got)
 	}
+	if got, err := s.LinkedOf(ctx, tenant, []string{"person:nobody", ye}); err != nil || len(got) != 2 ||
+		len(got[0]) != 0 || !slices.Equal(got[1], []string{"a-0000"}) {
+		t.Fatalf("linked of two entities: %v, %v", got, err)
+	}
 	// Matched against the candidates the surface has: nothing to link
 	// again (until a second person of the name arrives, below).
 	if got, err := s.SurfaceChunks(ctx, tenant, []string{"叶向高"}); err != nil || len(got) != 0 {

@@ -43,7 +43,8 @@ type Entities interface {
 // resolutions; infra/kg's Store implements it. A Graph that implements it
 // adds the chunks the linker resolved to the seed (chunks naming it).
 type Linked interface {
-	Linked(ctx context.Context, tenant, entity string) ([]string, error)
+	// LinkedOf returns each entity's linked chunks, sorted.
+	LinkedOf(ctx context.Context, tenant string, entities []string) ([][]string, error)
 }
 
 // Chunks reads stored chunks; infra/redis's Chunks implements it.

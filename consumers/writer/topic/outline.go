@@ -293,16 +293,18 @@ func (st *curation) elsewhere(ctx context.Context) error {
 			used[it.Chunk] = true
 		}
 	}
-	var ids []string
+	var keys []string
 	for _, e := range st.cur.Entities {
-		if !e.Key {
-			continue
+		if e.Key {
+			keys = append(keys, e.ID)
 		}
-		more, err := l.Linked(ctx, st.tenant, e.ID)
-		if err != nil {
-			return fmt.Errorf("chunks naming %s: %w", e.ID, err)
-		}
-		slices.Sort(more)
+	}
+	linked, err := l.LinkedOf(ctx, st.tenant, keys)
+	if err != nil {
+		return fmt.Errorf("chunks naming the key people: %w", err)
+	}
+	var ids []string
+	for _, more := range linked {
 		ids = append(ids, more[:min(len(more), maxLinkedPerKey)]...)
 	}
 	slices.Sort(ids)
@@ -420,11 +422,11 @@ func (st *curation) namingChunks(ctx context.Context, e graph.Entity) ([]string,
 		ids = append(ids, ed.ChunkID)
 	}
 	if l, ok := st.c.g.(Linked); ok {
-		more, err := l.Linked(ctx, st.tenant, e.ID)
+		more, err := l.LinkedOf(ctx, st.tenant, []string{e.ID})
 		if err != nil {
 			return nil, err
 		}
-		ids = append(ids, more...)
+		ids = append(ids, more[0]...)
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
@@ -521,10 +523,11 @@ func (st *curation) personOutline(ctx context.Context) error {
 		}
 	}
 	if l, ok := st.c.g.(Linked); ok {
-		ids, err := l.Linked(ctx, st.tenant, e.ID)
+		linked, err := l.LinkedOf(ctx, st.tenant, []string{e.ID})
 		if err != nil {
 			return err
 		}
+		ids := linked[0]
 		if err := st.load(ctx, ids); err != nil {
 			return err
 		}
