@@ -30,6 +30,7 @@ const (
 	DefaultMinContext    = 3
 	DefaultMaxValueRunes = 8
 	DefaultCacheSize     = 256
+	DefaultDocCacheSize  = 4096
 )
 
 // Config tunes the offline checker. The zero value means the defaults
@@ -63,6 +64,12 @@ type Config struct {
 	// the pages in flight: a page evicted between two of its sentences
 	// is indexed again (default 256).
 	CacheSize int
+	// DocCacheSize is how many reference texts keep their preparation
+	// (runes, normalized text, dates, passages and their token sets)
+	// between reference sets: the sets of different pages share most of
+	// their chunks (a topic page's set holds hundreds), so a set is built
+	// from the texts already prepared (default 4096).
+	DocCacheSize int
 	// Era is the era table (default era.Default()).
 	Era *era.Table
 	// Profiles are the corpus profiles a reference set names (default
@@ -91,6 +98,9 @@ func (c Config) withDefaults() Config {
 	if c.CacheSize <= 0 {
 		c.CacheSize = DefaultCacheSize
 	}
+	if c.DocCacheSize <= 0 {
+		c.DocCacheSize = DefaultDocCacheSize
+	}
 	if c.Era == nil {
 		c.Era = era.Default()
 	}
@@ -110,7 +120,8 @@ func (c Config) Validate() error {
 		name string
 		v    int
 	}{{"top references", c.TopReferences}, {"top passages", c.TopPassages}, {"min context", c.MinContext},
-		{"max value runes", c.MaxValueRunes}, {"cache size", c.CacheSize}} {
+		{"max value runes", c.MaxValueRunes}, {"cache size", c.CacheSize},
+		{"doc cache size", c.DocCacheSize}} {
 		if f.v < 0 {
 			errs = append(errs, fmt.Errorf("verifier: %s is %d, want ≥ 0 (0 = default)", f.name, f.v))
 		}
@@ -127,6 +138,9 @@ type Offline struct {
 	mu    sync.Mutex
 	cache map[uint64]*refIndex
 	order []uint64
+	// docs are the prepared reference texts, by chunk id and text.
+	docs     map[uint64]*prepared
+	docOrder []uint64
 	// lexicons are the lexicons by profile (*profile.Profile → *lexicon).
 	lexicons sync.Map
 }
@@ -135,7 +149,8 @@ var _ Checker = (*Offline)(nil)
 
 // NewOffline returns the offline checker.
 func NewOffline(cfg Config) *Offline {
-	return &Offline{cfg: cfg.withDefaults(), seed: maphash.MakeSeed(), cache: map[uint64]*refIndex{}}
+	return &Offline{cfg: cfg.withDefaults(), seed: maphash.MakeSeed(), cache: map[uint64]*refIndex{},
+		docs: map[uint64]*prepared{}}
 }
 
 // ErrNoReferenceSet is returned by Check when it is given no reference set.
@@ -267,7 +282,7 @@ func (o *Offline) index(refs *schemas.ReferenceSet) *refIndex {
 		return x
 	}
 	o.mu.Unlock()
-	x := buildIndex(o.cfg.Era, refs)
+	x := indexWith(refs, o.prepared)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if _, ok := o.cache[key]; !ok {
@@ -296,7 +311,69 @@ func fingerprint(seed maphash.Seed, refs *schemas.ReferenceSet) uint64 {
 	return h.Sum64()
 }
 
+// prepared is a reference text prepared for matching: what a reference
+// set's index holds of it, shared by every set that holds the same chunk
+// text. Read-only once built.
+type prepared struct {
+	rs    []rune
+	norm  normText
+	dates []dateSpan
+	// passages are its sentences; doc is left zero.
+	passages []passage
+}
+
+func prepare(tab *era.Table, txt string) *prepared {
+	p := &prepared{rs: []rune(txt), norm: normalize(txt), dates: findDates(tab, txt)}
+	for _, sp := range text.SentencesRunes(p.rs) {
+		ns := sort.SearchInts(p.norm.pos, sp.Start)
+		ne := sort.SearchInts(p.norm.pos, sp.End)
+		if ne <= ns {
+			continue
+		}
+		p.passages = append(p.passages, passage{
+			start: sp.Start, end: sp.End, ns: ns, ne: ne, toks: text.NewTokenSet(string(p.rs[sp.Start:sp.End])),
+		})
+	}
+	return p
+}
+
+// prepared returns r's text prepared, from the cache when the same chunk
+// text was prepared recently.
+func (o *Offline) prepared(r schemas.Reference) *prepared {
+	var h maphash.Hash
+	h.SetSeed(o.seed)
+	h.WriteString(r.ChunkID)
+	h.WriteByte(0)
+	h.WriteString(r.Text)
+	key := h.Sum64()
+	o.mu.Lock()
+	p, ok := o.docs[key]
+	o.mu.Unlock()
+	if ok {
+		return p
+	}
+	p = prepare(o.cfg.Era, r.Text)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if q, ok := o.docs[key]; ok {
+		return q
+	}
+	if len(o.docOrder) >= o.cfg.DocCacheSize {
+		delete(o.docs, o.docOrder[0])
+		o.docOrder = o.docOrder[1:]
+	}
+	o.docs[key] = p
+	o.docOrder = append(o.docOrder, key)
+	return p
+}
+
+// buildIndex indexes refs, preparing every text.
 func buildIndex(tab *era.Table, refs *schemas.ReferenceSet) *refIndex {
+	return indexWith(refs, func(r schemas.Reference) *prepared { return prepare(tab, r.Text) })
+}
+
+// indexWith indexes refs from their prepared texts.
+func indexWith(refs *schemas.ReferenceSet, prep func(schemas.Reference) *prepared) *refIndex {
 	x := &refIndex{byChunk: make(map[string]int, len(refs.References)), postings: map[uint64][]int32{}}
 	for _, r := range refs.References {
 		if _, dup := x.byChunk[r.ChunkID]; dup || r.Text == "" {
@@ -304,21 +381,15 @@ func buildIndex(tab *era.Table, refs *schemas.ReferenceSet) *refIndex {
 		}
 		di := len(x.docs)
 		x.byChunk[r.ChunkID] = di
-		doc := refDoc{ref: r, rs: []rune(r.Text), norm: normalize(r.Text), dates: findDates(tab, r.Text)}
-		for _, sp := range text.SentencesRunes(doc.rs) {
-			ns := sort.SearchInts(doc.norm.pos, sp.Start)
-			ne := sort.SearchInts(doc.norm.pos, sp.End)
-			if ne <= ns {
-				continue
-			}
+		p := prep(r)
+		doc := refDoc{ref: r, rs: p.rs, norm: p.norm, dates: p.dates, passages: make([]int, 0, len(p.passages))}
+		for _, ps := range p.passages {
 			doc.passages = append(doc.passages, len(x.passages))
-			toks := text.NewTokenSet(string(doc.rs[sp.Start:sp.End]))
-			for _, t := range toks {
+			for _, t := range ps.toks {
 				x.postings[t] = append(x.postings[t], int32(len(x.passages)))
 			}
-			x.passages = append(x.passages, passage{
-				doc: di, start: sp.Start, end: sp.End, ns: ns, ne: ne, toks: toks,
-			})
+			ps.doc = di
+			x.passages = append(x.passages, ps)
 		}
 		x.docs = append(x.docs, doc)
 	}

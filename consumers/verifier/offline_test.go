@@ -267,10 +267,10 @@ func TestConfigValidate(t *testing.T) {
 }
 
 // TestOfflineConcurrent checks that one checker serves concurrent checks
-// (run with -race) and that its reference-set cache gives the same
-// verdicts as a fresh checker.
+// (run with -race) and that its caches, of reference sets and of the
+// texts they share, give the same verdicts as a fresh checker.
 func TestOfflineConcurrent(t *testing.T) {
-	chk := verifier.NewOffline(verifier.Config{CacheSize: 2})
+	chk := verifier.NewOffline(verifier.Config{CacheSize: 2, DocCacheSize: 3})
 	sentences := []string{"林敬安，字守拙，号南溪，莆田人。", "万历十四年（1583年），林敬安举进士。", "官至礼部右侍郎。"}
 	want := make([]string, len(sentences))
 	for i, s := range sentences {
@@ -307,5 +307,38 @@ func TestOfflineConcurrent(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// TestPreparedTextFollowsTheText checks that a chunk id seen again with
+// another text is checked against the text it now has, not the one
+// prepared before.
+func TestPreparedTextFollowsTheText(t *testing.T) {
+	chk := verifier.NewOffline(verifier.Config{})
+	set := func(txt string) *schemas.ReferenceSet {
+		refs := fixtureRefs(t)
+		refs.References[0].Text = txt
+		refs.Facts = nil
+		return refs
+	}
+	draft := schemas.Draft{RequestID: "r", Subject: fixtureName, Text: "林敬安，字守拙，号南溪，仙游人。"}
+	first, err := chk.Check(context.Background(), set(textEntry), draft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(textEntry, "莆田人", "仙游人", 1)
+	if changed == textEntry {
+		t.Fatal("the fixture entry does not hold the year")
+	}
+	second, err := chk.Check(context.Background(), set(changed), draft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := verifier.NewOffline(verifier.Config{}).Check(context.Background(), set(changed), draft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Status == second.Status || second.Status != fresh.Status {
+		t.Fatalf("against the old text %s, the new %s, a fresh checker %s", first.Status, second.Status, fresh.Status)
 	}
 }
