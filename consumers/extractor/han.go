@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/schemas"
@@ -15,39 +16,40 @@ import (
 // compiled per profile (newHan). Go's regexp is RE2: matching is linear in
 // the text, so no pattern can blow up on adversarial input.
 var (
-	reZi     = regexp.MustCompile(`^(?:一字|又字|更字|字)(\p{Han}{1,3})$`)
-	reHao    = regexp.MustCompile(`^(?:自号|别号|号)(\p{Han}{1,5})$`)
-	reMing   = regexp.MustCompile(`^(一名|初名|原名|本名|旧名|名)(\p{Han}{1,3})$`)
-	reXiaozi = regexp.MustCompile(`^(小字|小名)(\p{Han}{1,4})$`)
-	rePlace  = regexp.MustCompile(`^(其先|先世)?(\p{Han}{1,8})人$`)
+	reZi     = mustFiltered(`^(?:一字|又字|更字|字)(\p{Han}{1,3})$`)
+	reHao    = mustFiltered(`^(?:自号|别号|号)(\p{Han}{1,5})$`)
+	reMing   = mustFiltered(`^(一名|初名|原名|本名|旧名|名)(\p{Han}{1,3})$`)
+	reXiaozi = mustFiltered(`^(小字|小名)(\p{Han}{1,4})$`)
+	rePlace  = mustFiltered(`^(其先|先世)?(\p{Han}{1,8})人$`)
 	reDeathB = regexp.MustCompile(`年(` + ageExpr + `)，?(卒|薨)(?:于(\p{Han}{1,4}))?`)
 	// reKinMore continues a list of relatives: "子用懋、用嘉".
 	reKinMore = regexp.MustCompile(`^、(\p{Han}{1,2}?)(?:嗣|袭|[、，。])`)
 	reSelfHao = regexp.MustCompile(`自号(\p{Han}{2,6}?)(?:[，。；]|$)`)
 	// reMagistrate is a clause that makes a person the magistrate of a
 	// county, a department or a prefecture: "知宁海县".
-	reMagistrate = regexp.MustCompile(`^知(\p{Han}{2,4}?)(县|州|府)$`)
-	reOffice     = regexp.MustCompile(`^(召为|出为|入为|累迁|累官|官至|仕至|积功至|累功至|历官|历迁|超擢|超拜|授|除|擢|迁|升|改|调|拜|进|历|官|为)(\p{Han}{1,20})`)
+	reMagistrate = mustFiltered(`^知(\p{Han}{2,4}?)(县|州|府)$`)
 	// reKinOf says whose relative a person is: "武善弟", "鄂尔泰从子".
-	reKinOf = regexp.MustCompile(`^[^之第者其]{2,4}?(?:从子|从弟|从孙|族子|族弟|族孙|子|弟|兄|孙|侄)$`)
+	reKinOf = mustFiltered(`^[^之第者其]{2,4}?(?:从子|从弟|从孙|族子|族弟|族孙|子|弟|兄|孙|侄)$`)
 	// reSuccession ends a clause that makes an heir the subject:
 	// "弟简王有爝嗣，景泰三年薨" is the heir's death.
-	reSuccession = regexp.MustCompile(`(?:嗣|袭|袭封|袭爵)(?:[，。；]|$)|传至`)
+	reSuccession = mustFiltered(`(?:嗣|袭|袭封|袭爵)(?:[，。；]|$)|传至`)
 	// reSentZi is a sentence that opens with a person and his courtesy
 	// name, maybe after words that end in 者 ("时与悦同里而先为南京兵部尚书
 	// 者张蓥，字廷器").
-	reSentZi = regexp.MustCompile(`^(?:[^，。；]{1,24}者)?([^，。；者]{1,8})，字`)
+	reSentZi = mustFiltered(`^(?:[^，。；]{1,24}者)?([^，。；者]{1,8})，字`)
 	// reClauseSubject finds a clause that opens with a subject of two or
 	// three characters followed by an adverb or an appointment verb ("鸿儒
 	// 遂…", "时中累官…", "向高亦…"). One character before an adverb is too
 	// often a verb ("召复故官").
-	reClauseSubject = regexp.MustCompile(`(?:^|，)(\p{Han}{2,3}?)(?:遂|乃|亦|即|复|因|竟|既|独|皆|累官|累迁|官至|授|擢|迁|拜|除|召为|出为)`)
+	reClauseSubject = mustFiltered(`(?:^|，)(\p{Han}{2,3}?)(?:遂|乃|亦|即|复|因|竟|既|独|皆|累官|累迁|官至|授|擢|迁|拜|除|召为|出为)`)
 )
 
 // kinNameStop are characters that cannot be in the given name after a
 // kinship word at a sentence start: "父丧", "子孙", "父忧归" are events and
 // collectives, not people.
 const kinNameStop = "殁丧卒忧死老母妇姓亦皆以为又既尝遂乃年某等辈归病疾殇亡早没故已尚俱并不无也矣焉孙弟兄女侄婿一二三四五六七八九十数"
+
+var kinNameStopSet = newRuneSet(kinNameStop)
 
 // kinNameFirstStop may be in a name but not begin one after a kinship word.
 const kinNameFirstStop = "有幼少长子"
@@ -81,7 +83,7 @@ func (hz *han) parseHeaders(text string) []hanHeader {
 	sentenceStarts(text, func(at int, lineStart bool) {
 		at += len(text[at:]) - len(strings.TrimLeft(text[at:], " 　\t"))
 		end := len(text)
-		if j := strings.IndexAny(text[at:], "。\n"); j >= 0 {
+		if j := hanEndSet.index(text[at:]); j >= 0 {
 			end = at + j
 		}
 		// "尹竑，字太和，巴人；童存德，字居敬，兰溪人": people listed one
@@ -134,10 +136,11 @@ func (hz *han) headerAt(text string, at int, lineStart bool, out *[]hanHeader) {
 		return
 	}
 	body := text[at : at+comma]
-	if utf8.RuneCountInString(body) > 12 || strings.ContainsAny(body, "。；：、 　\t\n") {
+	if len(body) > 12*utf8.UTFMax || utf8.RuneCountInString(body) > 12 || notInBody.in(body) {
 		return
 	}
-	if !hz.bodyLike(body) || strings.Contains(strings.TrimSuffix(body, "者"), "者") ||
+	like := hz.bodyLike(body)
+	if !like || strings.Contains(strings.TrimSuffix(body, "者"), "者") ||
 		utf8.RuneCountInString(trimBody(body)) >= 4 {
 		// "代之者刘璋，字廷信", "又都给事中龚泰，义乌人", "户部主事安玺，宛平
 		// 人", "游击曾英，福建莆田人", "有郡人吴訚者": the name after the
@@ -147,6 +150,7 @@ func (hz *han) headerAt(text string, at int, lineStart bool, out *[]hanHeader) {
 			at += k
 			comma -= k
 			body = text[at : at+comma]
+			like = hz.bodyLike(body)
 		}
 	}
 	bodyEnd, restStart := at+comma, at+comma+len("，")
@@ -160,7 +164,7 @@ func (hz *han) headerAt(text string, at int, lineStart bool, out *[]hanHeader) {
 		// "嘉猷名升，以字行": his name written straight after the name
 		// he goes by.
 		bodyEnd, restStart = at+len(name), at+len(name)
-	} else if !hz.bodyLike(body) {
+	} else if !like {
 		// "王畿字汝中，别号龙溪": the courtesy name written straight
 		// after the name, as the Mingru xuean and many archive books
 		// open a life.
@@ -173,13 +177,17 @@ func (hz *han) headerAt(text string, at int, lineStart bool, out *[]hanHeader) {
 	// "尹竑，字太和，巴人；童存德，字居敬，兰溪人": a semicolon ends one
 	// person's opening.
 	restEnd := len(text)
-	if j := strings.IndexAny(text[restStart:], "。；\n"); j >= 0 {
+	if j := stops.index(text[restStart:]); j >= 0 {
 		restEnd = restStart + j
 	}
 	if h, ok := hz.parseHeader(text, at, bodyEnd, restStart, restEnd, lineStart); ok {
 		*out = append(*out, h)
 	}
 }
+
+// notInBody are the characters a header's name and the words before it
+// do not hold.
+var notInBody = newRuneSet("。；：、 　\t\n")
 
 // parseHeader reads the clauses after a header's name (text[at:bodyEnd]),
 // up to the end of the sentence (text[restStart:restEnd]), and reports
@@ -194,9 +202,11 @@ func (hz *han) parseHeader(text string, at, bodyEnd, restStart, restEnd int, lin
 		if c.kind == "" && len(h.clauses) > 0 && h.clauses[len(h.clauses)-1].kind == "zi" {
 			c = classifyOpeningPlace(cl)
 		}
-		if m := reMagistrate.FindStringSubmatch(cl); c.kind == "" && i == 0 && m != nil {
-			// "又王士弘者，知宁海县": the magistrate of a county.
-			c = hanClause{kind: "office", val: "知" + m[2], word: m[1]}
+		if c.kind == "" && i == 0 {
+			if m := reMagistrate.FindStringSubmatch(cl); m != nil {
+				// "又王士弘者，知宁海县": the magistrate of a county.
+				c = hanClause{kind: "office", val: "知" + m[2], word: m[1]}
+			}
 		}
 		if c.kind == "" && i == 0 && strings.HasSuffix(cl, "也") {
 			// "有华敏者，南京锦衣军余也", "袁敏者，金齿卫知事也": who he
@@ -247,7 +257,7 @@ func (hz *han) parseHeader(text string, at, bodyEnd, restStart, restEnd int, lin
 		// degree introduces him.
 		if n := utf8.RuneCountInString(h.body); n >= 2 && n <= 3 && nameLike(h.body) {
 			first, _, _ := strings.Cut(text[restStart:restEnd], "，")
-			if loc := hz.reJinshi.FindStringIndex(first); loc != nil && loc[0] == 0 {
+			if hz.jinshiAt.MatchString(first) {
 				early = true
 			}
 		}
@@ -340,13 +350,23 @@ func (hz *han) bodyLike(b string) bool {
 // 又 or 而 ("时广西佥事"), or, after a word that introduces someone, a
 // word for a person ending in 人 ("有郡人吴訚者"). 0 if there is none.
 func (hz *han) describedName(body string) int {
-	rs := []rune(strings.TrimSuffix(body, "者"))
+	b := strings.TrimSuffix(body, "者")
+	if !utf8.ValidString(b) {
+		// The words are read rune by rune: an invalid byte is one, U+FFFD.
+		b = string([]rune(b))
+	}
+	n := utf8.RuneCountInString(b)
 	for _, l := range []int{3, 2} {
-		if len(rs) < l+2 {
+		if n < l+2 {
 			continue
 		}
-		name, pre := string(rs[len(rs)-l:]), string(rs[:len(rs)-l])
-		if !nameLike(name) || strings.ContainsAny(name, officeBanned+"者") {
+		cut := len(b)
+		for range l {
+			_, size := utf8.DecodeLastRuneInString(b[:cut])
+			cut -= size
+		}
+		name, pre := b[cut:], b[:cut]
+		if !nameLike(name) || officeBannedSet.in(name) {
 			continue
 		}
 		intro := pre
@@ -356,8 +376,9 @@ func (hz *han) describedName(body string) int {
 				break
 			}
 		}
+		_, size := utf8.DecodeRuneInString(name)
 		if strings.HasSuffix(pre, "者") || hz.officePhrase(strings.TrimLeft(pre, "时又而")) &&
-			!hz.officePhrase(pre+string(rs[len(rs)-l])) ||
+			!hz.officePhrase(b[:cut+size]) ||
 			intro != pre && utf8.RuneCountInString(intro) == 2 && strings.HasSuffix(intro, "人") {
 			return len(pre)
 		}
@@ -371,7 +392,7 @@ func (hz *han) describedName(body string) int {
 func (hz *han) kinBody(b string) bool {
 	k, rest, _ := hz.cutKin(strings.TrimPrefix(b, "其"))
 	n := utf8.RuneCountInString(rest)
-	return k != "" && n >= 1 && n <= 2 && nameLike(rest) && !strings.ContainsAny(rest, kinNameStop+"嗣袭") &&
+	return k != "" && n >= 1 && n <= 2 && nameLike(rest) && !kinNameStopSet.in(rest) && !strings.ContainsAny(rest, "嗣袭") &&
 		!strings.ContainsRune(kinNameFirstStop, firstRune(rest))
 }
 
@@ -509,7 +530,7 @@ func (hz *han) kinBefore(text, given string) string {
 }
 
 func firstRune(s string) rune {
-	r, _ := utf8.DecodeRuneInString(s)
+	r, _ := decodeRune(s)
 	return r
 }
 
@@ -547,7 +568,7 @@ type section struct {
 func (hz *han) relativesNamed(text, entry string) map[string]bool {
 	_, g := hz.surname(entry)
 	out := map[string]bool{}
-	for _, w := range kinNamed(text, hz.kin) {
+	for _, w := range kinNamedIn(text, hz.kinIdx) {
 		if out[w] || w == g || strings.Contains(entry, w) || !nameLike(w) {
 			continue
 		}
@@ -671,12 +692,23 @@ func sectionAt(secs []section, b int) *section {
 // matches across them.
 const hanEnds = "。\n"
 
+// hanEndSet holds hanEnds. sentenceEnds end a sentence; stops end a
+// sentence or the part of one a semicolon ends; clauseEnds end a clause.
+var (
+	hanEndSet    = newRuneSet(hanEnds)
+	sentenceEnds = newRuneSet("。；！？\n")
+	stops        = newRuneSet("。；\n")
+	clauseEnds   = newRuneSet("，。；\n")
+)
+
 const clauseBoundaries = "，。；：！？、\n 　"
+
+var clauseBoundarySet = newRuneSet(clauseBoundaries)
 
 // clauseStart returns the offset where the clause containing b begins,
 // not before lo.
 func clauseStart(text string, b, lo int) int {
-	i := strings.LastIndexAny(text[lo:b], clauseBoundaries)
+	i := clauseBoundarySet.lastIndex(text[lo:b])
 	if i < 0 {
 		return lo
 	}
@@ -686,7 +718,7 @@ func clauseStart(text string, b, lo int) int {
 
 // sentenceStart returns the offset where the sentence containing b begins.
 func sentenceStart(text string, b, lo int) int {
-	i := strings.LastIndexAny(text[lo:b], "。；！？\n")
+	i := sentenceEnds.lastIndex(text[lo:b])
 	if i < 0 {
 		return lo
 	}
@@ -712,7 +744,7 @@ func (hz *han) ownClause(p, head string) bool {
 		}
 	}
 	for p != "" {
-		if loc := hz.reTimeLead.FindStringIndex(p); loc != nil && loc[1] > 0 {
+		if loc := hz.times.of(p).FindStringIndex(p); loc != nil && loc[1] > 0 {
 			p = p[loc[1]:]
 			continue
 		}
@@ -735,7 +767,7 @@ func (hz *han) ownClause(p, head string) bool {
 // reQualLead is the standing a person is appointed from, written before
 // the appointment verb: "以进士", "以荫", "由乡举", "由广东副使", "自工部侍郎"
 // (进尚书).
-var reQualLead = regexp.MustCompile(`^(?:以|由|自)[^，。；、之其者也所为与及帝上]{1,5}$`)
+var reQualLead = mustFiltered(`^(?:以|由|自)[^，。；、之其者也所为与及帝上]{1,5}$`)
 
 // foreignSentence reports whether the sentence before b has a subject other
 // than head: a relative ("父复，宣德中进士") or another person's header.
@@ -1059,7 +1091,7 @@ func (hz *han) subHeader(text, sub string) (hanHeader, bool) {
 	if first := text[at:]; !strings.HasPrefix(first, sub) {
 		// "以地震言事者，又有邓洪震，宣化人": the sentence says who he was,
 		// then names him (the chunker began his text at the sentence).
-		if e := strings.IndexAny(first, "。；\n"); e >= 0 {
+		if e := stops.index(first); e >= 0 {
 			first = first[:e]
 		}
 		if q := strings.Index(first, sub+"，"); q > 0 {
@@ -1068,7 +1100,7 @@ func (hz *han) subHeader(text, sub string) (hanHeader, bool) {
 			}
 		}
 	}
-	end := strings.IndexAny(text[at:], "，。；\n")
+	end := clauseEnds.index(text[at:])
 	if end <= 0 {
 		return hanHeader{}, false
 	}
@@ -1086,7 +1118,7 @@ func (hz *han) subHeader(text, sub string) (hanHeader, bool) {
 	}
 	restStart := bodyEnd + len("，")
 	restEnd := len(text)
-	if j := strings.IndexAny(text[restStart:], "。；\n"); j >= 0 {
+	if j := stops.index(text[restStart:]); j >= 0 {
 		restEnd = restStart + j
 	}
 	return hz.parseHeader(text, at, bodyEnd, restStart, restEnd, true)
@@ -1168,7 +1200,7 @@ func (hz *han) headerFacts(text string, h *hanHeader, add func(fact)) {
 }
 
 func (hz *han) jinshiFacts(text string, secs []section, add func(fact)) {
-	for _, m := range findAll(hz.reJinshi, text, hanEnds, "进士", "试第") {
+	for _, m := range findAll(hz.jinshis, text, hanEnds, "进士", "试第") {
 		s := hz.attributable(text, secs, m[0])
 		if s == nil {
 			continue
@@ -1230,13 +1262,13 @@ func (hz *han) officeFacts(text string, secs []section, add func(fact)) {
 	for pos := 0; pos < len(text); {
 		// Find the next character that can begin a verb, then match the
 		// anchored pattern there, on a window of a few dozen characters.
-		i := strings.IndexFunc(text[pos:], officeVerbStart)
+		i := officeVerbStarts.index(text[pos:])
 		if i < 0 {
 			return
 		}
 		pos += i
 		window := text[pos:min(len(text), pos+officeWindow)]
-		loc := reOffice.FindStringSubmatchIndex(window)
+		loc := officeAt(window)
 		if loc == nil {
 			_, size := utf8.DecodeRuneInString(text[pos:])
 			pos += size
@@ -1307,23 +1339,49 @@ func (hz *han) officeFacts(text string, secs []section, add func(fact)) {
 	}
 }
 
-// officeWindow bounds the text after a verb that reOffice looks at: the
+// officeWindow bounds the text after a verb that officeAt looks at: the
 // longest verb and 20 Han characters, in bytes.
 const officeWindow = 6 + 20*4
 
-func officeVerbStart(r rune) bool {
-	switch r {
-	case '召', '出', '入', '累', '积', '官', '仕', '历', '超', '授', '除', '擢', '迁', '升', '改', '调', '拜', '进', '为':
-		return true
+// officeVerbs are the verbs that make a person an office holder, in the
+// order officeAt tries them; officeVerbStarts are their first characters.
+var (
+	officeVerbs = []string{"召为", "出为", "入为", "累迁", "累官", "官至", "仕至", "积功至", "累功至", "历官", "历迁",
+		"超擢", "超拜", "授", "除", "擢", "迁", "升", "改", "调", "拜", "进", "历", "官", "为"}
+	officeVerbStarts = indexByFirstRune(officeVerbs, func(v string) string { return v }).first
+)
+
+// officeAt returns the submatches of `^(verb|…)(\p{Han}{1,20})` in s, the
+// verbs those of officeVerbs, as the regexp's FindStringSubmatchIndex
+// does: the first verb s begins with that a Han character follows, and
+// the run of Han characters after it, 20 at most; nil if there is none.
+func officeAt(s string) []int {
+	for _, v := range officeVerbs {
+		if !strings.HasPrefix(s, v) {
+			continue
+		}
+		end := len(v)
+		for n := 0; n < 20 && end < len(s); n++ {
+			r, size := utf8.DecodeRuneInString(s[end:])
+			if !unicode.Is(unicode.Han, r) {
+				break
+			}
+			end += size
+		}
+		if end > len(v) {
+			return []int{0, end, 0, len(v), len(v), end}
+		}
 	}
-	return false
+	return nil
 }
+
+func officeVerbStart(r rune) bool { return officeVerbStarts.has(r) }
 
 // longestOffice returns the longest prefix of run that is an office
 // phrase, or "".
 func (hz *han) longestOffice(run string) string {
 	// No office title contains a banned character: cut there first.
-	if i := strings.IndexAny(run, officeBanned); i >= 0 {
+	if i := officeBannedSet.index(run); i >= 0 {
 		run = run[:i]
 	}
 	for end := len(run); end > 0; {
@@ -1355,7 +1413,7 @@ func (hz *han) deathFacts(text string, secs []section, add func(fact)) {
 		}
 		return false
 	}
-	for _, m := range findAll(hz.reDeathA, text, hanEnds, "卒", "薨") {
+	for _, m := range findAll(hz.deathScan, text, hanEnds, "卒", "薨") {
 		timeS, placeS, ageS := sub(text, m, 1), sub(text, m, 3), sub(text, m, 4)
 		start := m[0]
 		if timeS == "" && ageS == "" {
@@ -1450,7 +1508,7 @@ func (hz *han) timeBefore(text string, b int) (string, int) {
 	end := b - len("，")
 	start := clauseStart(text, end, 0)
 	t := text[start:end]
-	if loc := hz.reTimeLead.FindStringIndex(t); loc != nil && loc[1] == len(t) {
+	if hz.times.of(t).matchesAll(t) {
 		return t, start
 	}
 	return "", b
@@ -1498,9 +1556,9 @@ type kinName struct {
 func (hz *han) kinNames(text string) []kinName {
 	var out []kinName
 	ok := func(name string) bool {
-		return !strings.ContainsAny(name, kinNameStop) && !strings.ContainsRune(kinNameFirstStop, firstRune(name))
+		return !kinNameStopSet.in(name) && !strings.ContainsRune(kinNameFirstStop, firstRune(name))
 	}
-	for _, m := range findAll(hz.reKin, text, hanEnds, "父", "子", "弟", "兄") {
+	for _, m := range findAll(hz.kinOpenings, text, hanEnds, "父", "子", "弟", "兄") {
 		kin, name := text[m[2]:m[3]], text[m[4]:m[5]]
 		for _, w := range []string{"名", "讳"} {
 			// "次子名琬", "父讳铨": the kinship word, then the name.

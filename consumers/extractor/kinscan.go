@@ -14,21 +14,17 @@ import (
 // finds, leftmost first and trying the words in order. A scan, because a
 // regexp with that many alternatives costs a backtracking pass per match.
 func kinNamed(text string, kin []profile.KinWord) []string {
-	first := make(map[rune]bool, len(kin))
-	for _, k := range kin {
-		r, _ := utf8.DecodeRuneInString(k.Word)
-		first[r] = true
-	}
+	return kinNamedIn(text, indexKin(kin))
+}
+
+// kinNamedIn is kinNamed with the words indexed by first rune.
+func kinNamedIn(text string, kin byFirstRune[profile.KinWord]) []string {
 	var out []string
 	for i := 0; i < len(text); {
-		r, n := utf8.DecodeRuneInString(text[i:])
-		if !first[r] {
-			i += n
-			continue
-		}
+		r, n := decodeRune(text[i:])
 		matched := false
-		for _, k := range kin {
-			if k.Word == "" || !strings.HasPrefix(text[i:], k.Word) {
+		for _, k := range kin.of(r) {
+			if !strings.HasPrefix(text[i:], k.Word) {
 				continue
 			}
 			if w, ok := twoHan(text[i+len(k.Word):]); ok {
@@ -56,4 +52,42 @@ func twoHan(s string) (string, bool) {
 		return "", false
 	}
 	return s[:n1+n2], true
+}
+
+// byFirstRune holds words by their first rune, those of one rune in the
+// order of the list they come from: a scan for the words of a list that
+// begin a text need try only those that begin with its first rune.
+type byFirstRune[T any] struct {
+	first *runeSet
+	items map[rune][]T
+}
+
+// indexByFirstRune indexes items by the first rune of their word; items
+// with an empty word are left out.
+func indexByFirstRune[T any](items []T, word func(T) string) byFirstRune[T] {
+	idx := byFirstRune[T]{items: map[rune][]T{}}
+	var first []rune
+	for _, it := range items {
+		w := word(it)
+		if w == "" {
+			continue
+		}
+		r := firstRune(w)
+		first = append(first, r)
+		idx.items[r] = append(idx.items[r], it)
+	}
+	idx.first = newRuneSet(string(first))
+	return idx
+}
+
+// of returns the items whose word begins with r.
+func (idx byFirstRune[T]) of(r rune) []T {
+	if !idx.first.has(r) {
+		return nil
+	}
+	return idx.items[r]
+}
+
+func indexKin(kin []profile.KinWord) byFirstRune[profile.KinWord] {
+	return indexByFirstRune(kin, func(k profile.KinWord) string { return k.Word })
 }

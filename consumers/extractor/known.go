@@ -211,7 +211,7 @@ func (hz *han) knownSentences(text string, secs []section, others map[string]boo
 	sentenceStarts(text, func(at int, _ bool) {
 		at += len(text[at:]) - len(strings.TrimLeft(text[at:], " 　\t"))
 		end := len(text)
-		if j := strings.IndexAny(text[at:], "。\n"); j >= 0 {
+		if j := hanEndSet.index(text[at:]); j >= 0 {
 			end = at + j
 		}
 		if at >= end || sectionAt(secs, at) != nil && sectionAt(secs, at).head != "" {
@@ -247,7 +247,7 @@ func (hz *han) timeLead(cl string) bool {
 	if r, _ := utf8.DecodeLastRuneInString(cl); !strings.ContainsRune("年中末初月春夏秋冬", r) {
 		return false
 	}
-	if loc := hz.reTimeLead.FindStringIndex(cl); loc != nil && loc[1] == len(cl) {
+	if hz.times.of(cl).matchesAll(cl) {
 		return true
 	}
 	t := strings.TrimSuffix(strings.TrimPrefix(cl, "闰"), "月")

@@ -31,10 +31,14 @@ type han struct {
 		sync.Mutex
 		l *listing
 	}
-	// kin are the kinship words cut off a header's name, longest first.
+	// kin are the kinship words cut off a header's name, longest first;
+	// kinIdx holds them by first rune, as surnameIdx the compound
+	// surnames.
 	kin         []profile.KinWord
+	kinIdx      byFirstRune[profile.KinWord]
 	introducers []string
 	surnames    []string
+	surnameIdx  byFirstRune[string]
 	eras        []string
 	// agents are the corpus counts of clause roles (roles.go); nil
 	// without the profile's file.
@@ -47,7 +51,16 @@ type han struct {
 	// (placechars.go); nil for a profile that is not Chinese.
 	placeChars map[rune]int
 
-	reJinshi, reDeathA, reTimeLead, reKin, reSentKin, reHeir *regexp.Regexp
+	reHeir    *regexp.Regexp
+	reSentKin *filteredRE
+	// jinshiAt reads a jinshi degree at the start of a text, times a time
+	// and deaths a death; jinshis and deathScan find degrees and deaths
+	// in a text, kinOpenings the relatives named at sentence starts
+	// (kinNames).
+	jinshiAt           *filteredRE
+	times, deaths      eraPatterns
+	jinshis, deathScan *wordScan
+	kinOpenings        openingScan
 }
 
 // newHan compiles the rules of a Chinese profile. The patterns are RE2:
@@ -55,6 +68,8 @@ type han struct {
 func newHan(p *profile.Profile) (*han, error) {
 	hz := &han{offices: p.Offices, kin: p.Kin.WithRole(profile.RoleHeader), introducers: p.Names.Introducers,
 		surnames: p.Names.CompoundSurnames, eras: p.EraNames()}
+	hz.kinIdx = indexKin(hz.kin)
+	hz.surnameIdx = indexByFirstRune(hz.surnames, func(s string) string { return s })
 	words := func(role string) string {
 		var ws []string
 		for _, k := range p.Kin.WithRole(role) {
@@ -70,8 +85,20 @@ func newHan(p *profile.Profile) (*han, error) {
 		return strings.Join(out, "|")
 	}
 	eraAlt := quote(hz.eras)
-	timeExpr := `(?:(?:` + eraAlt + `)` + numYear + `|` + numYear + `|(?:` + eraAlt + `)[中末初])` +
-		`(?:(?:正|闰?[一二三四五六七八九十]{1,2}|冬|腊)月)?[春夏秋冬]?`
+	// A time: an era and a year, a year alone or an era and a part of it,
+	// then maybe a month and a season.
+	timeExpr := func(eras []string) string {
+		year := numYear
+		if len(eras) > 0 {
+			alt := quote(eras)
+			year = `(?:` + alt + `)` + numYear + `|` + numYear + `|(?:` + alt + `)[中末初]`
+		}
+		return `(?:` + year + `)(?:(?:正|闰?[一二三四五六七八九十]{1,2}|冬|腊)月)?[春夏秋冬]?`
+	}
+	// A death: maybe a time, 卒 or 薨, maybe a place and an age.
+	deathExpr := func(eras []string) string {
+		return `(` + timeExpr(eras) + `)?(卒|薨)(?:于(\p{Han}{1,4}))?(?:[，；]?年(` + ageExpr + `))?`
+	}
 	// The jinshi examination as the table writes it: a metropolitan degree
 	// (进士), a tier (二甲), then a rank (第一) or the rest of a palace
 	// designation that begins with the degree (及第 of 进士及第); or a
@@ -108,13 +135,14 @@ func newHan(p *profile.Profile) (*han, error) {
 		}
 		return re
 	}
-	hz.reJinshi = compile(`(?:举|成|登)?(` + eraAlt + `)(元年|[〇一二三四五六七八九十]{1,3}年|[中末初])[，、]?(?:又|复)?(?:举|成|登|中)?(` + exam + `)`)
-	hz.reDeathA = compile(`(` + timeExpr + `)?(卒|薨)(?:于(\p{Han}{1,4}))?(?:[，；]?年(` + ageExpr + `))?`)
-	hz.reTimeLead = compile(`^` + timeExpr)
-	hz.reKin = compile(`(?m)(?:^|[。；])[ 　]*(?:其)?(` + words(profile.RoleNamed) + `)(\p{Han}{1,2}?)(?:嗣|袭|[，、。])`)
+	jinshi := compile(`^(?:举|成|登)?(` + eraAlt + `)(元年|[〇一二三四五六七八九十]{1,3}年|[中末初])[，、]?(?:又|复)?(?:举|成|登|中)?(` + exam + `)`)
+	hz.times = eraPatternsOf(hz.eras, func(eras []string) string { return `^` + timeExpr(eras) }, compile)
+	hz.deaths = eraPatternsOf(hz.eras, func(eras []string) string { return `^` + deathExpr(eras) }, compile)
+	hz.kinOpenings = openingScan{at: compile(`^(?:` + openingExpr + `[ 　]*(?:其)?(` + words(profile.RoleNamed) + `)` +
+		`(\p{Han}{1,2}?)(?:嗣|袭|[，、。]))`)}
 	// reSentKin finds a sentence whose subject is a relative ("父复，…"):
 	// what follows is about the relative, not the head.
-	hz.reSentKin = compile(`^(?:其)?(?:` + words(profile.RoleSubject) + `)(?:\p{Han}{1,2}[，、]|\p{Han}{1,6}(?:嗣|袭))`)
+	sentKin := compile(`^(?:其)?(?:` + words(profile.RoleSubject) + `)(?:\p{Han}{1,2}[，、]|\p{Han}{1,6}(?:嗣|袭))`)
 	// reHeir matches a succession at a sentence or clause start: 其 (his,
 	// also "以其": had his …), 以 (had …), or the predecessor's given name;
 	// a kinship word; an optional title ending in 王; the heir's name (rare
@@ -129,6 +157,11 @@ func newHan(p *profile.Profile) (*han, error) {
 	if err != nil {
 		return nil, err
 	}
+	hz.jinshiAt, hz.reSentKin = filtered(jinshi), filtered(sentKin)
+	hz.jinshis = newWordScan(hz.jinshiAt, func(string) *filteredRE { return hz.jinshiAt },
+		hz.jinshiAt.maxLen, hz.jinshiAt.alphabet)
+	// What a death holds before its 卒 or 薨 is its time.
+	hz.deathScan = newWordScan(hz.deaths.all, hz.deaths.of, hz.times.all.maxLen, hz.times.all.alphabet)
 	if hz.agents, err = loadAgents(p); err != nil {
 		return nil, fmt.Errorf("profile %s: %w", p.Name, err)
 	}
@@ -141,6 +174,43 @@ func newHan(p *profile.Profile) (*han, error) {
 	return hz, nil
 }
 
+// eraPatterns is a pattern anchored at the start of the text that holds
+// the era table (all), compiled again for each rune an era name begins
+// with, holding only the eras that begin with it, and once with none of
+// them for the other runes. Eras that begin with another rune than the
+// text cannot match it, so the pattern for its first rune finds what all
+// finds, and the engine does not pay for hundreds of eras at each step.
+type eraPatterns struct {
+	all    *filteredRE
+	byRune map[rune]*filteredRE
+	none   *filteredRE
+}
+
+// eraPatternsOf compiles expr, the pattern made with the eras it is given,
+// with all the eras and by first rune.
+func eraPatternsOf(eras []string, expr func(eras []string) string,
+	compile func(string) *regexp.Regexp) eraPatterns {
+	p := eraPatterns{byRune: map[rune]*filteredRE{}}
+	byRune := map[rune][]string{}
+	for _, e := range eras {
+		r := firstRune(e)
+		byRune[r] = append(byRune[r], e)
+	}
+	p.all, p.none = filtered(compile(expr(eras))), filtered(compile(expr(nil)))
+	for r, es := range byRune {
+		p.byRune[r] = filtered(compile(expr(es)))
+	}
+	return p
+}
+
+// of returns the pattern to run on s.
+func (p eraPatterns) of(s string) *filteredRE {
+	if f, ok := p.byRune[firstRune(s)]; ok {
+		return f
+	}
+	return p.none
+}
+
 // Year and age expressions of the patterns.
 const (
 	numYear = `(?:元|[〇一二三四五六七八九十]{1,3})年`
@@ -151,11 +221,13 @@ const (
 // title ("之", "以", "者" …).
 const officeBanned = "之以而其于与及所者也乃遂命请帝曰不未皆俱并又复因即欲将为此彼何进迁擢改授拜召除调升"
 
+var officeBannedSet = newRuneSet(officeBanned)
+
 // officePhrase reports whether s is a plausible office title: it ends with
 // a title the profile's lexicon lets the extractor take.
 func (hz *han) officePhrase(s string) bool {
 	n := utf8.RuneCountInString(s)
-	if n < 2 || n > 16 || strings.ContainsAny(s, officeBanned) || strings.HasPrefix(s, "封") {
+	if n < 2 || n > 16 || officeBannedSet.in(s) || strings.HasPrefix(s, "封") {
 		return false
 	}
 	return hz.offices.Extracted(s)
@@ -169,7 +241,8 @@ func (hz *han) officePhrase(s string) bool {
 // written by her family's name and 氏, after a title or not ("孝宗孝康皇
 // 后张氏", "甘氏"), has that surname and no given name.
 func (hz *han) surname(name string) (sur, given string) {
-	if utf8.RuneCountInString(name) < 2 || strings.ContainsAny(name, "〈〉｛｝") {
+	n := utf8.RuneCountInString(name)
+	if n < 2 || rareMarkup.in(name) {
 		return "", name
 	}
 	if family, ok := strings.CutSuffix(name, "氏"); ok {
@@ -187,19 +260,24 @@ func (hz *han) surname(name string) (sur, given string) {
 	if _, size := utf8.DecodeRuneInString(name); strings.Contains(name[size:], "王") {
 		return "", name
 	}
-	for _, c := range hz.surnames {
-		if strings.HasPrefix(name, c) && utf8.RuneCountInString(name) >= 3 {
-			return c, name[len(c):]
+	if n >= 3 {
+		for _, c := range hz.surnameIdx.of(firstRune(name)) {
+			if strings.HasPrefix(name, c) {
+				return c, name[len(c):]
+			}
 		}
 	}
 	_, size := utf8.DecodeRuneInString(name)
 	return name[:size], name[size:]
 }
 
+// rareMarkup are the brackets that spell out a rare character.
+var rareMarkup = newRuneSet("〈〉｛｝")
+
 // cutKin splits a leading kinship word off s; same says its bearer has the
 // person's surname ("子琮" under 陆文渊 names 陆琮).
 func (hz *han) cutKin(s string) (kin, rest string, same bool) {
-	for _, k := range hz.kin {
+	for _, k := range hz.kinIdx.of(firstRune(s)) {
 		if strings.HasPrefix(s, k.Word) {
 			return k.Word, s[len(k.Word):], k.SameSurname
 		}
@@ -223,7 +301,7 @@ var notNames = map[string]bool{
 // 1–4 Han characters (rare characters may be written 〈…〉), not a clause
 // opener and not a time expression.
 func nameLike(s string) bool {
-	if s == "" || notNames[s] || strings.ContainsRune("字号名", firstRune(s)) {
+	if s == "" || notNameFirst.has(firstRune(s)) {
 		return false
 	}
 	n := 0
@@ -241,14 +319,17 @@ func nameLike(s string) bool {
 			return false
 		}
 		i += size
-		n++
-	}
-	if n > 4 {
-		return false
+		if n++; n > 4 {
+			return false
+		}
 	}
 	last, _ := utf8.DecodeLastRuneInString(s)
-	return !strings.ContainsRune("年月日时初末中后岁曰", last)
+	return !notNameLast.has(last) && !notNames[s]
 }
+
+// notNameFirst and notNameLast are the characters a name neither begins
+// nor ends with.
+var notNameFirst, notNameLast = newRuneSet("字号名"), newRuneSet("年月日时初末中后岁曰")
 
 // placeBanned are characters that show a "…人" phrase counts people or
 // qualifies them instead of naming a place ("三千余人", "不知何许人").
@@ -259,13 +340,15 @@ const placeBanned = "千百十数等诸众辈之其不何知无有者也为以�
 // words that count, ask or refer, but not the 诸 of 诸暨 or the 无 of 无锡.
 var openingBanned = strings.NewReplacer("诸", "", "无", "").Replace(placeBanned)
 
+var placeBannedSet, openingBannedSet = newRuneSet(placeBanned), newRuneSet(openingBanned)
+
 // openingPlaceName reports whether s can be the place of the "P人" clause
 // that follows the courtesy name in an entry's opening: a place by its
 // position, two to six Han characters free of openingBanned, not a "同…"
 // (same county as) or "…余" (a count).
 func openingPlaceName(s string) bool {
 	n := utf8.RuneCountInString(s)
-	if n < 2 || n > 6 || strings.ContainsAny(s, openingBanned) || strings.HasPrefix(s, "同") || strings.HasSuffix(s, "余") {
+	if n < 2 || n > 6 || openingBannedSet.in(s) || strings.HasPrefix(s, "同") || strings.HasSuffix(s, "余") {
 		return false
 	}
 	for _, r := range s {
@@ -279,7 +362,7 @@ func openingPlaceName(s string) bool {
 // placeName reports whether s can be the place of a "…人" clause.
 func placeName(s string) bool {
 	n := utf8.RuneCountInString(s)
-	if n < 1 || n > 6 || strings.ContainsAny(s, placeBanned) {
+	if n < 1 || n > 6 || placeBannedSet.in(s) {
 		return false
 	}
 	switch s {

@@ -27,6 +27,10 @@ func (hz *han) listedFacts(s string, groups []string, entry, sub string) []fact 
 	if len(groups) == 0 {
 		return nil
 	}
+	l := hz.listingOf(groups)
+	if len(l.written) == 0 {
+		return nil
+	}
 	rs := []rune(s)
 	off := make([]int, len(rs)+1) // rune index → byte offset
 	for i, b := 0, 0; i < len(rs); i++ {
@@ -34,12 +38,16 @@ func (hz *han) listedFacts(s string, groups []string, entry, sub string) []fact 
 		b += utf8.RuneLen(rs[i])
 	}
 	off[len(rs)] = len(s)
-	l := hz.listingOf(groups)
-	if len(l.written) == 0 {
-		return nil
+	// before is the text before rune i.
+	valid := utf8.ValidString(s)
+	before := func(i int) string {
+		if valid {
+			return s[:off[i]]
+		}
+		return string(rs[:i])
 	}
 	written, first := l.written, l.first
-	inGroup := func(w []rune) bool { return first[w[0]] && written[string(w)] }
+	inGroup := func(w []rune) bool { return first.has(w[0]) && written[string(w)] }
 	_, entryGiven := hz.surname(entry)
 	var out []fact
 	// prev is the title of the name just read and prevEnd where it ends;
@@ -49,7 +57,7 @@ func (hz *han) listedFacts(s string, groups []string, entry, sub string) []fact 
 	// place when the name before had one ("有诸城谢升、聊城丁志方").
 	prev, prevEnd, placed := "", -1, false
 	for i := 1; i < len(rs); i++ {
-		if !first[rs[i]] {
+		if !first.has(rs[i]) {
 			continue
 		}
 		n := 0
@@ -110,7 +118,7 @@ func (hz *han) listedFacts(s string, groups []string, entry, sub string) []fact 
 			// 甘霖"); one written alone that does not begin with a
 			// surname the corpus writes ("士骥官中书舍人") is a given name
 			// and names no one in full.
-			switch full := hz.writtenInFull(string(rs[:i]), name); {
+			switch full := hz.writtenInFull(before(i), name); {
 			case full != "":
 				head = full
 			case hz.fullShape(name):
@@ -225,7 +233,7 @@ func (hz *han) withSurnameOf(entry, given string) string {
 type listing struct {
 	key                      string
 	written                  map[string]bool
-	first                    map[rune]bool
+	first                    *runeSet
 	afterKin, afterLongerKin map[string]bool
 	relatives                map[string]bool
 }
@@ -239,8 +247,9 @@ func (hz *han) listingOf(groups []string) *listing {
 	if l := hz.lastListing.l; l != nil && l.key == key {
 		return l
 	}
-	l := &listing{key: key, written: map[string]bool{}, first: map[rune]bool{},
+	l := &listing{key: key, written: map[string]bool{},
 		afterKin: map[string]bool{}, afterLongerKin: map[string]bool{}, relatives: map[string]bool{}}
+	var first []rune
 	for _, g := range groups {
 		if strings.ContainsAny(g, "，。；：！？") {
 			continue
@@ -260,7 +269,7 @@ func (hz *han) listingOf(groups []string) *listing {
 					l.written[string(gr[i:i+n])] = true
 				}
 				if i+1 < len(gr) {
-					l.first[gr[i]] = true
+					first = append(first, gr[i])
 				}
 			}
 		}
@@ -284,6 +293,7 @@ func (hz *han) listingOf(groups []string) *listing {
 			}
 		}
 	}
+	l.first = newRuneSet(string(first))
 	hz.lastListing.l = l
 	return l
 }
@@ -302,7 +312,7 @@ func (hz *han) titledItem(item []rune) string {
 		if len(item) < n+2 {
 			continue
 		}
-		if o := hz.officeEnding(item[:len(item)-n]); o != "" && !strings.ContainsAny(string(item[len(item)-n:]), officeBanned) {
+		if o := hz.officeEnding(item[:len(item)-n]); o != "" && !officeBannedSet.in(string(item[len(item)-n:])) {
 			return o
 		}
 	}
@@ -423,7 +433,7 @@ func (hz *han) titleBefore(pre []rune) (office, place string) {
 		}
 		p := pre[len(pre)-t[0]:]
 		pl := string(p[:len(p)-t[1]])
-		if k, _, _ := hz.cutKin(pl); k != "" || strings.ContainsAny(pl, officeBanned+placeNotIn) {
+		if k, _, _ := hz.cutKin(pl); k != "" || officeBannedSet.in(pl) || placeNotInSet.in(pl) {
 			continue
 		}
 		if o := hz.officeEnding(pre[:len(pre)-t[0]]); o != "" {
@@ -464,7 +474,7 @@ func (hz *han) placeBefore(pre []rune, listed bool) string {
 	default:
 		return ""
 	}
-	if k, _, _ := hz.cutKin(p); k != "" || strings.ContainsAny(p, officeBanned+placeNotIn) ||
+	if k, _, _ := hz.cutKin(p); k != "" || officeBannedSet.in(p) || placeNotInSet.in(p) ||
 		strings.ContainsRune(personEnds, pre[len(pre)-1]) || hz.offices.Recognised(p, 1) ||
 		pre[len(pre)-2] == '同' || !hz.placeWritten(p) {
 		return ""
@@ -481,6 +491,8 @@ const (
 	personEnds   = "人生士儒将社官臣里邑子孙弟兄父母妻妇女党民卒兵僧道客众"
 	placeNotIn   = "一二三四五六七八九十百千被时是年月日则如言"
 )
+
+var placeNotInSet = newRuneSet(placeNotIn)
 
 // officeEnding is the longest office phrase that ends pre, or "": one
 // that holds none of the words of the clause around a title (a verb, a
@@ -506,7 +518,7 @@ func (hz *han) officeEnding(pre []rune) string {
 // orders him ("承畴令", "二千令副将").
 func (hz *han) cleanTitle(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
-	return s != "" && !strings.ContainsAny(s, titleBanned) && !strings.ContainsRune(titleNotFirst, r) &&
+	return s != "" && !titleBannedSet.in(s) && !strings.ContainsRune(titleNotFirst, r) &&
 		!kinInside([]rune(s)) && hz.titlePhrase(s) && !strings.ContainsRune(strings.TrimSuffix(s, "县令"), '令')
 }
 
@@ -516,7 +528,7 @@ func (hz *han) cleanTitle(s string) bool {
 func (hz *han) titlePhrase(s string) bool {
 	if t, ok := strings.CutSuffix(s, "将"); ok {
 		n := utf8.RuneCountInString(s)
-		return n >= 2 && n <= 16 && !strings.ContainsAny(t, officeBanned) && hz.offices.Extracted(s)
+		return n >= 2 && n <= 16 && !officeBannedSet.in(t) && hz.offices.Extracted(s)
 	}
 	return hz.officePhrase(s)
 }
@@ -542,6 +554,8 @@ const (
 	titleNotFirst = "使人令子弟孙侄兄"
 )
 
+var titleBannedSet = newRuneSet(titleBanned)
+
 // relativeFacts reads the sentences the text gives a listed relative of
 // the entry's person: "子彦章，万历十七年进士", "子悫，南京工部右侍郎",
 // "缄，官按察使", "锡爵弟鼎爵，进士". The sentence opens with a kinship
@@ -558,7 +572,7 @@ func (hz *han) relativeFacts(s string, groups []string, entry string) []fact {
 	var out []fact
 	for i := 0; i < len(s); {
 		start := i
-		if e := strings.IndexAny(s[i:], "。；\n"); e >= 0 {
+		if e := stops.index(s[i:]); e >= 0 {
 			_, size := utf8.DecodeRuneInString(s[i+e:])
 			i += e + size
 		} else {
@@ -597,7 +611,7 @@ func firstClause(s string) string {
 // offset at: a degree with its year ("万历十七年进士"), a title ("南京工部
 // 右侍郎"), or a verb of office and a title ("官按察使", "亦为贵州总兵官").
 func (hz *han) relativeClauseFacts(head, clause string, at int) []fact {
-	if m := hz.reJinshi.FindStringSubmatchIndex(clause); m != nil && m[0] == 0 {
+	if m := hz.jinshiAt.FindStringSubmatchIndex(clause); m != nil {
 		era, year := clause[m[2]:m[3]], clause[m[4]:m[5]]
 		return []fact{{head: head, rel: schemas.RelJinshi, tail: era + year, tailType: schemas.EntityTime,
 			quals: map[string]string{"era": era, "year": era + year}, start: at, end: at + m[1],

@@ -99,7 +99,7 @@ func (hz *han) otherSubject(text string, b int, s *section) (name string, other 
 	}
 	// The clause itself may name the head as the verb's object ("擢宗皋右佥
 	// 都御史").
-	end := strings.IndexAny(text[b:], "，。；\n")
+	end := clauseEnds.index(text[b:])
 	if end < 0 {
 		end = len(text) - b
 	}
@@ -157,7 +157,7 @@ func (hz *han) clauseSubject(cl, before, whole string, s *section) clauseSubject
 		if sub, ok := hz.otherNamed(cl, before, whole, s); ok {
 			return sub
 		}
-		if loc := hz.reTimeLead.FindStringIndex(cl); loc != nil && loc[1] > 0 {
+		if loc := hz.times.of(cl).FindStringIndex(cl); loc != nil && loc[1] > 0 {
 			cl = strings.TrimLeft(cl[loc[1]:], "，")
 			continue
 		}
@@ -197,13 +197,13 @@ func (hz *han) otherNamed(cl, before, whole string, s *section) (clauseSubject, 
 		return clauseSubject{}, false
 	}
 	// "之俊举进士" after "灵石宋之俊": a given name written in full before.
-	if w := firstRunes(cl, 2); w != "" && nameLike(w) && !isHead(w) && !strings.ContainsAny(w, officeBanned) {
+	if w := firstRunes(cl, 2); w != "" && nameLike(w) && !isHead(w) && !officeBannedSet.in(w) {
 		if full := hz.fullBefore(before, w); full != "" && !isHead(full) {
 			return clauseSubject{kind: subjOther, name: full, pred: cl[len(w):]}, true
 		}
 	}
 	// "打儿汉者", "故都督掌锦衣卫刘侨者": the clause is a person and 者.
-	if rest, ok := strings.CutSuffix(cl, "者"); ok && !strings.ContainsAny(rest, officeBanned) {
+	if rest, ok := strings.CutSuffix(cl, "者"); ok && !officeBannedSet.in(rest) {
 		rs := []rune(rest)
 		if len(rs) >= 2 && len(rs) <= 4 && nameLike(rest) && !isHead(rest) && hz.agents.surname(rs[0]) {
 			return clauseSubject{kind: subjOther, name: rest}, true
@@ -239,7 +239,7 @@ func (hz *han) otherNamed(cl, before, whole string, s *section) (clauseSubject, 
 // "" when neither the text (whole, written elsewhere before a boundary)
 // nor the counts bound it (ok still true: a person is named).
 func (hz *han) nameAfterTitle(rs []rune, whole string) (name, pred string, ok bool) {
-	if len(rs) < 2 || strings.ContainsAny(string(rs[:2]), officeBanned+kinNameStop) || !nameLike(string(rs[:2])) ||
+	if len(rs) < 2 || officeBannedSet.in(string(rs[:2])) || kinNameStopSet.in(string(rs[:2])) || !nameLike(string(rs[:2])) ||
 		!hz.agents.surname(rs[0]) {
 		return "", "", false
 	}
@@ -307,7 +307,7 @@ func (hz *han) namedAfter(rest, name string) bool {
 
 // sentenceEnd returns the offset where the sentence holding b ends.
 func sentenceEnd(text string, b int) int {
-	if i := strings.IndexAny(text[b:], "。；！？\n"); i >= 0 {
+	if i := sentenceEnds.index(text[b:]); i >= 0 {
 		return b + i
 	}
 	return len(text)
@@ -371,7 +371,8 @@ func (hz *han) careerStep(pred string) bool {
 	}
 	for i, r := range pred {
 		if officeVerbStart(r) {
-			if m := reOffice.FindStringSubmatch(pred[i:]); m != nil && m[1] != "为" && hz.longestOffice(m[2]) != "" {
+			rest := pred[i:]
+			if m := officeAt(rest); m != nil && rest[m[2]:m[3]] != "为" && hz.longestOffice(rest[m[4]:m[5]]) != "" {
 				return true
 			}
 		}
@@ -569,7 +570,7 @@ func (hz *han) passiveAgent(after string) (agent string, ok bool) {
 	if j := strings.IndexAny(name, "、等"); j >= 0 {
 		name = name[:j]
 	}
-	if n := utf8.RuneCountInString(name); n < 2 || n > 4 || !nameLike(name) || strings.ContainsAny(name, officeBanned) {
+	if n := utf8.RuneCountInString(name); n < 2 || n > 4 || !nameLike(name) || officeBannedSet.in(name) {
 		return "", true
 	}
 	return name, true

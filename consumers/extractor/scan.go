@@ -14,7 +14,7 @@ import (
 // the whole text; RE2 has no literal to skip ahead to in patterns that
 // start with alternations or optional parts, and scanning only the
 // anchored sentences is many times faster.
-func findAll(re *regexp.Regexp, text, ends string, anchors ...string) [][]int {
+func findAll(re matcher, text, ends string, anchors ...string) [][]int {
 	var out [][]int
 	next := make([]int, len(anchors))
 	for i := range next {
@@ -41,14 +41,14 @@ func findAll(re *regexp.Regexp, text, ends string, anchors ...string) [][]int {
 		if p < 0 {
 			break
 		}
-		ss := strings.LastIndexAny(text[start:p], ends)
+		ss := lastIndexAny(text[start:p], ends)
 		if ss < 0 {
 			ss = start
 		} else {
 			ss += start
 		}
 		se := len(text)
-		if j := strings.IndexAny(text[p:], ends); j >= 0 {
+		if j := indexAny(text[p:], ends); j >= 0 {
 			se = p + j
 		}
 		for _, m := range re.FindAllStringSubmatchIndex(text[ss:se], -1) {
@@ -69,12 +69,69 @@ func findAll(re *regexp.Regexp, text, ends string, anchors ...string) [][]int {
 	return out
 }
 
+// endSets hold the end characters findAll is given, as sets.
+var endSets = map[string]*runeSet{hanEnds: hanEndSet}
+
+// indexAny and lastIndexAny are strings.IndexAny and LastIndexAny.
+func indexAny(s, chars string) int {
+	if set, ok := endSets[chars]; ok {
+		return set.index(s)
+	}
+	return strings.IndexAny(s, chars)
+}
+
+func lastIndexAny(s, chars string) int {
+	if set, ok := endSets[chars]; ok {
+		return set.lastIndex(s)
+	}
+	return strings.LastIndexAny(s, chars)
+}
+
+// matcher finds the successive matches of a pattern in a text, as a
+// regexp's FindAllStringSubmatchIndex does.
+type matcher interface {
+	FindAllStringSubmatchIndex(s string, n int) [][]int
+}
+
+// openingExpr begins a pattern whose matches begin at the start of the
+// text or of a line, or at 。 or ；.
+const openingExpr = `(?m)(?:^|[。；])`
+
+// openingScan finds the matches of a pattern that begins with
+// openingExpr, given anchored at the start of the text (at). Its
+// FindAllStringSubmatchIndex answers as the regexp of the pattern does,
+// running it only where a match can begin: at the start of the text, of
+// a line, or at 。 or ； (there the pattern's ^ holds at the start of the
+// text and not in it, to no effect: 。 and ； begin no line).
+type openingScan struct{ at *regexp.Regexp }
+
+func (o openingScan) FindAllStringSubmatchIndex(s string, n int) [][]int {
+	var out [][]int
+	for c := 0; c < len(s) && (n < 0 || len(out) < n); {
+		if c == 0 || s[c-1] == '\n' || strings.HasPrefix(s[c:], "。") || strings.HasPrefix(s[c:], "；") {
+			if m := o.at.FindStringSubmatchIndex(s[c:]); m != nil {
+				for k := range m {
+					if m[k] >= 0 {
+						m[k] += c
+					}
+				}
+				out = append(out, m)
+				c = m[1]
+				continue
+			}
+		}
+		_, size := utf8.DecodeRuneInString(s[c:])
+		c += size
+	}
+	return out
+}
+
 // sentenceStarts calls fn with the offset of every sentence start in
 // text: the start, and after every "。" and line break.
 func sentenceStarts(text string, fn func(at int, lineStart bool)) {
 	fn(0, true)
 	for i := 0; i < len(text); {
-		j := strings.IndexAny(text[i:], "。\n")
+		j := hanEndSet.index(text[i:])
 		if j < 0 {
 			return
 		}
