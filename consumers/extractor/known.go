@@ -95,7 +95,7 @@ func (e *Extractor) Linked(ctx context.Context, tenant string, u schemas.KGUpdat
 		at[id] = i
 	}
 	slices.SortStableFunc(outside, func(a, b outsideChunk) int { return cmp.Compare(at[a.c.ChunkID], at[b.c.ChunkID]) })
-	names, err := e.persons.PersonNames(ctx, tenant, u.EntityID)
+	names, err := e.personNames(ctx, tenant, u.EntityID)
 	if err != nil {
 		return nil, fmt.Errorf("read the names of %s: %w", u.EntityID, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -120,6 +121,74 @@ func TestFactsOfKnownPersonsOutsideEntries(t *testing.T) {
 	}
 	if calls.n.Load() != 2 {
 		t.Errorf("%d Redis calls to link an archive chunk the extractor has not seen, want 2 (the chunk, the names)", calls.n.Load())
+	}
+}
+
+// TestBatchReadsNamesOnce: a batch of person updates that link a chunk
+// outside entries reads all their names in one round trip, and gives the
+// facts the updates give one at a time.
+func TestBatchReadsNamesOnce(t *testing.T) {
+	ctx := context.Background()
+	client := redistest.Client(t)
+	store, err := kg.New(client, kg.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := redis.NewChunks(client)
+	entries := append(extract(t, chunk("c-lu", "陆文渊", entryLu)), extract(t, chunk("c-gu", "顾承泽", entryGu))...)
+	if _, err := store.Apply(ctx, schemas.DefaultTenant, entries, nil); err != nil {
+		t.Fatal(err)
+	}
+	a1 := archiveChunk("a1", "十二月，陆文渊举嘉靖二十年进士。顾承泽迁郎中，文渊荐之。")
+	if err := chunks.PutDocument(ctx, schemas.DefaultTenant, schemas.Document{DocID: a1.DocID, Text: a1.Text}, []schemas.Chunk{a1}); err != nil {
+		t.Fatal(err)
+	}
+	updates := []schemas.KGUpdate{
+		{EntityID: kg.PersonID("陆文渊", "c-lu"), Name: "陆文渊", Type: schemas.EntityPerson, Chunks: []string{a1.ChunkID}},
+		{EntityID: kg.PersonID("顾承泽", "c-gu"), Name: "顾承泽", Type: schemas.EntityPerson, Chunks: []string{a1.ChunkID}},
+	}
+	one := extractor.New(extractor.Config{}, extractor.WithPersons(store, chunks))
+	var want []string
+	for _, u := range updates {
+		ts, err := one.Linked(ctx, "", u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, patterns(t, a1, ts)...)
+	}
+	if len(want) != 2 {
+		t.Fatalf("facts one update at a time: %v, want one of each person", want)
+	}
+
+	x := extractor.New(extractor.Config{}, extractor.WithPersons(store, chunks))
+	if _, err := x.Extract(ctx, "", a1); err != nil {
+		t.Fatal(err)
+	}
+	calls := &commandCount{}
+	client.AddHook(calls)
+	ins := make([]pipeline.Input, len(updates))
+	for i, u := range updates {
+		ins[i] = pipeline.Input{Msg: u}
+	}
+	out, err := x.BatchHandler()(ctx, ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range out {
+		var ts []schemas.Triplet
+		for _, p := range o {
+			if tr, ok := pipeline.As[schemas.Triplet](p.Msg); ok {
+				ts = append(ts, tr)
+			}
+		}
+		got = append(got, patterns(t, a1, ts)...)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("batch facts %v, want %v", got, want)
+	}
+	if n := calls.n.Load(); n != 1 {
+		t.Errorf("%d Redis calls for a batch of %d updates, want 1 (the names of all)", n, len(updates))
 	}
 }
 
