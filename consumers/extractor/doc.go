@@ -100,7 +100,13 @@
 // Speed: RE2 cannot skip ahead to a literal in patterns that begin with an
 // alternation or an optional part, so each narrative pattern is run only on
 // the sentences that contain its anchor words (findAll), and office verbs
-// are matched where they occur. The offline extractor handles the whole
-// mingshi-liezhuan corpus in well under a second per core (see
+// are matched where they occur. Beyond that, a pattern does not run where
+// it cannot match (prefilter.go): what its parsed syntax says of every
+// match — words one of which it holds, the runes it begins with, its
+// longest length, its alphabet — is read once, so it holds whatever the
+// pattern is made of; patterns led by an era date are kept per first
+// character of the era, and character classes are tested with rune sets
+// (runeset.go). The offline extractor handles the whole mingshi-liezhuan
+// corpus (1.58 M characters) in about half a second on one core (see
 // BenchmarkExtractCorpus).
 package extractor

@@ -75,4 +75,14 @@
 // examination (鼎举弘治十八年进士) is about someone else, and the subject's
 // KG facts are then not applied to it. No rule knows which value an
 // error put in: every check compares the sentence with the references.
+//
+// # What is kept between checks
+//
+// A reference set is indexed once (its passages and a postings list of
+// their tokens) and kept for the next sentences of the page
+// (Config.CacheSize sets). Each reference text is prepared once — runes,
+// normalized text, dates, passages and their token sets — and shared by
+// every set that holds the same chunk text (Config.DocCacheSize texts):
+// the sets of different pages share most of their chunks, a topic page's
+// set holding hundreds.
 package verifier
