@@ -17,6 +17,22 @@ import (
 	"github.com/annalist-dev/annalist/schemas"
 )
 
+// knownGraph is a real KG that knows 陆文渊 and 顾承泽 from their entries,
+// and a real chunk store, on one Redis client.
+func knownGraph(t *testing.T) (redis.Client, *kg.Store, *redis.Chunks) {
+	t.Helper()
+	client := redistest.Client(t)
+	store, err := kg.New(client, kg.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := append(extract(t, chunk("c-lu", "陆文渊", entryLu)), extract(t, chunk("c-gu", "顾承泽", entryGu))...)
+	if _, err := store.Apply(context.Background(), schemas.DefaultTenant, entries, nil); err != nil {
+		t.Fatal(err)
+	}
+	return client, store, redis.NewChunks(client)
+}
+
 // archiveChunk is a chunk of an archive book: no entry, resolved by name.
 func archiveChunk(id, text string) schemas.Chunk {
 	return schemas.Chunk{
@@ -31,16 +47,7 @@ func archiveChunk(id, text string) schemas.Chunk {
 // when the person is linked to the chunk, not when the chunk arrives.
 func TestFactsOfKnownPersonsOutsideEntries(t *testing.T) {
 	ctx := context.Background()
-	client := redistest.Client(t)
-	store, err := kg.New(client, kg.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks := redis.NewChunks(client)
-	entries := append(extract(t, chunk("c-lu", "陆文渊", entryLu)), extract(t, chunk("c-gu", "顾承泽", entryGu))...)
-	if _, err := store.Apply(ctx, schemas.DefaultTenant, entries, nil); err != nil {
-		t.Fatal(err)
-	}
+	client, store, chunks := knownGraph(t)
 	const archive = "十二月，陆文渊举嘉靖二十年进士。沈懋学，隆庆元年卒。顾承泽迁郎中，文渊荐之。\n" +
 		"是年，顾承泽卒于官，年六十。王畿字汝中，别号龙溪，浙之山阴人。"
 	a1 := archiveChunk("a1", archive)
@@ -129,16 +136,7 @@ func TestFactsOfKnownPersonsOutsideEntries(t *testing.T) {
 // facts the updates give one at a time.
 func TestBatchReadsNamesOnce(t *testing.T) {
 	ctx := context.Background()
-	client := redistest.Client(t)
-	store, err := kg.New(client, kg.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks := redis.NewChunks(client)
-	entries := append(extract(t, chunk("c-lu", "陆文渊", entryLu)), extract(t, chunk("c-gu", "顾承泽", entryGu))...)
-	if _, err := store.Apply(ctx, schemas.DefaultTenant, entries, nil); err != nil {
-		t.Fatal(err)
-	}
+	client, store, chunks := knownGraph(t)
 	a1 := archiveChunk("a1", "十二月，陆文渊举嘉靖二十年进士。顾承泽迁郎中，文渊荐之。")
 	if err := chunks.PutDocument(ctx, schemas.DefaultTenant, schemas.Document{DocID: a1.DocID, Text: a1.Text}, []schemas.Chunk{a1}); err != nil {
 		t.Fatal(err)

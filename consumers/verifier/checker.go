@@ -134,13 +134,11 @@ func (c Config) Validate() error {
 type Offline struct {
 	cfg Config
 
-	seed  maphash.Seed
-	mu    sync.Mutex
-	cache map[uint64]*refIndex
-	order []uint64
-	// docs are the prepared reference texts, by chunk id and text.
-	docs     map[uint64]*prepared
-	docOrder []uint64
+	seed maphash.Seed
+	// sets are the indexed reference sets, by fingerprint; docs the
+	// prepared reference texts, by chunk id and text.
+	sets *fifo[*refIndex]
+	docs *fifo[*prepared]
 	// lexicons are the lexicons by profile (*profile.Profile → *lexicon).
 	lexicons sync.Map
 }
@@ -149,8 +147,9 @@ var _ Checker = (*Offline)(nil)
 
 // NewOffline returns the offline checker.
 func NewOffline(cfg Config) *Offline {
-	return &Offline{cfg: cfg.withDefaults(), seed: maphash.MakeSeed(), cache: map[uint64]*refIndex{},
-		docs: map[uint64]*prepared{}}
+	cfg = cfg.withDefaults()
+	return &Offline{cfg: cfg, seed: maphash.MakeSeed(),
+		sets: newFIFO[*refIndex](cfg.CacheSize), docs: newFIFO[*prepared](cfg.DocCacheSize)}
 }
 
 // ErrNoReferenceSet is returned by Check when it is given no reference set.
@@ -276,24 +275,10 @@ func (x *refIndex) jaccards(a text.TokenSet) []float64 {
 // set (same chunk ids and texts) was seen recently.
 func (o *Offline) index(refs *schemas.ReferenceSet) *refIndex {
 	key := fingerprint(o.seed, refs)
-	o.mu.Lock()
-	if x, ok := o.cache[key]; ok {
-		o.mu.Unlock()
+	if x, ok := o.sets.get(key); ok {
 		return x
 	}
-	o.mu.Unlock()
-	x := indexWith(refs, o.prepared)
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if _, ok := o.cache[key]; !ok {
-		if len(o.order) >= o.cfg.CacheSize {
-			delete(o.cache, o.order[0])
-			o.order = o.order[1:]
-		}
-		o.cache[key] = x
-		o.order = append(o.order, key)
-	}
-	return x
+	return o.sets.add(key, indexWith(refs, o.prepared))
 }
 
 // fingerprint identifies a reference set's texts within one process (a
@@ -346,25 +331,10 @@ func (o *Offline) prepared(r schemas.Reference) *prepared {
 	h.WriteByte(0)
 	h.WriteString(r.Text)
 	key := h.Sum64()
-	o.mu.Lock()
-	p, ok := o.docs[key]
-	o.mu.Unlock()
-	if ok {
+	if p, ok := o.docs.get(key); ok {
 		return p
 	}
-	p = prepare(o.cfg.Era, r.Text)
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if q, ok := o.docs[key]; ok {
-		return q
-	}
-	if len(o.docOrder) >= o.cfg.DocCacheSize {
-		delete(o.docs, o.docOrder[0])
-		o.docOrder = o.docOrder[1:]
-	}
-	o.docs[key] = p
-	o.docOrder = append(o.docOrder, key)
-	return p
+	return o.docs.add(key, prepare(o.cfg.Era, r.Text))
 }
 
 // buildIndex indexes refs, preparing every text.

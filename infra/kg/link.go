@@ -289,19 +289,29 @@ func (s *Store) LinkedOf(ctx context.Context, tenant string, entities []string) 
 	if err := checkTenant("read linked chunks", tenant); err != nil {
 		return nil, err
 	}
-	if len(entities) == 0 {
+	out, err := s.sortedSets(ctx, prefix(tenant)+"linked:", entities)
+	if err != nil {
+		return nil, fmt.Errorf("read chunks linked to %d entities: %w", len(entities), err)
+	}
+	return out, nil
+}
+
+// sortedSets reads the sets named key prefix + each id, each sorted, in
+// one round trip.
+func (s *Store) sortedSets(ctx context.Context, keyPrefix string, ids []string) ([][]string, error) {
+	if len(ids) == 0 {
 		return nil, nil
 	}
-	cmds := make([]*goredis.StringSliceCmd, len(entities))
+	cmds := make([]*goredis.StringSliceCmd, len(ids))
 	if _, err := s.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
-		for i, e := range entities {
-			cmds[i] = p.SMembers(ctx, prefix(tenant)+"linked:"+e)
+		for i, id := range ids {
+			cmds[i] = p.SMembers(ctx, keyPrefix+id)
 		}
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("read chunks linked to %d entities: %w", len(entities), err)
+		return nil, err
 	}
-	out := make([][]string, len(entities))
+	out := make([][]string, len(ids))
 	for i, c := range cmds {
 		out[i] = c.Val()
 		slices.Sort(out[i])

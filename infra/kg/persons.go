@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-
-	goredis "github.com/redis/go-redis/v9"
 )
 
 // PersonNames returns the surface forms of an entity (kg:{t}:names:<id>:
@@ -28,22 +26,9 @@ func (s *Store) PersonNamesOf(ctx context.Context, tenant string, ids []string) 
 	if err := checkTenant("read names", tenant); err != nil {
 		return nil, err
 	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	cmds := make([]*goredis.StringSliceCmd, len(ids))
-	if _, err := s.c.Pipelined(ctx, func(p goredis.Pipeliner) error {
-		for i, id := range ids {
-			cmds[i] = p.SMembers(ctx, prefix(tenant)+"names:"+id)
-		}
-		return nil
-	}); err != nil {
+	out, err := s.sortedSets(ctx, prefix(tenant)+"names:", ids)
+	if err != nil {
 		return nil, fmt.Errorf("read the names of %d entities: %w", len(ids), err)
-	}
-	out := make([][]string, len(ids))
-	for i, c := range cmds {
-		out[i] = c.Val()
-		slices.Sort(out[i])
 	}
 	return out, nil
 }
