@@ -31,9 +31,10 @@ kafka_lib="$cache/kafka-$kafka_version/lib"
 venv="$cache/python"
 model_name="gemma-3-270m"
 model_file="$cache/models/gemma-3-270m-q4_k_m.gguf"
-# The broker's largest record, as annalist's own embedded broker and
-# docker-compose.yml set it.
-max_message_bytes=16777216
+# The broker's largest record batch, as docker-compose.yml sets it: above
+# annalist's largest record (16 MiB, --kafka-max-message-bytes), which
+# topology apply also sets per topic, with room for the batch's overhead.
+max_message_bytes=20971520
 
 log() { echo "engines: $*" >&2; }
 die() { log "$*"; exit 1; }

@@ -3,8 +3,6 @@ package milvus_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -17,68 +15,13 @@ import (
 // TestStoreContractOnFake runs the vector port's contract suite against
 // the adapter talking gRPC to the fake server, one fresh server per case.
 // The fake searches by brute force, so it checks what the adapter sends
-// and decodes, not Milvus's own index; TestStoreContractOnMilvus runs the
-// same suite against a real server.
+// and decodes, not Milvus's own index; TestEnginesStoreContract (build
+// tag engines) runs the same suite against Milvus Lite.
 func TestStoreContractOnFake(t *testing.T) {
 	vectortest.Run(t, func(tb testing.TB) vectors.Store {
 		_, addr := startFake(tb)
 		return newStore(tb, addr, milvus.Config{})
 	})
-}
-
-// TestStoreContractOnMilvus runs the contract suite against a real Milvus
-// when MILVUS_ADDR is set. Each case gets a collection prefix of its own
-// and drops the collections it created.
-func TestStoreContractOnMilvus(t *testing.T) {
-	addr := os.Getenv(milvus.EnvAddress)
-	if addr == "" {
-		t.Skip("MILVUS_ADDR is not set; the contract suite against a real Milvus needs a running server")
-	}
-	run := time.Now().UnixNano()
-	n := 0
-	vectortest.Run(t, func(tb testing.TB) vectors.Store {
-		n++
-		s := &droppingStore{Store: newStore(tb, addr, milvus.Config{
-			CollectionPrefix: fmt.Sprintf("annalist_itest_%d_%d_", run, n),
-			Timeout:          time.Minute,
-		})}
-		tb.Cleanup(func() {
-			for _, tenant := range s.tenants() {
-				if err := s.DropTenant(context.Background(), tenant); err != nil {
-					tb.Errorf("drop the test collection of %s: %v", tenant, err)
-				}
-			}
-		})
-		return s
-	})
-}
-
-// droppingStore remembers the tenants written to, so a test can drop the
-// collections it created on a server it shares.
-type droppingStore struct {
-	*milvus.Store
-	mu      sync.Mutex
-	written map[string]bool
-}
-
-func (d *droppingStore) Upsert(ctx context.Context, tenant string, items []vectors.Item) error {
-	d.mu.Lock()
-	if d.written == nil {
-		d.written = map[string]bool{}
-	}
-	d.written[tenant] = true
-	d.mu.Unlock()
-	return d.Store.Upsert(ctx, tenant, items)
-}
-
-func (d *droppingStore) tenants() []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	var out []string
-	for tenant := range d.written {
-		out = append(out, tenant)
-	}
-	return out
 }
 
 // A call that ends while Milvus is still answering reports the context's
