@@ -27,7 +27,9 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
 	"github.com/annalist-dev/annalist/internal/vectors"
@@ -156,6 +158,16 @@ type Store struct {
 
 var _ vectors.Store = (*Store)(nil)
 
+// clientKeepalive replaces the client's default keepalive, which pings
+// every 5 s even with no call in flight. gRPC servers allow that only when
+// configured to: Milvus Lite (a Python gRPC server, default policy: no
+// ping without data more often than every 5 minutes) answers an idle
+// connection's third ping with GOAWAY "too_many_pings" and the client
+// reconnects. Pinging only while a call is in flight, every 30 s, still
+// finds a dead connection under a slow call, and calls have their own
+// deadline (Config.Timeout).
+var clientKeepalive = keepalive.ClientParameters{Time: 30 * time.Second, Timeout: 10 * time.Second, PermitWithoutStream: false}
+
 // New connects to Milvus. The caller closes the store.
 func New(ctx context.Context, cfg Config) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
@@ -167,6 +179,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	cli, err := milvusclient.New(cctx, &milvusclient.ClientConfig{
 		Address: cfg.Address, Username: cfg.Username, Password: cfg.Password,
 		APIKey: cfg.APIKey, DBName: cfg.DBName,
+		DialOptions: []grpc.DialOption{grpc.WithKeepaliveParams(clientKeepalive)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connect to milvus at %s: %w", cfg.Address, err)

@@ -32,3 +32,9 @@ func UpdateText(ctx context.Context, a *app.App, tenant, subject string, round i
 	date, place, _, err := noteContext(ctx, a, tenant, subject)
 	return updateText(subject, date, place, round), err
 }
+
+// BenchSubjects is benchSubjects: n persons with a biography entry, drawn
+// with seed.
+func BenchSubjects(ctx context.Context, a *app.App, tenant string, n int, seed uint64) ([]string, error) {
+	return benchSubjects(ctx, a, tenant, n, seed)
+}

@@ -1,0 +1,137 @@
+//go:build engines
+
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/annalist-dev/annalist/infra/kafka"
+	"github.com/annalist-dev/annalist/infra/pages"
+	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/internal/app"
+	"github.com/annalist-dev/annalist/internal/cli"
+	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+	"github.com/annalist-dev/annalist/internal/enginestest"
+	"github.com/annalist-dev/annalist/schemas"
+)
+
+// TestEnginesDistributedFigures measures, in one run, the figures the
+// README's real-engine section reports: ingestion of the Ming volumes in
+// the embedded mode and in the distributed mode (two `consume ingest`
+// processes on Kafka, a redis-server with AOF and Milvus Lite), and
+// biographies per second with one, then two `consume generate`
+// processes. It asserts what the runs must give (every document, chunk
+// and vector stored; every page published), never a speed.
+func TestEnginesDistributedFigures(t *testing.T) {
+	e := enginestest.Require(t)
+	data := datasettest.Require(t, "mingshi-liezhuan")
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+
+	// Embedded, one process.
+	out, errs, code := run(t, "ingest", data, "--data-dir", t.TempDir(), "--json", "--log-level", "warn")
+	if code != 0 {
+		t.Fatalf("embedded ingest: exit %d\n%s", code, errs)
+	}
+	var emb app.IngestResult
+	if err := json.Unmarshal([]byte(out), &emb); err != nil {
+		t.Fatalf("embedded ingest output: %v\n%s", err, out)
+	}
+
+	// Distributed.
+	rs := redistest.Server(t)
+	tenant := fmt.Sprintf("figures%d", time.Now().UnixNano())
+	common := []string{"--brokers", e.Brokers, "--redis-addr", rs.Addr(), "--vector-store", "milvus",
+		"--milvus-addr", e.Milvus, "--data-dir", t.TempDir(), "--tenant", tenant, "--log-level", "warn"}
+	if _, errs, code := run(t, "topology", "apply", "--brokers", e.Brokers); code != 0 {
+		t.Fatalf("topology apply: exit %d\n%s", code, errs)
+	}
+	startChild(t, append([]string{"consume", "ingest"}, common...)...)
+	startChild(t, append([]string{"consume", "ingest"}, common...)...)
+	out, errs, code = run(t, append([]string{"ingest", data, "--json"}, common...)...)
+	if code != 0 {
+		t.Fatalf("distributed ingest: exit %d\n%s", code, errs)
+	}
+	var dist app.IngestResult
+	if err := json.Unmarshal([]byte(out), &dist); err != nil {
+		t.Fatalf("distributed ingest output: %v\n%s", err, out)
+	}
+	if dist.Store.Documents != emb.Store.Documents || dist.Store.Chunks != emb.Store.Chunks {
+		t.Errorf("distributed store %+v, embedded %+v: documents and chunks differ", dist.Store, emb.Store)
+	}
+	t.Logf("ingest of %d characters: embedded %.2f s (%.0f chars/s); Kafka + Milvus Lite, 2 consume ingest: %.2f s (%.0f chars/s)",
+		emb.Chars, emb.Seconds, float64(emb.Chars)/emb.Seconds, dist.Seconds, float64(dist.Chars)/dist.Seconds)
+
+	cfg := app.Config{DataDir: t.TempDir(), Kafka: kafka.Config{Brokers: []string{e.Brokers}}, Redis: redis.Config{Addr: rs.Addr()}}
+	a, err := app.Open(ctx, cfg, zerolog.Nop(), app.Needs{Broker: true, Redis: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	const n, conc = 60, 8
+	subjects, err := cli.BenchSubjects(ctx, a, tenant, 2*n, 11)
+	if err != nil || len(subjects) < 2*n {
+		t.Fatalf("subjects: %d (%v)", len(subjects), err)
+	}
+	startChild(t, append([]string{"consume", "generate"}, common...)...)
+	for k, batch := range [][]string{subjects[:n], subjects[n:]} {
+		if k == 1 {
+			startChild(t, append([]string{"consume", "generate"}, common...)...)
+			// The group rebalances onto the second member before the
+			// second round is timed.
+			time.Sleep(8 * time.Second)
+		}
+		secs, lat := generateAll(t, ctx, a, tenant, batch, conc)
+		slices.Sort(lat)
+		t.Logf("%d biographies, %d in flight, %d consume generate: %.2f pages/s, p50 %.0f ms, p95 %.0f ms",
+			len(batch), conc, k+1, float64(len(batch))/secs, lat[len(lat)/2], lat[len(lat)*95/100])
+	}
+}
+
+// generateAll requests a biography of each subject, conc at a time, waits
+// for every page and returns the seconds it took and each page's latency
+// in ms. Every request must end published.
+func generateAll(t *testing.T, ctx context.Context, a *app.App, tenant string, subjects []string, conc int) (float64, []float64) {
+	t.Helper()
+	start := time.Now()
+	var (
+		mu   sync.Mutex
+		lat  []float64
+		fail []string
+	)
+	sem := make(chan struct{}, conc)
+	var wg sync.WaitGroup
+	for _, s := range subjects {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			t0 := time.Now()
+			req, err := a.Request(ctx, tenant, schemas.Request{Kind: schemas.KindBiography, Subject: s})
+			var st []pages.RequestStatus
+			if err == nil {
+				st, err = a.Pages.Wait(ctx, tenant, req.RequestID)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil || len(st) != 1 || st[0].State != pages.RequestPublished {
+				fail = append(fail, fmt.Sprintf("%s: %v %+v", s, err, st))
+				return
+			}
+			lat = append(lat, float64(time.Since(t0).Microseconds())/1000)
+		})
+	}
+	wg.Wait()
+	if len(fail) > 0 {
+		t.Fatalf("%d of %d requests did not publish: %v", len(fail), len(subjects), fail)
+	}
+	return time.Since(start).Seconds(), lat
+}
