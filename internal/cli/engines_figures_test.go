@@ -22,6 +22,7 @@ import (
 	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
 	"github.com/annalist-dev/annalist/internal/enginestest"
 	"github.com/annalist-dev/annalist/schemas"
+	"github.com/annalist-dev/annalist/topology"
 )
 
 // TestEnginesDistributedFigures measures, in one run, the figures the
@@ -83,6 +84,9 @@ func TestEnginesDistributedFigures(t *testing.T) {
 		t.Fatalf("subjects: %d (%v)", len(subjects), err)
 	}
 	startChild(t, append([]string{"consume", "generate"}, common...)...)
+	// The scheduler first reads the ingestion's graph updates; the rounds
+	// are timed once it has.
+	caughtUp(t, ctx, cfg.Kafka, "annalist."+topology.StageScheduler, topology.KGUpdates)
 	for k, batch := range [][]string{subjects[:n], subjects[n:]} {
 		if k == 1 {
 			startChild(t, append([]string{"consume", "generate"}, common...)...)
@@ -94,6 +98,32 @@ func TestEnginesDistributedFigures(t *testing.T) {
 		slices.Sort(lat)
 		t.Logf("%d biographies, %d in flight, %d consume generate: %.2f pages/s, p50 %.0f ms, p95 %.0f ms",
 			len(batch), conc, k+1, float64(len(batch))/secs, lat[len(lat)/2], lat[len(lat)*95/100])
+	}
+}
+
+// caughtUp waits until group has consumed every record of topic.
+func caughtUp(t *testing.T, ctx context.Context, cfg kafka.Config, group, topic string) {
+	t.Helper()
+	for {
+		lags, err := kafka.Lag(ctx, cfg, group, []string{topic})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending := int64(0)
+		for _, l := range lags {
+			from := l.Committed
+			if from < 0 {
+				from = l.Start
+			}
+			pending += l.End - from
+		}
+		if pending == 0 {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("%s still has %d records of %s to read", group, pending, topic)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
