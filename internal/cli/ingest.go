@@ -43,11 +43,7 @@ func cmdIngest(ctx context.Context, io IO, args []string) error {
 	if err := producers.CheckProfile(opts.Profile); err != nil {
 		return fmt.Errorf("%w: --profile: %w", errUsage, err)
 	}
-	need := app.Needs{Broker: true, Redis: true}
-	if s.embedded() {
-		need = app.NeedsFor(app.IngestStages())
-	}
-	a, log, err := s.open(ctx, io, need)
+	a, log, err := s.open(ctx, io, ingestNeeds(s.embedded(), s.app.VectorStore))
 	if err != nil {
 		return err
 	}
@@ -86,6 +82,19 @@ func cmdIngest(ctx context.Context, io IO, args []string) error {
 			res.Store.Documents, res.Store.Chunks, res.Store.Nodes, res.Store.Edges, res.Store.Aliases, res.Store.Vectors)
 	}
 	return nothingIngested(res.Summary)
+}
+
+// ingestNeeds is what `ingest` opens. Embedded, the ingestion stages'
+// services, which it runs (or joins the owner of). Distributed, the
+// broker and Redis it publishes through and counts in, and Milvus when the
+// vectors are there: the store the `consume` services write, whose count
+// the summary reports. An embedded index under --data-dir is left closed:
+// it is the index of the process that runs the embedder, not this one's.
+func ingestNeeds(embedded bool, vectorStore string) app.Needs {
+	if embedded {
+		return app.NeedsFor(app.IngestStages())
+	}
+	return app.Needs{Broker: true, Redis: true, Vectors: vectorStore == app.VectorMilvus}
 }
 
 // joinedIngest is ingest in a process that joined the owner of the data

@@ -82,9 +82,12 @@ func (l *logger) Finish() {
 	l.emit("done")
 }
 
+// emit logs the count and the time since the reporter was made, in
+// seconds and named so: zerolog writes a Dur in milliseconds, a number a
+// reader of the line takes for seconds.
 func (l *logger) emit(msg string) {
 	l.log.Info().Str("task", l.desc).Int64("done", l.done).Int64("total", l.total).
-		Dur("elapsed", time.Since(l.start)).Msg(msg)
+		Float64("elapsed_seconds", time.Since(l.start).Seconds()).Msg(msg)
 }
 
 // Nop reports nothing.

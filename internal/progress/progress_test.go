@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -38,5 +39,26 @@ func TestCounter(t *testing.T) {
 	progress.NewCounter("idle", zerolog.New(&buf)).Finish()
 	if buf.Len() != 0 {
 		t.Errorf("an unstepped counter logged %q", buf.String())
+	}
+}
+
+// TestLogElapsedInSeconds: the log lines give the elapsed time in seconds,
+// under a name that says so.
+func TestLogElapsedInSeconds(t *testing.T) {
+	var buf bytes.Buffer
+	r := progress.Log(zerolog.New(&buf), 1, "work", time.Hour)
+	time.Sleep(20 * time.Millisecond)
+	r.Add(1)
+	r.Finish()
+	var line map[string]any
+	if err := json.Unmarshal(bytes.TrimSpace(buf.Bytes()), &line); err != nil {
+		t.Fatalf("%v: %s", err, buf.String())
+	}
+	if _, ok := line["elapsed"]; ok {
+		t.Errorf("line %s has elapsed without its unit", buf.String())
+	}
+	s, ok := line["elapsed_seconds"].(float64)
+	if !ok || s < 0.02 || s >= 60 {
+		t.Errorf("elapsed_seconds %v after 20ms of work, want seconds: %s", line["elapsed_seconds"], buf.String())
 	}
 }
