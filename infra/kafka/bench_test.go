@@ -12,11 +12,12 @@ import (
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// echo is the trivial stage of the benchmarks: one output per input.
-func echo(_ context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
+// echo is the trivial stage of the benchmarks: one output per input, on
+// the env's output topic.
+func (e *env) echo(_ context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
 	out := make([][]pipeline.Output, len(ins))
 	for i, in := range ins {
-		out[i] = []pipeline.Output{{Topic: topicOut, Msg: in.Msg}}
+		out[i] = []pipeline.Output{{Topic: e.out, Msg: in.Msg}}
 	}
 	return out, nil
 }
@@ -49,7 +50,7 @@ func BenchmarkRunLoop(b *testing.B) {
 			if bc.dedup {
 				opts.Deduper = e.seen
 			}
-			r := e.run(echo, opts)
+			r := e.run(e.echo, opts)
 			ctx := context.Background()
 			var seq, target int64
 			recs := make([]kafka.Record, bc.block)
@@ -59,7 +60,7 @@ func BenchmarkRunLoop(b *testing.B) {
 				for i := range recs {
 					seq++
 					d := schemas.Document{DocID: fmt.Sprintf("b-%d", seq), Source: "bench", Text: "一段文字 some text of a chunk-sized document"}
-					recs[i] = kafka.Record{Topic: topicIn, Msg: d, Meta: schemas.Meta{EventID: d.DocID}}
+					recs[i] = kafka.Record{Topic: e.in, Msg: d, Meta: schemas.Meta{EventID: d.DocID}}
 				}
 				if err := e.prod.Publish(ctx, recs...); err != nil {
 					b.Fatal(err)

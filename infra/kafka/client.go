@@ -14,6 +14,12 @@ import (
 // dialTimeout bounds opening one broker connection.
 const dialTimeout = 10 * time.Second
 
+// metadataTTL is how long a transport serves the cluster's metadata from
+// its cache: it refreshes the cache at random within each such period, so
+// a topic created after a refresh is unknown to the transport (its writes
+// fail with UnknownTopicOrPartition at once) for up to metadataTTL.
+const metadataTTL = 10 * time.Second
+
 // newTransport returns a transport owned by one Runner, Producer or admin
 // call, so closing it closes exactly its connections (kafka-go's shared
 // DefaultTransport would keep pools alive for the life of the process).
@@ -22,7 +28,7 @@ func newTransport(cfg Config) *kafkago.Transport {
 		ClientID:    cfg.ClientID,
 		DialTimeout: dialTimeout,
 		IdleTimeout: time.Minute,
-		MetadataTTL: 10 * time.Second,
+		MetadataTTL: metadataTTL,
 	}
 }
 

@@ -20,13 +20,36 @@ import (
 
 // The contract suite: the delivery guarantees of ARCHITECTURE.md §10, against the
 // kfake broker over TCP and a real redis-server holding the seen: markers.
+// Each contract is a function of the env's constructor: TestContract…
+// runs it on kfake (newEnv), and the engines suite (engines_test.go) runs
+// the same function on a real Kafka broker.
+
+// envMaker makes a test's env: newEnv on kfake, or an env on a real
+// broker.
+type envMaker func(t testing.TB) *env
+
+func TestContractRedeliveryHasOneSideEffect(t *testing.T) {
+	contractRedeliveryHasOneSideEffect(t, newEnv)
+}
+
+func TestContractPoisonGoesToDLT(t *testing.T) { contractPoisonGoesToDLT(t, newEnv) }
+
+func TestContractCrashBetweenProduceAndCommit(t *testing.T) {
+	contractCrashBetweenProduceAndCommit(t, newEnv)
+}
+
+func TestContractShutdownMidStreamLosesNothing(t *testing.T) {
+	contractShutdownMidStreamLosesNothing(t, newEnv)
+}
+
+func TestContractNoGoroutineLeak(t *testing.T) { contractNoGoroutineLeak(t, newEnv) }
 
 // (a) A redelivered message produces exactly one side effect: the same
 // event published again, both within one batch and after the first copy
 // was finished, is handled once.
-func TestContractRedeliveryHasOneSideEffect(t *testing.T) {
+func contractRedeliveryHasOneSideEffect(t *testing.T, newEnv envMaker) {
 	e := newEnv(t)
-	fx := newEffects(e.redis)
+	fx := e.newEffects()
 	col := &collector{}
 	// The same event three times in a row: the copies share a partition
 	// (same key) and arrive in one fetch.
@@ -47,7 +70,7 @@ func TestContractRedeliveryHasOneSideEffect(t *testing.T) {
 			t.Errorf("side effects of %s = %d, want 1", id, n)
 		}
 	}
-	count, _ := outputsByDoc(t, e.readAll(topicOut))
+	count, _ := outputsByDoc(t, e.readAll(e.out))
 	if count["dup"] != 1 || count["a-3"] != 1 || len(count) != 21 {
 		t.Errorf("outputs: dup=%d a-3=%d distinct=%d, want 1, 1, 21", count["dup"], count["a-3"], len(count))
 	}
@@ -65,20 +88,20 @@ func TestContractRedeliveryHasOneSideEffect(t *testing.T) {
 // every call in the DLT after RetryAttempts calls; a transient error now
 // pauses the stage instead, which TestTransientErrorPausesTheStage
 // covers.)
-func TestContractPoisonGoesToDLT(t *testing.T) {
+func contractPoisonGoesToDLT(t *testing.T, newEnv envMaker) {
 	e := newEnv(t)
-	fx := newEffects(e.redis)
+	fx := e.newEffects()
 	e.publish(doc("good-1", "ok"))
 	key := []byte("poison")
 	e.publishRaw(
 		// Headers fine, value not JSON.
-		kafkago.Message{Topic: topicIn, Key: key, Value: []byte("{not json"), Headers: []kafkago.Header{
+		kafkago.Message{Topic: e.in, Key: key, Value: []byte("{not json"), Headers: []kafkago.Header{
 			{Key: schemas.HeaderType, Value: []byte(schemas.TypeDocument)},
 			{Key: schemas.HeaderSchemaVersion, Value: []byte("1")},
 			{Key: schemas.HeaderEventID, Value: []byte("ev-garbage")},
 		}},
 		// A schema version this build does not know.
-		kafkago.Message{Topic: topicIn, Key: key, Value: []byte(`{"doc_id":"v9","text":"x"}`), Headers: []kafkago.Header{
+		kafkago.Message{Topic: e.in, Key: key, Value: []byte(`{"doc_id":"v9","text":"x"}`), Headers: []kafkago.Header{
 			{Key: schemas.HeaderType, Value: []byte(schemas.TypeDocument)},
 			{Key: schemas.HeaderSchemaVersion, Value: []byte("9")},
 			{Key: schemas.HeaderEventID, Value: []byte("ev-v9")},
@@ -100,10 +123,10 @@ func TestContractPoisonGoesToDLT(t *testing.T) {
 		}
 	}
 	originals := map[string]kafkago.Message{}
-	for _, m := range e.readAll(topicIn) {
+	for _, m := range e.readAll(e.in) {
 		originals[header(m, schemas.HeaderEventID)] = m
 	}
-	dead := e.readAll(topology.DLT(topicIn))
+	dead := e.readAll(topology.DLT(e.in))
 	want := map[string]struct {
 		permanent bool
 		attempts  int
@@ -125,10 +148,10 @@ func TestContractPoisonGoesToDLT(t *testing.T) {
 		}
 		orig := originals[id]
 		checks := []struct{ name, got, want string }{
-			{kafka.HeaderDLTTopic, header(d, kafka.HeaderDLTTopic), topicIn},
+			{kafka.HeaderDLTTopic, header(d, kafka.HeaderDLTTopic), e.in},
 			{kafka.HeaderDLTPartition, header(d, kafka.HeaderDLTPartition), strconv.Itoa(orig.Partition)},
 			{kafka.HeaderDLTOffset, header(d, kafka.HeaderDLTOffset), strconv.FormatInt(orig.Offset, 10)},
-			{kafka.HeaderDLTGroup, header(d, kafka.HeaderDLTGroup), testStage.Group()},
+			{kafka.HeaderDLTGroup, header(d, kafka.HeaderDLTGroup), e.stage.Group()},
 			{kafka.HeaderDLTAttempts, header(d, kafka.HeaderDLTAttempts), strconv.Itoa(w.attempts)},
 			{kafka.HeaderDLTPermanent, header(d, kafka.HeaderDLTPermanent), strconv.FormatBool(w.permanent)},
 			{"key", string(d.Key), string(orig.Key)},
@@ -154,7 +177,7 @@ func TestContractPoisonGoesToDLT(t *testing.T) {
 // set, side effects stay exactly once; crashing before, the handler runs
 // again and its outputs repeat with the same event ids, so downstream
 // deduplication collapses them.
-func TestContractCrashBetweenProduceAndCommit(t *testing.T) {
+func contractCrashBetweenProduceAndCommit(t *testing.T, newEnv envMaker) {
 	for _, tc := range []struct {
 		point       string
 		exactlyOnce bool
@@ -164,7 +187,7 @@ func TestContractCrashBetweenProduceAndCommit(t *testing.T) {
 	} {
 		t.Run(tc.point, func(t *testing.T) {
 			e := newEnv(t)
-			fx := newEffects(e.redis)
+			fx := e.newEffects()
 			inputs := docs("c", 30)
 			e.publish(inputs...)
 
@@ -176,7 +199,7 @@ func TestContractCrashBetweenProduceAndCommit(t *testing.T) {
 				}
 				return nil
 			})
-			if err := e.run(fx.handle, opts).wait(20 * time.Second); !errors.Is(err, crash) {
+			if err := e.run(fx.handle, opts).wait(e.patience); !errors.Is(err, crash) {
 				t.Fatalf("first runner returned %v, want the crash", err)
 			}
 			firstCalls := fx.callsSnapshot()
@@ -190,7 +213,7 @@ func TestContractCrashBetweenProduceAndCommit(t *testing.T) {
 				t.Fatalf("second run: %v", err)
 			}
 
-			count, eventIDs := outputsByDoc(t, e.readAll(topicOut))
+			count, eventIDs := outputsByDoc(t, e.readAll(e.out))
 			reprocessed := 0
 			for _, d := range inputs {
 				id := "ev-" + d.DocID
@@ -217,9 +240,9 @@ func TestContractCrashBetweenProduceAndCommit(t *testing.T) {
 
 // (d) Shutting down mid-stream loses nothing: after a restart every input
 // has its output, and a clean drain duplicates nothing either.
-func TestContractShutdownMidStreamLosesNothing(t *testing.T) {
+func contractShutdownMidStreamLosesNothing(t *testing.T, newEnv envMaker) {
 	e := newEnv(t)
-	fx := newEffects(e.redis)
+	fx := e.newEffects()
 	const total = 300
 	var handled atomic.Int64
 	midway := make(chan struct{})
@@ -245,7 +268,7 @@ func TestContractShutdownMidStreamLosesNothing(t *testing.T) {
 	r := e.run(fx.handle, kafka.Options{Deduper: e.seen})
 	select {
 	case <-midway:
-	case <-time.After(20 * time.Second):
+	case <-time.After(e.patience):
 		t.Fatal("the stage never got going")
 	}
 	if err := r.stop(); err != nil {
@@ -260,7 +283,7 @@ func TestContractShutdownMidStreamLosesNothing(t *testing.T) {
 	if err := r2.stop(); err != nil {
 		t.Fatalf("second run: %v", err)
 	}
-	count, _ := outputsByDoc(t, e.readAll(topicOut))
+	count, _ := outputsByDoc(t, e.readAll(e.out))
 	for _, d := range inputs {
 		if n := e.sideEffects("ev-" + d.DocID); n != 1 || count[d.DocID] != 1 {
 			t.Errorf("%s: %d side effects and %d outputs, want 1 and 1", d.DocID, n, count[d.DocID])
@@ -269,18 +292,18 @@ func TestContractShutdownMidStreamLosesNothing(t *testing.T) {
 }
 
 // (e) No goroutine outlives Run, the Producer or the admin calls.
-func TestContractNoGoroutineLeak(t *testing.T) {
+func contractNoGoroutineLeak(t *testing.T, newEnv envMaker) {
 	e := newEnv(t)
-	fx := newEffects(e.redis)
+	fx := e.newEffects()
 	baseline := settledGoroutines()
 
 	p := kafka.NewProducer(e.cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), e.patience)
 	defer cancel()
 	recs := make([]kafka.Record, 50)
 	for i := range recs {
 		d := doc(fmt.Sprintf("l-%d", i), "ok")
-		recs[i] = kafka.Record{Topic: topicIn, Msg: d, Meta: schemas.Meta{EventID: "ev-" + d.DocID}}
+		recs[i] = kafka.Record{Topic: e.in, Msg: d, Meta: schemas.Meta{EventID: "ev-" + d.DocID}}
 	}
 	if err := p.Publish(ctx, recs...); err != nil {
 		t.Fatalf("publish: %v", err)
@@ -293,7 +316,7 @@ func TestContractNoGoroutineLeak(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatalf("close producer: %v", err)
 	}
-	if _, err := kafka.Lag(ctx, e.cfg, testStage.Group(), testStage.Reads); err != nil {
+	if _, err := kafka.Lag(ctx, e.cfg, e.stage.Group(), e.stage.Reads); err != nil {
 		t.Fatalf("lag: %v", err)
 	}
 	if n := e.sideEffects("ev-l-49"); n != 1 {

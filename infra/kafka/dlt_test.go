@@ -19,7 +19,7 @@ import (
 // lost (a crash between publish and mark), handle it no more.
 func TestDeadLettersListAndReplay(t *testing.T) {
 	e := newEnv(t)
-	fx := newEffects(e.redis)
+	fx := e.newEffects()
 	var reject atomic.Bool
 	reject.Store(true)
 	h := func(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
@@ -36,7 +36,7 @@ func TestDeadLettersListAndReplay(t *testing.T) {
 	marks := kafka.NewRedisReplayMarks(e.redis)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	q := kafka.DLTQuery{Topics: []string{topicIn}}
+	q := kafka.DLTQuery{Topics: []string{e.in}}
 
 	dls, err := kafka.ListDeadLetters(ctx, e.cfg, marks, q)
 	if err != nil {
@@ -46,7 +46,7 @@ func TestDeadLettersListAndReplay(t *testing.T) {
 		t.Fatalf("%d dead letters, want 1: %+v", len(dls), dls)
 	}
 	dl := dls[0]
-	if dl.Topic != topicIn || dl.EventID != "ev-p1" || dl.Type != schemas.TypeDocument || dl.Group != testStage.Group() ||
+	if dl.Topic != e.in || dl.EventID != "ev-p1" || dl.Type != schemas.TypeDocument || dl.Group != e.stage.Group() ||
 		!strings.Contains(dl.Error, "poison refused") || !dl.Permanent || dl.Attempts != 1 || dl.Replayed || dl.Key != "p1" {
 		t.Errorf("dead letter = %+v", dl)
 	}
@@ -85,7 +85,7 @@ func TestDeadLettersListAndReplay(t *testing.T) {
 		t.Fatalf("side effects of the replayed dead letter = %d, want 1", n)
 	}
 	var replayed int
-	for _, m := range e.readAll(topicIn) {
+	for _, m := range e.readAll(e.in) {
 		if header(m, schemas.HeaderEventID) != "ev-p1" {
 			continue
 		}
@@ -100,7 +100,7 @@ func TestDeadLettersListAndReplay(t *testing.T) {
 		}
 	}
 	if replayed != 2 {
-		t.Errorf("%d records of ev-p1 on %s, want the original and one replay", replayed, topicIn)
+		t.Errorf("%d records of ev-p1 on %s, want the original and one replay", replayed, e.in)
 	}
 
 	again, err := kafka.ReplayDeadLetters(ctx, e.cfg, marks, q)
@@ -113,7 +113,7 @@ func TestDeadLettersListAndReplay(t *testing.T) {
 
 	// The marker lost: the record is published again, and the stage's
 	// seen: marker makes it a no-op.
-	if err := e.redis.Del(ctx, kafka.ReplayedKey(topology.DLT(topicIn), kafka.DLTPosition{Partition: dl.DLTPartition, Offset: dl.DLTOffset})).Err(); err != nil {
+	if err := e.redis.Del(ctx, kafka.ReplayedKey(topology.DLT(e.in), kafka.DLTPosition{Partition: dl.DLTPartition, Offset: dl.DLTOffset})).Err(); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := kafka.ReplayDeadLetters(ctx, e.cfg, marks, q); err != nil || len(res.Replayed) != 1 {
@@ -127,8 +127,8 @@ func TestDeadLettersListAndReplay(t *testing.T) {
 		t.Errorf("side effects of the good input = %d, want 1", n)
 	}
 
-	counts, err := kafka.DeadLetterCounts(ctx, e.cfg, []string{topicIn, topicOut})
-	if err != nil || counts[topicIn] != 1 || counts[topicOut] != 0 {
+	counts, err := kafka.DeadLetterCounts(ctx, e.cfg, []string{e.in, e.out})
+	if err != nil || counts[e.in] != 1 || counts[e.out] != 0 {
 		t.Errorf("counts = %v, %v; want in=1 out=0", counts, err)
 	}
 }

@@ -1,5 +1,7 @@
 package kafka
 
+import "github.com/annalist-dev/annalist/schemas"
+
 // Crash points, exported to the black-box tests.
 const (
 	PointAfterProduce = pointAfterProduce
@@ -15,3 +17,13 @@ func WithCrash(o Options, f func(point string) error) Options {
 
 // RequestID is the request id the runtime logs for a message.
 var RequestID = requestID
+
+// EncodedSize is the size of m encoded for topic with meta, as the
+// Producer and the runner check it against Config.MaxMessageBytes.
+func EncodedSize(topic string, m schemas.Message, meta schemas.Meta) (int, error) {
+	rec, err := encodeRecord(topic, m, meta)
+	if err != nil {
+		return 0, err
+	}
+	return recordSize(rec), nil
+}

@@ -23,25 +23,32 @@ import (
 	"github.com/annalist-dev/annalist/topology"
 )
 
+// Names of the topics and the stage of the kfake env, which has a broker
+// of its own; an env on a shared broker prefixes them (see newEnvOn).
 const (
-	topicIn  = "in"
-	topicOut = "out"
+	defaultIn    = "in"
+	defaultOut   = "out"
+	defaultStage = "echo"
 )
 
-var testTopics = []topology.Topic{
-	{Name: topicIn, Partitions: 3, Key: "doc_id", Message: schemas.TypeDocument},
-	{Name: topicOut, Partitions: 2, Key: "doc_id", Message: schemas.TypeDocument},
-}
-
-var testStage = topology.Stage{Name: "echo", Reads: []string{topicIn}, Writes: []string{topicOut}}
-
-// env is one test's broker, Redis and runtime config.
+// env is one test's broker, Redis and runtime config, with the names of
+// its input and output topics and of its stage.
 type env struct {
 	t     testing.TB
 	cfg   kafka.Config
 	redis redis.Client
 	seen  *redis.Seen
 	prod  *kafka.Producer
+
+	// in and out are the stage's input and output topics.
+	in, out string
+	// topics declares in and out.
+	topics []topology.Topic
+	// stage reads in and writes out; its consumer group is the env's own.
+	stage topology.Stage
+	// patience bounds each wait of the harness for the stage or the broker
+	// (a stage going idle, a group forming, a runner returning).
+	patience time.Duration
 }
 
 // newEnv starts a one-broker kfake cluster on a loopback port with the
@@ -68,15 +75,31 @@ func newEnv(t testing.TB) *env {
 		MaxBackoff:        5 * time.Millisecond,
 		DrainTimeout:      10 * time.Second,
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	return newEnvOn(t, cfg, "", 20*time.Second)
+}
+
+// newEnvOn creates the test topics, each name prefixed with prefix, on the
+// brokers of cfg, and starts a real redis-server. The stage is named
+// prefix+"echo", so a unique prefix gives the test topics and a consumer
+// group no other test uses.
+func newEnvOn(t testing.TB, cfg kafka.Config, prefix string, patience time.Duration) *env {
+	t.Helper()
+	e := &env{t: t, cfg: cfg, in: prefix + defaultIn, out: prefix + defaultOut, patience: patience}
+	e.topics = []topology.Topic{
+		{Name: e.in, Partitions: 3, Key: "doc_id", Message: schemas.TypeDocument},
+		{Name: e.out, Partitions: 2, Key: "doc_id", Message: schemas.TypeDocument},
+	}
+	e.stage = topology.Stage{Name: prefix + defaultStage, Reads: []string{e.in}, Writes: []string{e.out}}
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
-	if err := kafka.EnsureTopics(ctx, cfg, testTopics); err != nil {
+	if err := kafka.EnsureTopics(ctx, cfg, e.topics); err != nil {
 		t.Fatalf("ensure topics: %v", err)
 	}
-	rc := redistest.Client(t)
-	p := kafka.NewProducer(cfg)
-	t.Cleanup(func() { _ = p.Close() })
-	return &env{t: t, cfg: cfg, redis: rc, seen: redis.NewSeen(rc, time.Hour), prod: p}
+	e.redis = redistest.Client(t)
+	e.seen = redis.NewSeen(e.redis, time.Hour)
+	e.prod = kafka.NewProducer(cfg)
+	t.Cleanup(func() { _ = e.prod.Close() })
+	return e
 }
 
 // doc is the test message: a document whose text says how the handler
@@ -90,9 +113,9 @@ func (e *env) publish(docs ...schemas.Document) {
 	e.t.Helper()
 	recs := make([]kafka.Record, len(docs))
 	for i, d := range docs {
-		recs[i] = kafka.Record{Topic: topicIn, Msg: d, Meta: schemas.Meta{EventID: "ev-" + d.DocID, TraceID: "tr-" + d.DocID, Tenant: "acme"}}
+		recs[i] = kafka.Record{Topic: e.in, Msg: d, Meta: schemas.Meta{EventID: "ev-" + d.DocID, TraceID: "tr-" + d.DocID, Tenant: "acme"}}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), e.patience)
 	defer cancel()
 	if err := e.prod.Publish(ctx, recs...); err != nil {
 		e.t.Fatalf("publish: %v", err)
@@ -105,7 +128,7 @@ func (e *env) publishRaw(msgs ...kafkago.Message) {
 	w := &kafkago.Writer{Addr: kafkago.TCP(e.cfg.Brokers...), RequiredAcks: kafkago.RequireAll, BatchTimeout: time.Millisecond, Balancer: kafkago.Murmur2Balancer{}, Transport: &kafkago.Transport{}}
 	defer w.Close()
 	defer w.Transport.(*kafkago.Transport).CloseIdleConnections()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), e.patience)
 	defer cancel()
 	if err := w.WriteMessages(ctx, msgs...); err != nil {
 		e.t.Fatalf("write raw: %v", err)
@@ -137,6 +160,8 @@ func docs(prefix string, n int) []schemas.Document {
 // touches Redis, so a failed batch has no side effect.
 type effects struct {
 	rc redis.Client
+	// out is the topic of the outputs.
+	out string
 
 	down atomic.Bool
 
@@ -147,8 +172,9 @@ type effects struct {
 	onHandled func(n int)
 }
 
-func newEffects(rc redis.Client) *effects {
-	return &effects{rc: rc, calls: map[string]int{}}
+// newEffects returns the handler of the env's stage.
+func (e *env) newEffects() *effects {
+	return &effects{rc: e.redis, out: e.out, calls: map[string]int{}}
 }
 
 func (f *effects) handle(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
@@ -184,7 +210,7 @@ func (f *effects) handle(ctx context.Context, ins []pipeline.Input) ([][]pipelin
 	out := make([][]pipeline.Output, len(ins))
 	for i, in := range ins {
 		d := in.Msg.(schemas.Document)
-		out[i] = []pipeline.Output{{Topic: topicOut, Msg: doc(d.DocID, "echo "+d.Text)}}
+		out[i] = []pipeline.Output{{Topic: f.out, Msg: doc(d.DocID, "echo "+d.Text)}}
 	}
 	if f.onHandled != nil {
 		f.onHandled(len(ins))
@@ -236,7 +262,7 @@ func (r *runner) wait(d time.Duration) error {
 // stop cancels the runner's context (drain) and returns Run's error.
 func (r *runner) stop() error {
 	r.cancel()
-	return r.wait(30 * time.Second)
+	return r.wait(time.Minute)
 }
 
 // run starts the stage in the background; the test's cleanup stops it.
@@ -246,7 +272,7 @@ func (e *env) run(h pipeline.BatchHandler, opts kafka.Options) *runner {
 	r := &runner{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
-		r.err = kafka.Run(ctx, e.cfg, testStage, h, opts)
+		r.err = kafka.Run(ctx, e.cfg, e.stage, h, opts)
 	}()
 	e.t.Cleanup(func() { _ = r.stop() })
 	return r
@@ -255,9 +281,9 @@ func (e *env) run(h pipeline.BatchHandler, opts kafka.Options) *runner {
 // waitIdle waits until the stage has finished its input.
 func (e *env) waitIdle() {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), e.patience)
 	defer cancel()
-	if err := kafka.WaitIdle(ctx, e.cfg, testStage); err != nil {
+	if err := kafka.WaitIdle(ctx, e.cfg, e.stage); err != nil {
 		e.t.Fatalf("wait idle: %v", err)
 	}
 }
@@ -265,7 +291,7 @@ func (e *env) waitIdle() {
 // readAll returns every record of topic, partition by partition.
 func (e *env) readAll(topic string) []kafkago.Message {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), e.patience)
 	defer cancel()
 	lags, err := kafka.Lag(ctx, e.cfg, "nobody", []string{topic})
 	if err != nil {

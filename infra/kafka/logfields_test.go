@@ -26,7 +26,7 @@ func TestHandlerLoggerCarriesTheRecordsFields(t *testing.T) {
 		out := make([][]pipeline.Output, len(ins))
 		for i, in := range ins {
 			zerolog.Ctx(ctx).Info().Msg("handled one")
-			out[i] = []pipeline.Output{{Topic: topicOut, Msg: in.Msg}}
+			out[i] = []pipeline.Output{{Topic: e.out, Msg: in.Msg}}
 		}
 		return out, nil
 	}
@@ -45,7 +45,7 @@ func TestHandlerLoggerCarriesTheRecordsFields(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &f); err != nil {
 			t.Fatalf("log line %q: %v", line, err)
 		}
-		for k, want := range map[string]any{"stage": testStage.Name, "topic": topicIn, "event_id": "ev-solo", "trace_id": "tr-solo"} {
+		for k, want := range map[string]any{"stage": e.stage.Name, "topic": e.in, "event_id": "ev-solo", "trace_id": "tr-solo"} {
 			if f[k] != want {
 				t.Errorf("log field %s = %v, want %v (line %s)", k, f[k], want, line)
 			}

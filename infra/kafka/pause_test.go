@@ -68,7 +68,7 @@ func (p *pauses) waitAttempt(t *testing.T, n int) {
 // lag is the stage's uncommitted records over all input partitions.
 func (e *env) lag() int64 {
 	e.t.Helper()
-	lags, err := kafka.Lag(context.Background(), e.cfg, testStage.Group(), testStage.Reads)
+	lags, err := kafka.Lag(context.Background(), e.cfg, e.stage.Group(), e.stage.Reads)
 	if err != nil {
 		e.t.Fatalf("lag: %v", err)
 	}
@@ -87,7 +87,7 @@ func (e *env) lag() int64 {
 // resumes.
 func TestTransientErrorPausesTheStage(t *testing.T) {
 	e := newEnv(t)
-	fx := newEffects(e.redis)
+	fx := e.newEffects()
 	fx.down.Store(true)
 	inputs := docs("p", 12)
 	e.publish(inputs...)
@@ -102,7 +102,7 @@ func TestTransientErrorPausesTheStage(t *testing.T) {
 	if lag := e.lag(); lag != int64(len(inputs)) {
 		t.Errorf("lag %d while the dependency is down, want all %d inputs uncommitted", lag, len(inputs))
 	}
-	if dead := e.readAll(topology.DLT(topicIn)); len(dead) != 0 {
+	if dead := e.readAll(topology.DLT(e.in)); len(dead) != 0 {
 		t.Fatalf("%d inputs dead-lettered while the dependency was down", len(dead))
 	}
 
@@ -111,13 +111,13 @@ func TestTransientErrorPausesTheStage(t *testing.T) {
 	if err := r.stop(); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	count, _ := outputsByDoc(t, e.readAll(topicOut))
+	count, _ := outputsByDoc(t, e.readAll(e.out))
 	for _, d := range inputs {
 		if n := e.sideEffects("ev-" + d.DocID); n != 1 || count[d.DocID] != 1 {
 			t.Errorf("%s: %d side effects and %d outputs, want 1 and 1", d.DocID, n, count[d.DocID])
 		}
 	}
-	if dead := e.readAll(topology.DLT(topicIn)); len(dead) != 0 {
+	if dead := e.readAll(topology.DLT(e.in)); len(dead) != 0 {
 		t.Errorf("%d inputs dead-lettered after the dependency came back", len(dead))
 	}
 	retries, paused, resumes := obs.state()
@@ -140,7 +140,7 @@ func TestShutdownWhilePausedLeavesInputUncommitted(t *testing.T) {
 	e.cfg.RetryBackoffBase = time.Hour
 	e.cfg.RetryBackoffMax = time.Hour
 	e.cfg.MaxBackoff = time.Hour
-	fx := newEffects(e.redis)
+	fx := e.newEffects()
 	fx.down.Store(true)
 	e.publish(doc("r", "ok"))
 	obs := newPauses()
@@ -154,7 +154,7 @@ func TestShutdownWhilePausedLeavesInputUncommitted(t *testing.T) {
 	if errors.Is(r.err, kafka.ErrDrainTimeout) {
 		t.Fatal("the paused wait held the shutdown until the drain timeout")
 	}
-	if dead := e.readAll(topology.DLT(topicIn)); len(dead) != 0 {
+	if dead := e.readAll(topology.DLT(e.in)); len(dead) != 0 {
 		t.Fatalf("input dead-lettered on shutdown")
 	}
 	if lag := e.lag(); lag != 1 {

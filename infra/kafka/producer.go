@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/rs/zerolog"
 	kafkago "github.com/segmentio/kafka-go"
@@ -42,7 +43,9 @@ func NewProducer(cfg Config) *Producer {
 // error wraps the schemas sentinel and names the record). Records that the
 // broker refuses are retried with backoff up to Config.RetryAttempts times;
 // an error then means some records may have been written: publish them
-// again with the same event ids.
+// again with the same event ids. A topic the producer's cached metadata
+// does not know yet (created after its last refresh) is retried until the
+// cache was refreshed, however many attempts that takes.
 func (p *Producer) Publish(ctx context.Context, recs ...Record) error {
 	msgs := make([]kafkago.Message, len(recs))
 	for i, r := range recs {
@@ -68,14 +71,28 @@ func (p *Producer) Close() error {
 	return err
 }
 
+// unknownTopicPoll paces the retries of a write to a topic the writer's
+// cached metadata does not know.
+const unknownTopicPoll = 100 * time.Millisecond
+
 // writeRetrying writes records with acks=all and waits. Records that fail
 // are written again, with backoff, until all are acknowledged, ctx ends or
-// maxAttempts writes were made (0: no limit).
+// maxAttempts writes were made (0: no limit). A write that fails because a
+// topic is unknown is retried past maxAttempts until metadataTTL has passed
+// since the first such failure: the topic may be new, and the transport
+// learns of it only at its next metadata refresh.
 func writeRetrying(ctx context.Context, w *kafkago.Writer, cfg Config, records []kafkago.Message, maxAttempts int, log zerolog.Logger) error {
+	var unknownSince time.Time
 	for attempt := 1; len(records) > 0; attempt++ {
 		err := w.WriteMessages(ctx, records...)
 		if err == nil {
 			return nil
+		}
+		switch {
+		case !unknownTopic(err):
+			unknownSince = time.Time{}
+		case unknownSince.IsZero():
+			unknownSince = time.Now()
 		}
 		var werrs kafkago.WriteErrors
 		if errors.As(err, &werrs) && len(werrs) == len(records) {
@@ -90,13 +107,35 @@ func writeRetrying(ctx context.Context, w *kafkago.Writer, cfg Config, records [
 		if ctx.Err() != nil {
 			return fmt.Errorf("produce %d records: %w (last error: %w)", len(records), context.Cause(ctx), err)
 		}
-		if maxAttempts > 0 && attempt >= maxAttempts {
+		waitForMetadata := !unknownSince.IsZero() && time.Since(unknownSince) < metadataTTL
+		if maxAttempts > 0 && attempt >= maxAttempts && !waitForMetadata {
 			return fmt.Errorf("produce %d records after %d attempts: %w", len(records), attempt, err)
 		}
 		log.Warn().Err(err).Int("records", len(records)).Int("attempt", attempt).Msg("produce; retrying")
-		if !sleep(ctx, cfg.Backoff(attempt)) {
+		wait := cfg.Backoff(attempt)
+		if waitForMetadata {
+			wait = max(wait, unknownTopicPoll)
+		}
+		if !sleep(ctx, wait) {
 			return fmt.Errorf("produce %d records: %w (last error: %w)", len(records), context.Cause(ctx), err)
 		}
 	}
 	return nil
+}
+
+// unknownTopic reports whether a write failed, in whole or for some
+// records, because a topic or partition is unknown.
+func unknownTopic(err error) bool {
+	if errors.Is(err, kafkago.UnknownTopicOrPartition) {
+		return true
+	}
+	var werrs kafkago.WriteErrors
+	if errors.As(err, &werrs) {
+		for _, e := range werrs {
+			if errors.Is(e, kafkago.UnknownTopicOrPartition) {
+				return true
+			}
+		}
+	}
+	return false
 }

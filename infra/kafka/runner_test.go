@@ -24,7 +24,7 @@ import (
 // isolates the bad input, and every other input succeeds exactly once.
 func TestBatchIsolation(t *testing.T) {
 	e := newEnv(t)
-	fx := newEffects(e.redis)
+	fx := e.newEffects()
 	col := &collector{}
 	good := docs("g", 60)
 	// Everything is published before the stage starts, so the first fetch
@@ -42,7 +42,7 @@ func TestBatchIsolation(t *testing.T) {
 	if fx.maxBatch < 10 {
 		t.Fatalf("largest batch handled was %d inputs: the test did not exercise isolation", fx.maxBatch)
 	}
-	count, _ := outputsByDoc(t, e.readAll(topicOut))
+	count, _ := outputsByDoc(t, e.readAll(e.out))
 	for _, d := range good {
 		if n := e.sideEffects("ev-" + d.DocID); n != 1 || count[d.DocID] != 1 {
 			t.Errorf("%s: %d side effects and %d outputs, want 1 and 1", d.DocID, n, count[d.DocID])
@@ -54,7 +54,7 @@ func TestBatchIsolation(t *testing.T) {
 	if count["bad"] != 0 {
 		t.Errorf("bad input produced %d outputs", count["bad"])
 	}
-	dead := e.readAll(topology.DLT(topicIn))
+	dead := e.readAll(topology.DLT(e.in))
 	if len(dead) != 1 || header(dead[0], schemas.HeaderEventID) != "ev-bad" {
 		t.Fatalf("dead letters: %d, want exactly ev-bad", len(dead))
 	}
@@ -78,11 +78,11 @@ func TestOutputEnvelope(t *testing.T) {
 			d := in.Msg.(schemas.Document)
 			switch d.Text {
 			case "named":
-				out[i] = []pipeline.Output{{Topic: topicOut, Msg: doc(d.DocID, "x"), EventID: "chosen-id"}}
+				out[i] = []pipeline.Output{{Topic: e.out, Msg: doc(d.DocID, "x"), EventID: "chosen-id"}}
 			case "stray":
-				out[i] = []pipeline.Output{{Topic: topicOut, Msg: doc(d.DocID+"-ok", "x")}, {Topic: "elsewhere", Msg: doc(d.DocID, "x")}}
+				out[i] = []pipeline.Output{{Topic: e.out, Msg: doc(d.DocID+"-ok", "x")}, {Topic: "elsewhere", Msg: doc(d.DocID, "x")}}
 			default:
-				out[i] = []pipeline.Output{{Topic: topicOut, Msg: doc(d.DocID+"-0", "x")}, {Topic: topicOut, Msg: doc(d.DocID+"-1", "x")}}
+				out[i] = []pipeline.Output{{Topic: e.out, Msg: doc(d.DocID+"-0", "x")}, {Topic: e.out, Msg: doc(d.DocID+"-1", "x")}}
 			}
 		}
 		return out, nil
@@ -95,7 +95,7 @@ func TestOutputEnvelope(t *testing.T) {
 	}
 
 	got := map[string]schemas.Meta{}
-	for _, m := range e.readAll(topicOut) {
+	for _, m := range e.readAll(e.out) {
 		msg, meta, err := schemas.Decode(headersOf(m), m.Value)
 		if err != nil {
 			t.Fatalf("decode output: %v", err)
@@ -103,8 +103,8 @@ func TestOutputEnvelope(t *testing.T) {
 		got[msg.(schemas.Document).DocID] = meta
 	}
 	want := map[string]schemas.Meta{
-		"two-0": {EventID: pipeline.DeriveEventID("ev-two", topicOut, 0), TraceID: "tr-two"},
-		"two-1": {EventID: pipeline.DeriveEventID("ev-two", topicOut, 1), TraceID: "tr-two"},
+		"two-0": {EventID: pipeline.DeriveEventID("ev-two", e.out, 0), TraceID: "tr-two"},
+		"two-1": {EventID: pipeline.DeriveEventID("ev-two", e.out, 1), TraceID: "tr-two"},
 		"named": {EventID: "chosen-id", TraceID: "tr-named"},
 	}
 	if len(got) != len(want) {
@@ -120,7 +120,7 @@ func TestOutputEnvelope(t *testing.T) {
 			t.Errorf("output %s: event %q trace %q tenant %q; want %q, %q, acme", id, m.EventID, m.TraceID, m.Tenant, w.EventID, w.TraceID)
 		}
 	}
-	dead := e.readAll(topology.DLT(topicIn))
+	dead := e.readAll(topology.DLT(e.in))
 	if len(dead) != 1 || header(dead[0], schemas.HeaderEventID) != "ev-stray" {
 		t.Fatalf("want exactly the stray input dead-lettered, got %d dead letters", len(dead))
 	}
@@ -144,7 +144,7 @@ func TestDrainFinishesInFlightBatch(t *testing.T) {
 		}
 		out := make([][]pipeline.Output, len(ins))
 		for i, in := range ins {
-			out[i] = []pipeline.Output{{Topic: topicOut, Msg: in.Msg}}
+			out[i] = []pipeline.Output{{Topic: e.out, Msg: in.Msg}}
 		}
 		return out, ctx.Err()
 	}
@@ -166,7 +166,7 @@ func TestDrainFinishesInFlightBatch(t *testing.T) {
 	if err := r.wait(20 * time.Second); err != nil {
 		t.Fatalf("drain returned %v, want nil", err)
 	}
-	lags, err := kafka.Lag(context.Background(), e.cfg, testStage.Group(), testStage.Reads)
+	lags, err := kafka.Lag(context.Background(), e.cfg, e.stage.Group(), e.stage.Reads)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestDrainFinishesInFlightBatch(t *testing.T) {
 	for _, l := range lags {
 		committed += l.End - l.Lag() - l.Start
 	}
-	outs := e.readAll(topicOut)
+	outs := e.readAll(e.out)
 	if committed == 0 || int64(len(outs)) != committed {
 		t.Fatalf("after the drain %d records committed and %d outputs, want the same non-zero number", committed, len(outs))
 	}
@@ -201,10 +201,10 @@ func TestDrainTimeoutAbandonsAndRedelivers(t *testing.T) {
 	if err := r.stop(); !errors.Is(err, kafka.ErrDrainTimeout) {
 		t.Fatalf("stop returned %v, want ErrDrainTimeout", err)
 	}
-	if dead := e.readAll(topology.DLT(topicIn)); len(dead) != 0 {
+	if dead := e.readAll(topology.DLT(e.in)); len(dead) != 0 {
 		t.Fatalf("an abandoned input was dead-lettered")
 	}
-	fx := newEffects(e.redis)
+	fx := e.newEffects()
 	r2 := e.run(fx.handle, kafka.Options{Deduper: e.seen})
 	e.waitIdle()
 	if err := r2.stop(); err != nil {
@@ -217,7 +217,7 @@ func TestDrainTimeoutAbandonsAndRedelivers(t *testing.T) {
 
 func TestRunRefusesMissingTopics(t *testing.T) {
 	e := newEnv(t)
-	stage := topology.Stage{Name: "lost", Reads: []string{"nowhere"}, Writes: []string{topicOut}}
+	stage := topology.Stage{Name: "lost", Reads: []string{"nowhere"}, Writes: []string{e.out}}
 	err := kafka.Run(context.Background(), e.cfg, stage, pipeline.Batch(func(context.Context, pipeline.Input) ([]pipeline.Output, error) { return nil, nil }), kafka.Options{})
 	if !errors.Is(err, kafka.ErrMissingTopic) || !strings.Contains(err.Error(), "nowhere") {
 		t.Fatalf("Run = %v, want ErrMissingTopic naming the topic", err)
@@ -226,7 +226,7 @@ func TestRunRefusesMissingTopics(t *testing.T) {
 
 func TestEnsureTopicsIsIdempotent(t *testing.T) {
 	e := newEnv(t)
-	topics := append(testTopics, topology.Topic{Name: "pages-test", Partitions: 2, Compacted: true})
+	topics := append(e.topics, topology.Topic{Name: "pages-test", Partitions: 2, Compacted: true})
 	ctx := context.Background()
 	for i := 0; i < 2; i++ {
 		if err := kafka.EnsureTopics(ctx, e.cfg, topics); err != nil {
@@ -267,7 +267,7 @@ func TestLargeRecord(t *testing.T) {
 	h := func(_ context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
 		out := make([][]pipeline.Output, len(ins))
 		for i, in := range ins {
-			out[i] = []pipeline.Output{{Topic: topicOut, Msg: in.Msg}}
+			out[i] = []pipeline.Output{{Topic: e.out, Msg: in.Msg}}
 		}
 		return out, nil
 	}
@@ -276,7 +276,7 @@ func TestLargeRecord(t *testing.T) {
 	if err := r.stop(); err != nil {
 		t.Fatal(err)
 	}
-	outs := e.readAll(topicOut)
+	outs := e.readAll(e.out)
 	if len(outs) != 1 || len(outs[0].Value) < 5<<20 {
 		t.Fatalf("got %d outputs, want the 5 MB document echoed", len(outs))
 	}
@@ -286,18 +286,38 @@ func TestProducerRefusesInvalidRecords(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	for name, rec := range map[string]kafka.Record{
-		"no event id": {Topic: topicIn, Msg: doc("x", "ok")},
+		"no event id": {Topic: e.in, Msg: doc("x", "ok")},
 		"no topic":    {Msg: doc("x", "ok"), Meta: schemas.Meta{EventID: "e"}},
-		"invalid":     {Topic: topicIn, Msg: doc("", "ok"), Meta: schemas.Meta{EventID: "e"}},
-		"too large":   {Topic: topicIn, Msg: doc("x", strings.Repeat("a", e.cfg.BrokerMaxMessageBytes())), Meta: schemas.Meta{EventID: "e"}},
+		"invalid":     {Topic: e.in, Msg: doc("", "ok"), Meta: schemas.Meta{EventID: "e"}},
+		"too large":   {Topic: e.in, Msg: doc("x", strings.Repeat("a", e.cfg.BrokerMaxMessageBytes())), Meta: schemas.Meta{EventID: "e"}},
 	} {
-		ok := kafka.Record{Topic: topicIn, Msg: doc("fine", "ok"), Meta: schemas.Meta{EventID: "fine"}}
+		ok := kafka.Record{Topic: e.in, Msg: doc("fine", "ok"), Meta: schemas.Meta{EventID: "fine"}}
 		if err := e.prod.Publish(ctx, ok, rec); err == nil {
 			t.Errorf("%s: published", name)
 		}
 	}
-	if n := len(e.readAll(topicIn)); n != 0 {
+	if n := len(e.readAll(e.in)); n != 0 {
 		t.Fatalf("%d records written although every call had an invalid record", n)
+	}
+}
+
+// A long-lived Producer publishes to a topic created after it cached the
+// cluster's metadata: the write is retried until its transport learns of
+// the topic, not given up after Config.RetryAttempts quick attempts.
+func TestProducerPublishesToATopicCreatedLater(t *testing.T) {
+	e := newEnv(t)
+	e.publish(doc("first", "ok"))
+	later := e.in + "-later"
+	ctx, cancel := context.WithTimeout(context.Background(), e.patience)
+	defer cancel()
+	if err := kafka.EnsureTopics(ctx, e.cfg, []topology.Topic{{Name: later, Partitions: 2, Key: "doc_id", Message: schemas.TypeDocument}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.prod.Publish(ctx, kafka.Record{Topic: later, Msg: doc("x", "ok"), Meta: schemas.Meta{EventID: "ev-x"}}); err != nil {
+		t.Fatalf("publish to a topic created after the producer cached the metadata: %v", err)
+	}
+	if n := len(e.readAll(later)); n != 1 {
+		t.Fatalf("%d records on %s, want 1", n, later)
 	}
 }
 
@@ -305,7 +325,7 @@ func TestLagAndWaitIdle(t *testing.T) {
 	e := newEnv(t)
 	e.publish(docs("w", 7)...)
 	ctx := context.Background()
-	lags, err := kafka.Lag(ctx, e.cfg, testStage.Group(), testStage.Reads)
+	lags, err := kafka.Lag(ctx, e.cfg, e.stage.Group(), e.stage.Reads)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,15 +341,15 @@ func TestLagAndWaitIdle(t *testing.T) {
 	}
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
-	if err := kafka.WaitIdle(short, e.cfg, testStage); !errors.Is(err, context.DeadlineExceeded) {
+	if err := kafka.WaitIdle(short, e.cfg, e.stage); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("WaitIdle with no consumer = %v, want a deadline error", err)
 	}
-	r := e.run(newEffects(e.redis).handle, kafka.Options{})
+	r := e.run(e.newEffects().handle, kafka.Options{})
 	e.waitIdle()
 	if err := r.stop(); err != nil {
 		t.Fatal(err)
 	}
-	lags, err = kafka.Lag(ctx, e.cfg, testStage.Group(), testStage.Reads)
+	lags, err = kafka.Lag(ctx, e.cfg, e.stage.Group(), e.stage.Reads)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +359,7 @@ func TestLagAndWaitIdle(t *testing.T) {
 		}
 	}
 	// No group: the offsets alone, as for a dead-letter topic.
-	offs, err := kafka.Lag(ctx, e.cfg, "", testStage.Reads)
+	offs, err := kafka.Lag(ctx, e.cfg, "", e.stage.Reads)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +381,8 @@ func TestRunRejectsBadConfig(t *testing.T) {
 		"heartbeat":      {SessionTimeout: time.Second, HeartbeatInterval: 2 * time.Second},
 		"broker":         {Brokers: []string{"localhost"}},
 	} {
-		err := kafka.Run(context.Background(), cfg, testStage, func(context.Context, []pipeline.Input) ([][]pipeline.Output, error) { return nil, nil }, kafka.Options{})
+		stage := topology.Stage{Name: defaultStage, Reads: []string{defaultIn}, Writes: []string{defaultOut}}
+		err := kafka.Run(context.Background(), cfg, stage, func(context.Context, []pipeline.Input) ([][]pipeline.Output, error) { return nil, nil }, kafka.Options{})
 		if err == nil {
 			t.Errorf("%s: Run accepted the config", name)
 		}
@@ -396,7 +417,7 @@ func describeTopic(t *testing.T, e *env, topic string) map[string]string {
 // and the rest of the batch go on.
 func TestHandlerPanicDeadLettersTheInput(t *testing.T) {
 	e := newEnv(t)
-	fx := newEffects(e.redis)
+	fx := e.newEffects()
 	h := func(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
 		for _, in := range ins {
 			if in.Msg.(schemas.Document).Text == "explode" {
@@ -414,11 +435,11 @@ func TestHandlerPanicDeadLettersTheInput(t *testing.T) {
 	if err := r.stop(); err != nil {
 		t.Fatal(err)
 	}
-	count, _ := outputsByDoc(t, e.readAll(topicOut))
+	count, _ := outputsByDoc(t, e.readAll(e.out))
 	if len(count) != 20 || count["bomb"] != 0 {
 		t.Fatalf("%d documents produced (bomb: %d), want the 20 others", len(count), count["bomb"])
 	}
-	dead := e.readAll(topology.DLT(topicIn))
+	dead := e.readAll(topology.DLT(e.in))
 	if len(dead) != 1 || !strings.Contains(header(dead[0], kafka.HeaderDLTError), "panicked") || header(dead[0], kafka.HeaderDLTPermanent) != "true" {
 		t.Fatalf("want the panicking input dead-lettered as permanent, got %d dead letters", len(dead))
 	}
@@ -428,7 +449,7 @@ func TestHandlerPanicDeadLettersTheInput(t *testing.T) {
 // every input once, and stopping one hands its partitions to the other.
 func TestTwoMembersShareTheWork(t *testing.T) {
 	e := newEnv(t)
-	fx := newEffects(e.redis)
+	fx := e.newEffects()
 	var byA, byB atomic.Int64
 	count := func(n *atomic.Int64) pipeline.BatchHandler {
 		return func(ctx context.Context, ins []pipeline.Input) ([][]pipeline.Output, error) {
@@ -473,9 +494,9 @@ func (e *env) waitMembers(n int) {
 	tr := &kafkago.Transport{}
 	defer tr.CloseIdleConnections()
 	c := &kafkago.Client{Addr: kafkago.TCP(e.cfg.Brokers...), Transport: tr}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(e.patience)
 	for {
-		resp, err := c.DescribeGroups(context.Background(), &kafkago.DescribeGroupsRequest{GroupIDs: []string{testStage.Group()}})
+		resp, err := c.DescribeGroups(context.Background(), &kafkago.DescribeGroupsRequest{GroupIDs: []string{e.stage.Group()}})
 		if err == nil && len(resp.Groups) == 1 && resp.Groups[0].GroupState == "Stable" {
 			assigned := 0
 			for _, m := range resp.Groups[0].Members {
@@ -488,7 +509,7 @@ func (e *env) waitMembers(n int) {
 			}
 		}
 		if time.Now().After(deadline) {
-			e.t.Fatalf("group %s did not reach %d members with partitions: %+v, %v", testStage.Group(), n, resp, err)
+			e.t.Fatalf("group %s did not reach %d members with partitions: %+v, %v", e.stage.Group(), n, resp, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
