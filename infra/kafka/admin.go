@@ -25,7 +25,9 @@ const pollInterval = 25 * time.Millisecond
 // max.message.bytes from the config (BrokerMaxMessageBytes); compacted
 // topics get cleanup.policy=compact; dead-letter topics have
 // topology.DLTPartitions partitions. It returns once the topics show in the
-// cluster's metadata. Pass topology.Topics() for the whole graph.
+// cluster's metadata with a leader for every partition: a real broker
+// creates them asynchronously, and a write to a partition whose leader is
+// not elected yet is refused (Not Leader For Partition). Pass topology.Topics() for the whole graph.
 func EnsureTopics(ctx context.Context, cfg Config, topics []topology.Topic) error {
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("ensure topics: %w", err)
@@ -85,7 +87,8 @@ func EnsureTopics(ctx context.Context, cfg Config, topics []topology.Topic) erro
 	}
 }
 
-// missingTopics lists the names the cluster does not know.
+// missingTopics lists the names the cluster does not know, or knows with a
+// partition that has no leader yet.
 func missingTopics(ctx context.Context, c *kafkago.Client, names []string) ([]string, error) {
 	md, err := c.Metadata(ctx, &kafkago.MetadataRequest{Topics: names})
 	if err != nil {
@@ -95,8 +98,8 @@ func missingTopics(ctx context.Context, c *kafkago.Client, names []string) ([]st
 	for _, t := range md.Topics {
 		switch {
 		case t.Error == nil:
-			found[t.Name] = true
-		case errors.Is(t.Error, kafkago.UnknownTopicOrPartition):
+			found[t.Name] = len(t.Partitions) > 0 && !slices.ContainsFunc(t.Partitions, leaderless)
+		case errors.Is(t.Error, kafkago.UnknownTopicOrPartition), errors.Is(t.Error, kafkago.LeaderNotAvailable):
 		default:
 			return nil, fmt.Errorf("read metadata of topic %s: %w", t.Name, t.Error)
 		}
@@ -108,6 +111,11 @@ func missingTopics(ctx context.Context, c *kafkago.Client, names []string) ([]st
 		}
 	}
 	return missing, nil
+}
+
+// leaderless reports a partition without an elected leader.
+func leaderless(p kafkago.Partition) bool {
+	return p.Error != nil || p.Leader.Host == ""
 }
 
 // PartitionLag is where a consumer group stands on one partition.
