@@ -418,14 +418,14 @@ func TestEnginesDiscussionFeed(t *testing.T) {
 		t.Fatalf("ingest discussions: exit %d\n%s\n%s", code, out, tail(errs, 3000))
 	}
 	var res struct {
-		IDs       []string `json:"ids"`
-		Summaries int      `json:"summaries"`
-		Failed    []any    `json:"failed"`
+		IDs       []string          `json:"ids"`
+		Summaries []json.RawMessage `json:"summaries"`
+		Failed    int               `json:"failed"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if len(res.IDs) != n || len(res.Failed) != 0 {
+	if len(res.IDs) != n || res.Failed != 0 {
 		t.Fatalf("ingest discussions: %s", out)
 	}
 
