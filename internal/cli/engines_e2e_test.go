@@ -43,7 +43,7 @@ func e2eData(t *testing.T, name string) string {
 	}
 	p := filepath.Join(root, name)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("evaluation data %s is absent: %v", p, err)
+		t.Fatalf("evaluation data %s is absent (set ANNALIST_DATA to the data folder): %v", p, err)
 	}
 	return p
 }

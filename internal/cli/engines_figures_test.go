@@ -19,7 +19,6 @@ import (
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/internal/app"
 	"github.com/annalist-dev/annalist/internal/cli"
-	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
 	"github.com/annalist-dev/annalist/internal/enginestest"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
@@ -34,7 +33,7 @@ import (
 // and vector stored; every page published), never a speed.
 func TestEnginesDistributedFigures(t *testing.T) {
 	e := enginestest.Require(t)
-	data := datasettest.Require(t, "mingshi-liezhuan")
+	data := e2eData(t, "mingshi-liezhuan")
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 
