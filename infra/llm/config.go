@@ -21,6 +21,8 @@ const (
 	EnvMaxRetries  = "ANNALIST_LLM_MAX_RETRIES"
 	EnvConcurrency = "ANNALIST_LLM_CONCURRENCY"
 	EnvTemperature = "ANNALIST_LLM_TEMPERATURE"
+	EnvMaxTokens   = "ANNALIST_LLM_MAX_TOKENS"
+	EnvJSONMode    = "ANNALIST_LLM_JSON_MODE"
 	// EnvPromptCost and EnvCompletionCost are prices per 1000 tokens.
 	EnvPromptCost     = "ANNALIST_LLM_PROMPT_COST_PER_1K"
 	EnvCompletionCost = "ANNALIST_LLM_COMPLETION_COST_PER_1K"
@@ -33,6 +35,11 @@ const (
 	DefaultConcurrency = 4
 	DefaultMinBackoff  = 500 * time.Millisecond
 	DefaultMaxBackoff  = 20 * time.Second
+	// DefaultMaxTokens bounds one answer: every answer the engine asks
+	// for is one small JSON object, and a model that does not stop (small
+	// local ones repeat themselves until the context is full) is cut here
+	// instead of running until the attempt times out.
+	DefaultMaxTokens = 1024
 )
 
 // Config selects and tunes the LLM provider: any server speaking the OpenAI
@@ -66,6 +73,21 @@ type Config struct {
 	// PromptPrice and CompletionPrice, per million tokens, turn token
 	// counts into a cost in Usage (default 0: cost not tracked).
 	PromptPrice, CompletionPrice float64
+	// MaxTokens bounds the tokens of one answer, sent as max_tokens
+	// (default 1024; negative: not sent, the server's limit applies). An
+	// answer cut there has finish_reason "length" and counts in
+	// Usage.AnswersTruncated.
+	MaxTokens int
+	// JSONMode asks the server for a JSON object answer
+	// (response_format {"type":"json_object"}); servers that support it
+	// (OpenAI, vLLM, llama.cpp, Ollama) constrain the answer to JSON, which
+	// small models otherwise often wrap in prose. Off by default: not
+	// every OpenAI-compatible server accepts it.
+	JSONMode bool
+	// RawAnswers hands answers on as the model wrote them. By default a
+	// JSON object found inside other text is handed on alone
+	// (ExtractJSON); the engine's agents all ask for one JSON object.
+	RawAnswers bool
 }
 
 // RegisterFlags binds the config to flags named llm-*; the command line maps
@@ -78,6 +100,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxRetries, "llm-max-retries", c.MaxRetries, "retries on 429/5xx/timeouts; 0 means 3, negative none (env "+EnvMaxRetries+")")
 	fs.IntVar(&c.Concurrency, "llm-concurrency", c.Concurrency, "calls in flight; 0 means 4 (env "+EnvConcurrency+")")
 	fs.Float64Var(&c.Temperature, "llm-temperature", c.Temperature, "sampling temperature; negative leaves the server default (env "+EnvTemperature+")")
+	fs.IntVar(&c.MaxTokens, "llm-max-tokens", c.MaxTokens, "most tokens of one answer; 0 means 1024, negative leaves the server's limit (env "+EnvMaxTokens+")")
+	fs.BoolVar(&c.JSONMode, "llm-json-mode", c.JSONMode, "ask the server for JSON answers (response_format json_object) (env "+EnvJSONMode+")")
 	fs.Var(per1k{&c.PromptPrice}, "llm-prompt-cost-per-1k", "price of 1000 prompt tokens for the cost estimate; default 0 (env "+EnvPromptCost+")")
 	fs.Var(per1k{&c.CompletionPrice}, "llm-completion-cost-per-1k", "price of 1000 completion tokens for the cost estimate; default 0 (env "+EnvCompletionCost+")")
 }
@@ -118,7 +142,7 @@ func FromEnv() (Config, error) {
 		}
 		c.Timeout = d
 	}
-	for k, p := range map[string]*int{EnvMaxRetries: &c.MaxRetries, EnvConcurrency: &c.Concurrency} {
+	for k, p := range map[string]*int{EnvMaxRetries: &c.MaxRetries, EnvConcurrency: &c.Concurrency, EnvMaxTokens: &c.MaxTokens} {
 		if v, ok := os.LookupEnv(k); ok {
 			n, err := strconv.Atoi(v)
 			if err != nil {
@@ -133,6 +157,13 @@ func FromEnv() (Config, error) {
 				return c, fmt.Errorf("%s=%q: %w", k, v, err)
 			}
 		}
+	}
+	if v, ok := os.LookupEnv(EnvJSONMode); ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("%s=%q: %w", EnvJSONMode, v, err)
+		}
+		c.JSONMode = b
 	}
 	if v, ok := os.LookupEnv(EnvTemperature); ok {
 		f, err := strconv.ParseFloat(v, 64)
@@ -193,6 +224,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxBackoff == 0 {
 		c.MaxBackoff = DefaultMaxBackoff
+	}
+	if c.MaxTokens == 0 {
+		c.MaxTokens = DefaultMaxTokens
 	}
 	if c.MaxBackoff < c.MinBackoff {
 		c.MaxBackoff = c.MinBackoff

@@ -19,12 +19,14 @@ func TestFromEnv(t *testing.T) {
 	t.Setenv(llm.EnvTemperature, "0.2")
 	t.Setenv(llm.EnvPromptCost, "0.001")
 	t.Setenv(llm.EnvCompletionCost, "0.004")
+	t.Setenv(llm.EnvMaxTokens, "256")
+	t.Setenv(llm.EnvJSONMode, "true")
 	c, err := llm.FromEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := llm.Config{BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5", APIKey: "k", Timeout: 15 * time.Second,
-		MaxRetries: 5, Concurrency: 8, Temperature: 0.2, PromptPrice: 1, CompletionPrice: 4}
+		MaxRetries: 5, Concurrency: 8, Temperature: 0.2, PromptPrice: 1, CompletionPrice: 4, MaxTokens: 256, JSONMode: true}
 	if c != want || !c.Enabled() {
 		t.Fatalf("config = %+v, want %+v", c, want)
 	}
@@ -79,12 +81,12 @@ func TestRegisterFlags(t *testing.T) {
 	c.RegisterFlags(fs)
 	err := fs.Parse([]string{"--llm-base-url", "http://127.0.0.1:1/v1", "--llm-model", "m", "--llm-timeout", "3s",
 		"--llm-max-retries", "-1", "--llm-concurrency", "2", "--llm-temperature", "-1",
-		"--llm-prompt-cost-per-1k", "0.002", "--llm-completion-cost-per-1k", "0.5"})
+		"--llm-prompt-cost-per-1k", "0.002", "--llm-completion-cost-per-1k", "0.5", "--llm-max-tokens", "300", "--llm-json-mode"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := llm.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m", Timeout: 3 * time.Second, MaxRetries: -1,
-		Concurrency: 2, Temperature: -1, PromptPrice: 2, CompletionPrice: 500}
+		Concurrency: 2, Temperature: -1, PromptPrice: 2, CompletionPrice: 500, MaxTokens: 300, JSONMode: true}
 	if c != want {
 		t.Fatalf("config = %+v, want %+v", c, want)
 	}

@@ -4,8 +4,13 @@
 // attempt, retries with jittered exponential backoff on 429, 5xx, timeouts
 // and connection errors (never on other 4xx answers, which are marked
 // permanent so the message is dead-lettered at once), a semaphore bounding
-// the calls in flight, and accounting of calls, attempts, retries, errors
-// and tokens (from the response's usage), exposed by Usage. A failed call
+// the calls in flight, and accounting of calls, attempts, retries, errors,
+// timed-out attempts, tokens (from the response's usage), the latency of
+// every call and what the answers were worth (AnswerKind: one JSON
+// object, an object recovered from prose, unusable; cut at the token
+// limit), exposed by Usage. An answer whose JSON object is wrapped in
+// prose is handed on as the object alone (ExtractJSON), unless
+// Config.RawAnswers. A failed call
 // of the OpenAI-compatible client names the HTTP status and the start of
 // the answer's body (StatusError), whatever the body's shape.
 //
@@ -73,6 +78,12 @@ func NewChatModel(ctx context.Context, cfg Config) (*Model, error) {
 		t := float32(cfg.Temperature)
 		mc.Temperature = &t
 	}
+	if n := cfg.withDefaults().MaxTokens; n > 0 {
+		mc.MaxTokens = &n
+	}
+	if cfg.JSONMode {
+		mc.ResponseFormat = &einoopenai.ChatCompletionResponseFormat{Type: einoopenai.ChatCompletionResponseFormatTypeJSONObject}
+	}
 	inner, err := einoopenai.NewChatModel(ctx, mc)
 	if err != nil {
 		return nil, fmt.Errorf("llm: openai chat model for %s: %w", cfg.BaseURL, err)
@@ -88,7 +99,10 @@ type Usage struct {
 	Attempts int64 `json:"attempts"`
 	Retries  int64 `json:"retries"`
 	// Errors counts calls that failed in the end.
-	Errors           int64 `json:"errors"`
+	Errors int64 `json:"errors"`
+	// Timeouts counts attempts cut by the per-attempt timeout (each is
+	// retried while retries remain).
+	Timeouts         int64 `json:"timeouts"`
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`
 	TotalTokens      int64 `json:"total_tokens"`
@@ -96,10 +110,51 @@ type Usage struct {
 	InFlight int64 `json:"in_flight"`
 	// Cost is the token cost at the configured prices.
 	Cost float64 `json:"cost,omitempty"`
+	// Answers counts the messages Generate returned, by AnswerKind:
+	// AnswersJSON were one JSON object, AnswersRepaired an object found
+	// in other text (handed on alone), AnswersUnusable held none.
+	// AnswersTruncated, of all of them, stopped at the token limit
+	// (finish_reason "length"). Whether an object had the fields asked
+	// for is decided by the caller, which retries or falls back.
+	Answers          int64 `json:"answers"`
+	AnswersJSON      int64 `json:"answers_json"`
+	AnswersRepaired  int64 `json:"answers_repaired"`
+	AnswersUnusable  int64 `json:"answers_unusable"`
+	AnswersTruncated int64 `json:"answers_truncated"`
+	// Latency is the duration of every call, from its first attempt to
+	// its answer or failure (retries and backoff included, the wait for a
+	// concurrency slot not).
+	Latency Latency `json:"latency"`
+}
+
+// UsableShare is the share of answers a JSON object could be read from
+// (AnswersJSON + AnswersRepaired over Answers), 0 with no answers.
+func (u Usage) UsableShare() float64 {
+	if u.Answers == 0 {
+		return 0
+	}
+	return float64(u.AnswersJSON+u.AnswersRepaired) / float64(u.Answers)
 }
 
 type accounting struct {
-	calls, attempts, retries, errors, prompt, completion, total, inFlight atomic.Int64
+	calls, attempts, retries, errors, timeouts, prompt, completion, total, inFlight atomic.Int64
+	answers, answersJSON, answersRepaired, answersUnusable, answersTruncated        atomic.Int64
+	latency                                                                         latencies
+}
+
+func (a *accounting) addAnswer(kind AnswerKind, truncated bool) {
+	a.answers.Add(1)
+	switch kind {
+	case AnswerJSON:
+		a.answersJSON.Add(1)
+	case AnswerRepaired:
+		a.answersRepaired.Add(1)
+	default:
+		a.answersUnusable.Add(1)
+	}
+	if truncated {
+		a.answersTruncated.Add(1)
+	}
 }
 
 // Usage returns the accounting so far (shared with models derived by
@@ -108,8 +163,12 @@ func (m *Model) Usage() Usage {
 	a := m.acct
 	u := Usage{
 		Calls: a.calls.Load(), Attempts: a.attempts.Load(), Retries: a.retries.Load(), Errors: a.errors.Load(),
+		Timeouts:     a.timeouts.Load(),
 		PromptTokens: a.prompt.Load(), CompletionTokens: a.completion.Load(), TotalTokens: a.total.Load(),
 		InFlight: a.inFlight.Load(),
+		Answers:  a.answers.Load(), AnswersJSON: a.answersJSON.Load(), AnswersRepaired: a.answersRepaired.Load(),
+		AnswersUnusable: a.answersUnusable.Load(), AnswersTruncated: a.answersTruncated.Load(),
+		Latency: a.latency.snapshot(),
 	}
 	u.Cost = (float64(u.PromptTokens)*m.cfg.PromptPrice + float64(u.CompletionTokens)*m.cfg.CompletionPrice) / 1e6
 	return u
@@ -158,6 +217,7 @@ func (m *Model) Generate(ctx context.Context, in []*schema.Message, opts ...mode
 		return nil, err
 	}
 	defer m.release()
+	start := time.Now()
 	var out *schema.Message
 	done, err := m.attempt(ctx, func(actx context.Context) error {
 		msg, err := m.inner.Generate(actx, in, opts...)
@@ -168,11 +228,14 @@ func (m *Model) Generate(ctx context.Context, in []*schema.Message, opts ...mode
 		return err
 	})
 	done()
+	m.acct.latency.add(time.Since(start))
 	if err != nil {
 		m.acct.errors.Add(1)
 		return nil, err
 	}
 	m.acct.addUsage(usageOf(out))
+	out, kind, truncated := classify(out, m.cfg.RawAnswers)
+	m.acct.addAnswer(kind, truncated)
 	return out, nil
 }
 
@@ -185,6 +248,7 @@ func (m *Model) Stream(ctx context.Context, in []*schema.Message, opts ...model.
 		m.acct.errors.Add(1)
 		return nil, err
 	}
+	start := time.Now()
 	var sr *schema.StreamReader[*schema.Message]
 	cancel, err := m.attempt(ctx, func(actx context.Context) error {
 		s, err := m.inner.Stream(actx, in, opts...)
@@ -193,6 +257,7 @@ func (m *Model) Stream(ctx context.Context, in []*schema.Message, opts ...model.
 	})
 	if err != nil {
 		m.release()
+		m.acct.latency.add(time.Since(start))
 		m.acct.errors.Add(1)
 		return nil, err
 	}
@@ -219,6 +284,7 @@ func (m *Model) Stream(ctx context.Context, in []*schema.Message, opts ...model.
 		}
 		sr.Close()
 		cancel()
+		m.acct.latency.add(time.Since(start))
 		m.acct.addUsage(usage)
 		// The slot is free and the usage counted before the reader sees
 		// the end of the stream.
@@ -258,6 +324,9 @@ func (m *Model) attempt(ctx context.Context, fn func(context.Context) error) (co
 		err = rec.annotate(err)
 		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
 		cancel()
+		if timedOut && ctx.Err() == nil {
+			m.acct.timeouts.Add(1)
+		}
 		if ctx.Err() != nil {
 			return cancel, fmt.Errorf("llm call: %w", errors.Join(ctx.Err(), err))
 		}

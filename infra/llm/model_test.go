@@ -55,7 +55,11 @@ func TestWrapAccountsTokensAndCost(t *testing.T) {
 	}
 	u := m.Usage()
 	want := llm.Usage{Calls: 2, Attempts: 2, PromptTokens: 20, CompletionTokens: 10, TotalTokens: 30,
-		Cost: (20*1 + 10*2) / 1e6}
+		Cost: (20*1 + 10*2) / 1e6, Answers: 2, AnswersUnusable: 2}
+	if u.Latency.Calls != 2 {
+		t.Fatalf("latency = %+v, want 2 calls timed", u.Latency)
+	}
+	u.Latency = llm.Latency{}
 	if u != want {
 		t.Fatalf("usage = %+v, want %+v", u, want)
 	}

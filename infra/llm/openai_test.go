@@ -34,7 +34,12 @@ type chatServer struct {
 type chatRequest struct {
 	Model       string   `json:"model"`
 	Temperature *float64 `json:"temperature"`
-	Messages    []struct {
+	MaxTokens   *int     `json:"max_tokens"`
+	// ResponseFormat is set in JSON mode.
+	ResponseFormat *struct {
+		Type string `json:"type"`
+	} `json:"response_format"`
+	Messages []struct {
 		Role    string `json:"role"`
 		Content string `json:"content"`
 	} `json:"messages"`
