@@ -5,7 +5,7 @@ usage: llm_server.py MODEL_PATH PORT ALIAS [PARALLEL] [CTX]
 """
 import signal
 import sys
-import threading
+import time
 
 import xllamacpp
 
@@ -23,10 +23,13 @@ def main() -> None:
     p.n_ctx = ctx
     server = xllamacpp.Server(p)
     print("listening", server.listening_address, flush=True)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    stop.wait()
+    # llama.cpp's server installs handlers of its own; these replace them,
+    # and the loop wakes to see the flag they set.
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
+    signal.signal(signal.SIGINT, lambda *_: stop.append(True))
+    while not stop:
+        time.sleep(0.2)
 
 
 if __name__ == "__main__":
