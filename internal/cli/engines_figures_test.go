@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -29,7 +30,8 @@ import (
 // the embedded mode and in the distributed mode (two `consume ingest`
 // processes on Kafka, a redis-server with AOF and Milvus Lite), and
 // biographies per second with one, then two `consume generate`
-// processes. It asserts what the runs must give (every document, chunk
+// processes, and how soon a note's page follows it (doc → page). It
+// asserts what the runs must give (every document, chunk
 // and vector stored; every page published), never a speed.
 func TestEnginesDistributedFigures(t *testing.T) {
 	e := enginestest.Require(t)
@@ -98,6 +100,57 @@ func TestEnginesDistributedFigures(t *testing.T) {
 		t.Logf("%d biographies, %d in flight, %d consume generate: %.2f pages/s, p50 %.0f ms, p95 %.0f ms",
 			len(batch), conc, k+1, float64(len(batch))/secs, lat[len(lat)/2], lat[len(lat)*95/100])
 	}
+
+	// Living pages: a note about each of m persons with a page, published
+	// in one go; each page must get a version the note triggered and that
+	// cites it.
+	const m = 20
+	notes := subjects[:m]
+	var lines []string
+	base := map[string]int{}
+	for i, s := range notes {
+		p, err := a.Pages.CurrentOf(ctx, tenant, schemas.KindBiography, s)
+		if err != nil {
+			t.Fatalf("page of %s: %v", s, err)
+		}
+		base[s] = p.Version
+		text, err := cli.UpdateText(ctx, a, tenant, s, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line, _ := json.Marshal(map[string]string{"doc_id": fmt.Sprintf("fig-note-%d", i), "source": "notes/" + s,
+			"collection": "notes", "title": "notes on " + s, "text": text})
+		lines = append(lines, string(line))
+	}
+	f := writeFile(t, t.TempDir(), "notes.jsonl", strings.Join(lines, "\n")+"\n")
+	t0 := time.Now()
+	if _, errs, code := run(t, append([]string{"ingest", f, "--json"}, common...)...); code != 0 {
+		t.Fatalf("ingest the notes: exit %d\n%s", code, errs)
+	}
+	var follow []float64
+	for i := 0; len(follow) < m; i = (i + 1) % m {
+		s := notes[i]
+		if base[s] < 0 {
+			continue
+		}
+		p, err := a.Pages.CurrentOf(ctx, tenant, schemas.KindBiography, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := fmt.Sprintf("fig-note-%d", i)
+		if p.Version > base[s] && slices.Contains(p.TriggerDocIDs, doc) && citesDoc(p, doc) {
+			follow = append(follow, float64(time.Since(t0).Microseconds())/1000)
+			base[s] = -1
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("%d of %d pages followed their note", len(follow), m)
+		}
+		if i == m-1 {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	slices.Sort(follow)
+	t.Logf("%d notes published at once: doc → page p50 %.0f ms, p95 %.0f ms", m, follow[m/2], follow[m*95/100])
 }
 
 // caughtUp waits until group has consumed every record of topic.
