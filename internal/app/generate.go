@@ -498,7 +498,16 @@ func (a *App) Generate(ctx context.Context, tenant string, runStages, wait bool,
 		}
 		return out, err
 	}
-	if err := errors.Join(w.err, stopped()); err != nil {
+	if w.err != nil {
+		return out, errors.Join(w.err, stopped())
+	}
+	// Every request has ended, published or failed, so the answer stands
+	// even when a stage's in-flight batch (a model call past the request's
+	// deadline) did not drain in time: that batch is not committed, and is
+	// read again by the next run of the stage.
+	if err := stopped(); errors.Is(err, kafka.ErrDrainTimeout) {
+		a.Log.Warn().Err(err).Msg("generation stages stopped before their in-flight batch finished; it will be read again")
+	} else if err != nil {
 		return out, err
 	}
 	for i, st := range w.st {

@@ -203,6 +203,50 @@ func TestGenerateWithATimingOutModelFailsAtItsDeadline(t *testing.T) {
 	}
 }
 
+// A model call still in flight when the request fails at its deadline
+// outlives the stages' drain: the command still prints the request's
+// failed status (--json) and says why it failed, not that the drain timed
+// out; the call's input is left uncommitted for the next run.
+func TestGenerateFailedAtItsDeadlinePrintsItsStatusPastADrainTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the embedded pipeline")
+	}
+	redistest.Require(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	t.Setenv("ANNALIST_LLM_BASE_URL", "")
+	common := []string{"--data-dir", data, "--log-level", "error"}
+	writeFile(t, filepath.Join(dir, "corpus"), "001.txt", volume)
+	if _, stderr, code := run(t, append([]string{"ingest", filepath.Join(dir, "corpus")}, common...)...); code != 0 {
+		t.Fatalf("ingest exit %d: %s", code, stderr)
+	}
+	stop := make(chan struct{})
+	srv, calls := modelServer(t, func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	})
+	t.Cleanup(func() { close(stop) })
+	// The model's calls time out long after the request's deadline and
+	// the drain's.
+	stdout, stderr, code := run(t, append([]string{"generate", "biography", "甲乙", "--json", "--llm-base-url", srv.URL + "/v1",
+		"--llm-model", "small", "--verifier", "offline", "--llm-timeout", "20s", "--llm-max-retries", "-1",
+		"--request-deadline", "2s", "--kafka-drain-timeout", "100ms"}, common...)...)
+	if code != 1 || !strings.Contains(stderr, "deadline exceeded after 2s") || strings.Contains(stderr, "drain timed out") {
+		t.Fatalf("generate: exit %d, stderr %q; want exit 1 naming the deadline", code, stderr)
+	}
+	var st struct {
+		State, Error string
+	}
+	if err := json.Unmarshal([]byte(stdout), &st); err != nil || st.State != "failed" || !strings.Contains(st.Error, "deadline exceeded") {
+		t.Fatalf("stdout %q (%v); want the failed status", stdout, err)
+	}
+	if calls.Load() == 0 {
+		t.Error("the model was never called")
+	}
+}
+
 func getJSON(t *testing.T, url string, v any) {
 	t.Helper()
 	resp, err := http.Get(url)
