@@ -155,7 +155,9 @@ func TestLagCollector(t *testing.T) {
 func TestLLMCollector(t *testing.T) {
 	r := metrics.New()
 	u := llm.Usage{Calls: 4, Attempts: 6, Retries: 2, Errors: 1, PromptTokens: 1000, CompletionTokens: 250,
-		TotalTokens: 1250, InFlight: 1, Cost: 0.5}
+		TotalTokens: 1250, InFlight: 1, Cost: 0.5, Timeouts: 2, Answers: 5, AnswersJSON: 2, AnswersRepaired: 1,
+		AnswersUnusable: 2, AnswersTruncated: 3,
+		Latency: llm.Latency{Calls: 4, MeanMillis: 1500, P50Millis: 1000, P95Millis: 4000, MaxMillis: 4500}}
 	if err := r.WatchLLM("chat", func() llm.Usage { return u }); err != nil {
 		t.Fatal(err)
 	}
@@ -169,6 +171,15 @@ func TestLLMCollector(t *testing.T) {
 		`annalist_llm_tokens_total{engine="chat",kind="completion"} 250`,
 		`annalist_llm_in_flight{engine="chat"} 1`,
 		`annalist_llm_cost_total{engine="chat"} 0.5`,
+		`annalist_llm_timeouts_total{engine="chat"} 2`,
+		`annalist_llm_answers_total{engine="chat",kind="json"} 2`,
+		`annalist_llm_answers_total{engine="chat",kind="repaired"} 1`,
+		`annalist_llm_answers_total{engine="chat",kind="unusable"} 2`,
+		`annalist_llm_answers_truncated_total{engine="chat"} 3`,
+		`annalist_llm_call_seconds{engine="chat",quantile="0.5"} 1`,
+		`annalist_llm_call_seconds{engine="chat",quantile="0.95"} 4`,
+		`annalist_llm_call_seconds_sum{engine="chat"} 6`,
+		`annalist_llm_call_seconds_count{engine="chat"} 4`,
 	} {
 		hasLine(t, text, l)
 	}
