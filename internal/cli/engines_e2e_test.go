@@ -22,6 +22,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/internal/app"
+	"github.com/annalist-dev/annalist/internal/dataset"
 	"github.com/annalist-dev/annalist/internal/enginestest"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
@@ -34,16 +35,13 @@ import (
 // test stored is never another's; the broker's topics are shared, and
 // every test ends with the consumer groups it ran caught up.
 
-// e2eData is the evaluation data folder.
+// e2eData is the evaluation data folder name under dataset.Root: the
+// engine suite fails without it, it never skips.
 func e2eData(t *testing.T, name string) string {
 	t.Helper()
-	root := os.Getenv("ANNALIST_DATA")
-	if root == "" {
-		root = filepath.Join(enginestest.RepoRoot(t), "..", "shared", "data")
-	}
-	p := filepath.Join(root, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("evaluation data %s is absent (set ANNALIST_DATA to the data folder): %v", p, err)
+	p := dataset.Path(name)
+	if p == "" {
+		t.Fatalf("evaluation data %q not found (set %s or place shared/data beside the repository)", name, dataset.EnvVar)
 	}
 	return p
 }
