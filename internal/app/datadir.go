@@ -16,6 +16,10 @@ const (
 	vectorDir     = "vectors"
 	lockFile      = "annalist.lock"
 	endpointsFile = "endpoints.json"
+	// ignoreFile keeps the directory out of git wherever it is made, as a
+	// Python virtual environment does: runtime state never belongs to a
+	// commit.
+	ignoreFile = ".gitignore"
 )
 
 // Endpoints are the addresses of the embedded services of the process that
@@ -64,6 +68,9 @@ func lockDir(dir string) (*dirLock, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data dir %s: %w", dir, err)
 	}
+	if err := ignoreAll(dir); err != nil {
+		return nil, err
+	}
 	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open lock in %s: %w", dir, err)
@@ -107,4 +114,17 @@ func readEndpoints(dir string) (Endpoints, error) {
 		return ep, fmt.Errorf("read %s: %w", endpointsFile, err)
 	}
 	return ep, nil
+}
+
+// ignoreAll writes dir/.gitignore saying to ignore everything in dir,
+// unless the directory has one.
+func ignoreAll(dir string) error {
+	p := filepath.Join(dir, ignoreFile)
+	if _, err := os.Stat(p); err == nil {
+		return nil
+	}
+	if err := os.WriteFile(p, []byte("# annalist's runtime state: never committed\n*\n"), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	return nil
 }

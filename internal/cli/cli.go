@@ -156,8 +156,18 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = rest[1:]
 	}
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var err error
+	fs.Visit(func(f *flag.Flag) {
+		set[f.Name] = true
+		if err == nil && pathFlag(f.Name) && strings.HasPrefix(f.Value.String(), "-") && f.Value.String() != "-" {
+			// `--data-dir --json` would make a folder named --json.
+			err = fmt.Errorf("%w: --%s %q looks like a flag, not a path (was its value left out? for a path that begins with -, write ./%s)",
+				errUsage, f.Name, f.Value.String(), f.Value.String())
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
 	fs.VisitAll(func(f *flag.Flag) {
 		if set[f.Name] || err != nil {
 			return
@@ -169,6 +179,16 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 	})
 	return positional, err
+}
+
+// pathFlag reports whether a flag names a file or folder: its value is
+// never taken when it begins with a dash.
+func pathFlag(name string) bool {
+	switch name {
+	case "data", "baseline", "cpuprofile", "blockprofile", "mutexprofile":
+		return true
+	}
+	return strings.HasSuffix(name, "-dir") || strings.HasSuffix(name, "-file")
 }
 
 // EnvName is the environment variable that sets a flag.

@@ -206,3 +206,23 @@ func TestBusyPortIsOneError(t *testing.T) {
 		}
 	}
 }
+
+// A path flag whose value was left out takes the next flag as its value;
+// that is refused, so no folder named like a flag is made.
+func TestPathFlagRefusesAFlagAsItsValue(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, args := range [][]string{
+		{"ingest", "x.txt", "--data-dir", "--json"},
+		{"bench", "ingest", "--data", "--json"},
+		{"kg", "stats", "--data-dir=-x"},
+	} {
+		_, stderr, code := run(t, args...)
+		if code != 2 || !strings.Contains(stderr, "looks like a flag, not a path") {
+			t.Errorf("%q: exit %d, stderr %q; want a usage error", args, code, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the refused commands left %d entries in the working directory", len(entries))
+	}
+}
