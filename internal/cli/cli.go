@@ -59,6 +59,7 @@ func commands() map[string]command {
 		"retract":   {"`retract DOC_ID|SOURCE`: withdraw a document; its chunks, facts, links and vectors are removed and its pages updated", cmdRetract},
 		"summarize": {"`summarize discussion FILE|-`: a discussion's background paragraphs and each participant's opinions (offline, no service)", cmdSummarize},
 		"retrieve":  {"`retrieve NAME`: the reference set the writer would use, and the vector-only top-k", cmdRetrieve},
+		"help":      {"`help [COMMAND]`: the commands and their usage; `help --markdown`: the reference as Markdown (docs/commands.md)", cmdHelp},
 	}
 }
 
@@ -66,7 +67,7 @@ func commands() map[string]command {
 // returns the process exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stdio := IO{Stdin: stdin, Stdout: stdout, Stderr: stderr}
-	if len(args) < 2 || args[1] == "help" || args[1] == "-h" || args[1] == "--help" {
+	if len(args) < 2 || args[1] == "-h" || args[1] == "--help" {
 		usage(stderr)
 		if len(args) < 2 {
 			return 2

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -46,14 +47,32 @@ func TestMain(m *testing.M) {
 // child is an annalist process running a command line.
 type child struct {
 	cmd    *exec.Cmd
-	stderr *bytes.Buffer
+	stderr *syncBuffer
+}
+
+// syncBuffer is a bytes.Buffer safe to read while the child writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 func startChild(t *testing.T, args ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childArgs+"="+strings.Join(args, "\x1f"))
-	c := &child{cmd: cmd, stderr: &bytes.Buffer{}}
+	c := &child{cmd: cmd, stderr: &syncBuffer{}}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ import (
 )
 
 // TestEnginesDistributedFigures measures, in one run, the figures the
-// README's real-engine section reports: ingestion of the Ming volumes in
+// real-engine section of docs/modes.md reports: ingestion of the Ming volumes in
 // the embedded mode and in the distributed mode (two `consume ingest`
 // processes on Kafka, a redis-server with AOF and Milvus Lite), and
 // biographies per second with one, then two `consume generate`

@@ -35,7 +35,7 @@ func TestSegmentationMingshi(t *testing.T) {
 // TestSegmentationMingshiWithoutListing measures the entry finder on the
 // text alone: the chunker sees each volume without line 1 (--no-listing),
 // and the scores still read it. Issue 13 asks 0.97 for both; the floors
-// hold what is reached (see the README).
+// hold what is reached (see docs/numbers.md).
 func TestSegmentationMingshiWithoutListing(t *testing.T) {
 	dir := datasettest.Require(t, "mingshi-liezhuan")
 	c := chunker.New(chunker.Config{})

@@ -279,7 +279,7 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 	if os.Getenv("ANNALIST_DOCS_SCREENSHOT") != "" {
-		// The README's picture: the biography with a citation open.
+		// The picture of docs/ui.md: the biography with a citation open.
 		var png []byte
 		run("docs screenshot", chromedp.CaptureScreenshot(&png))
 		if err := os.WriteFile(filepath.Join("..", "..", "docs", "ui.png"), png, 0o644); err != nil {
