@@ -12,6 +12,7 @@ import (
 	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
+	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -33,7 +34,7 @@ func syntheticVolume(n int) string {
 
 func benchmarkHandler(b *testing.B, doc schemas.Document) {
 	h := chunker.New(chunker.Config{}).Handler(&memorySink{})
-	in := input(doc)
+	in := pipelinetest.Input(doc, fromDocuments)
 	chars := utf8.RuneCountInString(doc.Text)
 	b.SetBytes(int64(len(doc.Text)))
 	b.ReportAllocs()

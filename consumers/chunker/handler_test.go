@@ -11,6 +11,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -35,17 +36,16 @@ func (s *memorySink) PutDocument(_ context.Context, tenant string, doc schemas.D
 	return nil
 }
 
-func input(msg schemas.Message) pipeline.Input {
-	return pipeline.Input{Meta: schemas.Meta{Type: schemas.TypeDocument, Version: 1, EventID: "e1", Tenant: "acme"},
-		Msg: msg, Topic: topology.Documents, Partition: 2, Offset: 7}
-}
+// fromDocuments places an input on the documents topic under tenant acme.
+var fromDocuments = pipelinetest.Options(pipelinetest.Tenant("acme"), pipelinetest.Event("e1"),
+	pipelinetest.Topic(topology.Documents), pipelinetest.Partition(2), pipelinetest.Offset(7))
 
 func TestHandler(t *testing.T) {
 	sink := &memorySink{}
 	h := chunker.New(chunker.Config{}).Handler(sink)
 	doc := schemas.Document{DocID: "vol-1", Source: "mingshi/001.txt", Text: volListed}
 	for _, msg := range []schemas.Message{doc, &doc} {
-		out, err := h(context.Background(), input(msg))
+		out, err := h(context.Background(), pipelinetest.Input(msg, fromDocuments))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +87,7 @@ func TestHandlerErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := c.Handler(tt.sink)(context.Background(), input(tt.msg))
+			out, err := c.Handler(tt.sink)(context.Background(), pipelinetest.Input(tt.msg, fromDocuments))
 			if err == nil || out != nil {
 				t.Fatalf("out %v err %v, want an error", out, err)
 			}
@@ -107,7 +107,7 @@ func TestHandlerStoresInRedisIdempotently(t *testing.T) {
 	doc := schemas.Document{DocID: "vol-1", Source: "mingshi/001.txt", Collection: "mingshi", Text: volListed}
 	var first []pipeline.Output
 	for i := 0; i < 2; i++ {
-		out, err := h(ctx, input(doc))
+		out, err := h(ctx, pipelinetest.Input(doc, fromDocuments))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -55,10 +56,8 @@ func discussion(id string) schemas.Discussion {
 		}}
 }
 
-func input(tenant, event string, m schemas.Message) pipeline.Input {
-	return pipeline.Input{Meta: schemas.Meta{Type: m.MessageType(), Version: m.SchemaVersion(), EventID: event, Tenant: tenant},
-		Msg: m, Topic: topology.Discussions}
-}
+// onDiscussions places an input on the discussions topic.
+var onDiscussions = pipelinetest.Topic(topology.Discussions)
 
 // A discussion is stored, its paragraphs leave as English documents of
 // its collection, and its summary request is recorded queued and leaves
@@ -75,7 +74,7 @@ func TestDiscussionIsStoredIngestedAndRequested(t *testing.T) {
 	}
 	tenant := "t-disc-" + t.Name()
 	d := discussion("42")
-	out, err := st.Handle(ctx, input(tenant, "ev1", d))
+	out, err := st.Handle(ctx, pipelinetest.Input(d, onDiscussions, pipelinetest.Tenant(tenant), pipelinetest.Event("ev1")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +109,7 @@ func TestDiscussionIsStoredIngestedAndRequested(t *testing.T) {
 		t.Fatalf("stored = %+v found=%v err=%v", got, found, err)
 	}
 
-	again, err := st.Handle(ctx, input(tenant, "ev2", d))
+	again, err := st.Handle(ctx, pipelinetest.Input(d, onDiscussions, pipelinetest.Tenant(tenant), pipelinetest.Event("ev2")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +124,7 @@ func TestDiscussionIsStoredIngestedAndRequested(t *testing.T) {
 
 	changed := discussion("42")
 	changed.Background[1].Text = "Her coach Darren Cahill said she was patient."
-	third, err := st.Handle(ctx, input(tenant, "ev3", changed))
+	third, err := st.Handle(ctx, pipelinetest.Input(changed, onDiscussions, pipelinetest.Tenant(tenant), pipelinetest.Event("ev3")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +165,7 @@ func TestDiscussionFailures(t *testing.T) {
 		"no turns":       {noTurns, "no turn"},
 		"not discussion": {schemas.Retraction{DocID: "x", Reason: schemas.RetractRetracted}, "not a discussion"},
 	} {
-		_, err := st.Handle(ctx, input("t", "ev-"+name, tc.msg))
+		_, err := st.Handle(ctx, pipelinetest.Input(tc.msg, onDiscussions, pipelinetest.Tenant("t"), pipelinetest.Event("ev-"+name)))
 		if !pipeline.IsPermanent(err) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want a permanent error saying %q", name, err, tc.want)
 		}
@@ -175,14 +174,14 @@ func TestDiscussionFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := down.Handle(ctx, input("t", "ev-down", discussion("8"))); err == nil || pipeline.IsPermanent(err) {
+	if _, err := down.Handle(ctx, pipelinetest.Input(discussion("8"), onDiscussions, pipelinetest.Tenant("t"), pipelinetest.Event("ev-down"))); err == nil || pipeline.IsPermanent(err) {
 		t.Errorf("store down: %v, want a transient error", err)
 	}
 	outage, err := discussions.New(store.New(c), &recorder{pages: ps, fail: errors.New("redis: connection pool timeout")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := outage.Handle(ctx, input("t", "ev-out", discussion("9"))); err == nil || pipeline.IsPermanent(err) {
+	if _, err := outage.Handle(ctx, pipelinetest.Input(discussion("9"), onDiscussions, pipelinetest.Tenant("t"), pipelinetest.Event("ev-out"))); err == nil || pipeline.IsPermanent(err) {
 		t.Errorf("recorder down: %v, want a transient error", err)
 	}
 	if _, err := discussions.New(nil, &recorder{}); err == nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/annalist-dev/annalist/consumers/embedder"
 	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -138,12 +139,8 @@ func chunk(doc string, seq, total int, text string) schemas.Chunk {
 	}
 }
 
-func input(tenant string, m schemas.Message, off int64) pipeline.Input {
-	return pipeline.Input{
-		Meta: schemas.Meta{Type: m.MessageType(), Version: m.SchemaVersion(), EventID: fmt.Sprint("ev", off), Tenant: tenant},
-		Msg:  m, Topic: topology.Chunks, Offset: off,
-	}
-}
+// onChunks places an input on the chunks topic.
+var onChunks = pipelinetest.Topic(topology.Chunks)
 
 func newStage(t testing.TB, emb vectors.Embedder, st vectors.Store, cfg embedder.Config) *embedder.Stage {
 	t.Helper()
@@ -174,7 +171,7 @@ func TestHandleBatchesAndStores(t *testing.T) {
 			s := newStage(t, emb, st, embedder.Config{MaxBatch: tc.maxBatch})
 			ins := make([]pipeline.Input, tc.n)
 			for i := range ins {
-				ins[i] = input("t1", chunk("doc", i, tc.n, fmt.Sprintf("text number %d", i)), int64(i))
+				ins[i] = pipelinetest.Input(chunk("doc", i, tc.n, fmt.Sprintf("text number %d", i)), onChunks, pipelinetest.Tenant("t1"), pipelinetest.Event(fmt.Sprint("ev", i)), pipelinetest.Offset(int64(i)))
 			}
 			outs, err := s.Handle(ctx, ins)
 			if err != nil {
@@ -239,7 +236,11 @@ func TestHandleIsIdempotent(t *testing.T) {
 	a := chunk("d", 0, 2, "alpha")
 	b := chunk("d", 1, 2, "beta")
 	// The same chunk twice within a batch, then the whole batch redelivered.
-	ins := []pipeline.Input{input("", a, 1), input("", b, 2), input("", a, 3)}
+	ins := []pipeline.Input{
+		pipelinetest.Input(a, onChunks, pipelinetest.Event("ev1"), pipelinetest.Offset(1)),
+		pipelinetest.Input(b, onChunks, pipelinetest.Event("ev2"), pipelinetest.Offset(2)),
+		pipelinetest.Input(a, onChunks, pipelinetest.Event("ev3"), pipelinetest.Offset(3)),
+	}
 	for range 2 {
 		if _, err := s.Handle(ctx, ins); err != nil {
 			t.Fatal(err)
@@ -266,9 +267,9 @@ func TestHandleSeparatesTenants(t *testing.T) {
 	st := newMapStore()
 	s := newStage(t, &hashEmbedder{dim: 4}, st, embedder.Config{})
 	ins := []pipeline.Input{
-		input("a", chunk("d1", 0, 1, "one"), 1),
-		input("b", chunk("d2", 0, 2, "two"), 2),
-		input("b", chunk("d2", 1, 2, "three"), 3),
+		pipelinetest.Input(chunk("d1", 0, 1, "one"), onChunks, pipelinetest.Tenant("a"), pipelinetest.Event("ev1"), pipelinetest.Offset(1)),
+		pipelinetest.Input(chunk("d2", 0, 2, "two"), onChunks, pipelinetest.Tenant("b"), pipelinetest.Event("ev2"), pipelinetest.Offset(2)),
+		pipelinetest.Input(chunk("d2", 1, 2, "three"), onChunks, pipelinetest.Tenant("b"), pipelinetest.Event("ev3"), pipelinetest.Offset(3)),
 	}
 	if _, err := s.Handle(ctx, ins); err != nil {
 		t.Fatal(err)
@@ -289,8 +290,8 @@ func TestHandleRejectsNonChunkPermanently(t *testing.T) {
 	s := newStage(t, emb, st, embedder.Config{})
 	doc := schemas.Document{DocID: "d", Text: "x"}
 	_, err := s.Handle(context.Background(), []pipeline.Input{
-		input("t", chunk("d", 0, 1, "fine"), 1),
-		input("t", doc, 2),
+		pipelinetest.Input(chunk("d", 0, 1, "fine"), onChunks, pipelinetest.Tenant("t"), pipelinetest.Event("ev1"), pipelinetest.Offset(1)),
+		pipelinetest.Input(doc, onChunks, pipelinetest.Tenant("t"), pipelinetest.Event("ev2"), pipelinetest.Offset(2)),
 	})
 	if err == nil || !pipeline.IsPermanent(err) {
 		t.Fatalf("err = %v, want a permanent error", err)
@@ -320,7 +321,9 @@ func TestHandleErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStage(t, tc.emb, tc.store, embedder.Config{})
-			_, err := s.Handle(context.Background(), []pipeline.Input{input("t", chunk("d", 0, 1, "x"), 1)})
+			_, err := s.Handle(context.Background(), []pipeline.Input{
+				pipelinetest.Input(chunk("d", 0, 1, "x"), onChunks, pipelinetest.Tenant("t"), pipelinetest.Event("ev1"), pipelinetest.Offset(1)),
+			})
 			if err == nil {
 				t.Fatal("no error")
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/infra/vector"
 	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -38,10 +39,10 @@ func TestChunksOfRetractedDocumentsLeaveNoVector(t *testing.T) {
 	}
 	s := newStage(t, emb, store, embedder.Config{Retracted: docs})
 	ins := []pipeline.Input{
-		input("t1", chunk("gone", 0, 2, bios[0].text), 1),
-		input("t1", chunk("kept", 0, 1, bios[1].text), 2),
-		input("t1", chunk("gone", 1, 2, bios[2].text), 3),
-		input("t2", chunk("gone", 0, 2, bios[0].text), 4),
+		pipelinetest.Input(chunk("gone", 0, 2, bios[0].text), onChunks, pipelinetest.Tenant("t1"), pipelinetest.Event("ev1"), pipelinetest.Offset(1)),
+		pipelinetest.Input(chunk("kept", 0, 1, bios[1].text), onChunks, pipelinetest.Tenant("t1"), pipelinetest.Event("ev2"), pipelinetest.Offset(2)),
+		pipelinetest.Input(chunk("gone", 1, 2, bios[2].text), onChunks, pipelinetest.Tenant("t1"), pipelinetest.Event("ev3"), pipelinetest.Offset(3)),
+		pipelinetest.Input(chunk("gone", 0, 2, bios[0].text), onChunks, pipelinetest.Tenant("t2"), pipelinetest.Event("ev4"), pipelinetest.Offset(4)),
 	}
 	if _, err := s.Handle(ctx, ins); err != nil {
 		t.Fatal(err)

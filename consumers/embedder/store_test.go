@@ -10,6 +10,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/embed"
 	"github.com/annalist-dev/annalist/infra/vector"
 	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 )
 
 // Biography openings written for this test, in the style of the corpus.
@@ -38,7 +39,7 @@ func TestStageWithOfflineEmbedderAndEmbeddedIndex(t *testing.T) {
 	s := newStage(t, emb, store, embedder.Config{MaxBatch: 2})
 	var ins []pipeline.Input
 	for i, b := range bios {
-		ins = append(ins, input("museum", chunk("doc-bios", i, len(bios), b.text), int64(i)))
+		ins = append(ins, pipelinetest.Input(chunk("doc-bios", i, len(bios), b.text), onChunks, pipelinetest.Tenant("museum"), pipelinetest.Event(fmt.Sprint("ev", i)), pipelinetest.Offset(int64(i))))
 	}
 	for range 2 {
 		if _, err := s.Handle(ctx, ins); err != nil {
@@ -90,7 +91,7 @@ func BenchmarkHandle(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		for i := range ins {
-			ins[i] = input("bench", chunk(fmt.Sprint("doc", n/16), n%16, 16, fmt.Sprint(n, text)), int64(n))
+			ins[i] = pipelinetest.Input(chunk(fmt.Sprint("doc", n/16), n%16, 16, fmt.Sprint(n, text)), onChunks, pipelinetest.Tenant("bench"), pipelinetest.Event(fmt.Sprint("ev", n)), pipelinetest.Offset(int64(n)))
 			n++
 		}
 		if _, err := s.Handle(ctx, ins); err != nil {

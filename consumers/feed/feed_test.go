@@ -12,6 +12,7 @@ import (
 	store "github.com/annalist-dev/annalist/infra/discussions"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -122,10 +123,8 @@ func TestTitle(t *testing.T) {
 	}
 }
 
-func input(tenant string, p schemas.Page) pipeline.Input {
-	return pipeline.Input{Meta: schemas.Meta{Type: p.MessageType(), Version: 1, EventID: "ev", Tenant: tenant},
-		Msg: p, Topic: topology.Pages}
-}
+// onPages places an input on the pages topic.
+var onPages = pipelinetest.Options(pipelinetest.Event("ev"), pipelinetest.Topic(topology.Pages))
 
 type downStore struct{}
 
@@ -154,10 +153,10 @@ func TestStagePublishesFeedItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := st.Handle(ctx, input(tenant, schemas.Page{Subject: "叶向高", Kind: schemas.KindBiography, Version: 3})); err != nil || len(out) != 0 {
+	if out, err := st.Handle(ctx, pipelinetest.Input(schemas.Page{Subject: "叶向高", Kind: schemas.KindBiography, Version: 3}, onPages, pipelinetest.Tenant(tenant))); err != nil || len(out) != 0 {
 		t.Fatalf("a biography: %+v, %v; want nothing", out, err)
 	}
-	out, err := st.Handle(ctx, input(tenant, page(2)))
+	out, err := st.Handle(ctx, pipelinetest.Input(page(2), onPages, pipelinetest.Tenant(tenant)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,14 +183,14 @@ func TestStagePublishesFeedItems(t *testing.T) {
 	if err != nil || stored.Version != 2 || len(stored.Summary.Background.Sentences) != 2 {
 		t.Fatalf("stored = %+v, %v", stored, err)
 	}
-	older, err := st.Handle(ctx, input(tenant, page(1)))
+	older, err := st.Handle(ctx, pipelinetest.Input(page(1), onPages, pipelinetest.Tenant(tenant)))
 	if err != nil || len(older) != 0 {
 		t.Fatalf("version 1 after 2: %+v, %v; want nothing published", older, err)
 	}
 	if stored, _ := s.Item(ctx, tenant, "42"); stored.Version != 2 {
 		t.Errorf("after an older page the store holds version %d, want 2", stored.Version)
 	}
-	again, err := st.Handle(ctx, input(tenant, page(2)))
+	again, err := st.Handle(ctx, pipelinetest.Input(page(2), onPages, pipelinetest.Tenant(tenant)))
 	if err != nil || len(again) != 1 || again[0].EventID != out[0].EventID {
 		t.Fatalf("redelivered: %+v, %v; want the same event id %s", again, err, out[0].EventID)
 	}
@@ -202,7 +201,7 @@ func TestStagePublishesFeedItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := down.Handle(ctx, input(tenant, page(3))); err == nil || pipeline.IsPermanent(err) {
+	if _, err := down.Handle(ctx, pipelinetest.Input(page(3), onPages, pipelinetest.Tenant(tenant))); err == nil || pipeline.IsPermanent(err) {
 		t.Errorf("store down: %v, want a transient error", err)
 	}
 	if _, err := st.Handle(ctx, pipeline.Input{Msg: schemas.Retraction{DocID: "x"}}); !pipeline.IsPermanent(err) {

@@ -14,6 +14,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/internal/graph"
 	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -145,7 +146,7 @@ func TestAgreeingFactsOpenNoReviewAndAddProvenance(t *testing.T) {
 	r := newReviewRig(t)
 	ctx := context.Background()
 	entry := entryTriplets()
-	if rs := reviewsOf(t, r.handle(t, inputs(entry, "a"))); len(rs) != 0 {
+	if rs := reviewsOf(t, r.handle(t, pipelinetest.Inputs(entry, "a", onTriplets))); len(rs) != 0 {
 		t.Fatalf("the first document opened reviews: %+v", rs)
 	}
 	person := kg.PersonID("叶向高", "c-ye")
@@ -159,7 +160,7 @@ func TestAgreeingFactsOpenNoReviewAndAddProvenance(t *testing.T) {
 		archiveFact{head: "叶向高", rel: schemas.RelJinshi, tail: "万历十一年三月", tailType: schemas.EntityTime,
 			start: 20, end: 31, evidence: "万历十一年三月成进士"},
 	)
-	out := r.handle(t, inputs(b, "b"))
+	out := r.handle(t, pipelinetest.Inputs(b, "b", onTriplets))
 	if rs := reviewsOf(t, out); len(rs) != 0 {
 		t.Fatalf("agreeing facts opened reviews: %+v", rs)
 	}
@@ -207,7 +208,7 @@ func TestAgreeingFactsOpenNoReviewAndAddProvenance(t *testing.T) {
 func TestContradictingFactOpensOneReview(t *testing.T) {
 	r := newReviewRig(t)
 	entry := entryTriplets()
-	r.handle(t, inputs(entry, "a"))
+	r.handle(t, pipelinetest.Inputs(entry, "a", onTriplets))
 	person := kg.PersonID("叶向高", "c-ye")
 
 	// Another document gives 叶向高 another courtesy name, and agrees on
@@ -218,7 +219,7 @@ func TestContradictingFactOpensOneReview(t *testing.T) {
 		archiveFact{head: "叶向高", rel: schemas.RelCourtesyName, tail: "晋卿", tailType: schemas.EntityName,
 			start: 3, end: 10, evidence: "叶向高，字晋卿"},
 	)
-	ins := inputs(b, "b")
+	ins := pipelinetest.Inputs(b, "b", onTriplets)
 	out := r.handle(t, ins)
 	rs := reviewsOf(t, out)
 	if len(rs) != 1 {
@@ -292,7 +293,7 @@ func TestContradictingFactOpensOneReview(t *testing.T) {
 	})
 
 	t.Run("a re-ingest of the same facts opens nothing", func(t *testing.T) {
-		if again := reviewsOf(t, r.handle(t, inputs(b, "reingest"))); len(again) != 0 {
+		if again := reviewsOf(t, r.handle(t, pipelinetest.Inputs(b, "reingest", onTriplets))); len(again) != 0 {
 			t.Fatalf("re-ingest emitted reviews: %+v", again)
 		}
 		if all := r.storedReviews(t); len(all) != 1 {
@@ -310,10 +311,10 @@ func TestOtherContradictionsOpenReviews(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newReviewRig(t)
-			r.handle(t, inputs(entryTriplets(), "a"))
+			r.handle(t, pipelinetest.Inputs(entryTriplets(), "a", onTriplets))
 			b := archive("doc-arch", "c-arch", archiveFact{head: "进卿", rel: tc.rel, tail: tc.tail,
 				tailType: tc.tailType, start: 0, end: 8, evidence: "进卿" + tc.tail})
-			rs := reviewsOf(t, r.handle(t, inputs(b, "b")))
+			rs := reviewsOf(t, r.handle(t, pipelinetest.Inputs(b, "b", onTriplets)))
 			if len(rs) != 1 {
 				t.Fatalf("%d reviews, want 1: %+v", len(rs), rs)
 			}
@@ -339,7 +340,7 @@ func TestAmbiguousHeadOpensNoReview(t *testing.T) {
 			Evidence: "王溥，字" + courtesy, Method: "regex", Confidence: 0.95,
 		}}
 	}
-	r.handle(t, inputs(slices.Concat(wp("doc-a", "c-wp1", "子明"), wp("doc-b", "c-wp2", "汝弼")), "a"))
+	r.handle(t, pipelinetest.Inputs(slices.Concat(wp("doc-a", "c-wp1", "子明"), wp("doc-b", "c-wp2", "汝弼")), "a", onTriplets))
 
 	// Two archive documents give 王溥 two courtesy names; whose they are
 	// is not known.
@@ -347,7 +348,7 @@ func TestAmbiguousHeadOpensNoReview(t *testing.T) {
 		courtesy := []string{"元礼", "伯玉"}[i]
 		b := archive(doc, "c-"+doc, archiveFact{head: "王溥", rel: schemas.RelCourtesyName, tail: courtesy,
 			tailType: schemas.EntityName, start: 0, end: 6, evidence: "王溥，字" + courtesy})
-		if rs := reviewsOf(t, r.handle(t, inputs(b, doc))); len(rs) != 0 {
+		if rs := reviewsOf(t, r.handle(t, pipelinetest.Inputs(b, doc, onTriplets))); len(rs) != 0 {
 			t.Fatalf("%s opened reviews on an ambiguous head: %+v", doc, rs)
 		}
 		if e := edgeOf(t, r.kg, "person:王溥", b[0]); e.Resolution != graph.ResolvedAmbiguous || len(e.Candidates) != 2 {

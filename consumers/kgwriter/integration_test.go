@@ -11,6 +11,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -34,14 +35,6 @@ func entryTriplets() []schemas.Triplet {
 		mk("c-ye", schemas.RelJinshi, "万历十一年", schemas.EntityTime, 40, 49, "举万历十一年进士"),
 		mk("c-ye2", schemas.RelOffice, "吏部尚书", schemas.EntityOffice, 5, 9, "吏部尚书"),
 	}
-}
-
-func inputs(ts []schemas.Triplet, prefix string) []pipeline.Input {
-	ins := make([]pipeline.Input, len(ts))
-	for i, t := range ts {
-		ins[i] = input(t, fmt.Sprint(prefix, i), "", int64(i))
-	}
-	return ins
 }
 
 // updates flattens outputs to "event id entity" strings, sorted.
@@ -70,7 +63,7 @@ func TestStageOnRedis(t *testing.T) {
 	s := newStage(t, store)
 	ts := entryTriplets()
 
-	first, err := s.Handle(ctx, inputs(ts, "ev"))
+	first, err := s.Handle(ctx, pipelinetest.Inputs(ts, "ev", onTriplets))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +96,7 @@ func TestStageOnRedis(t *testing.T) {
 	}
 
 	t.Run("a redelivery after a crash announces the same updates", func(t *testing.T) {
-		again, err := s.Handle(ctx, inputs(ts, "ev"))
+		again, err := s.Handle(ctx, pipelinetest.Inputs(ts, "ev", onTriplets))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +106,7 @@ func TestStageOnRedis(t *testing.T) {
 	})
 
 	t.Run("a re-ingest announces nothing and changes nothing", func(t *testing.T) {
-		again, err := s.Handle(ctx, inputs(ts, "reingest"))
+		again, err := s.Handle(ctx, pipelinetest.Inputs(ts, "reingest", onTriplets))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +160,7 @@ func BenchmarkHandleOnRedis(b *testing.B) {
 				t := schemas.Triplet{TripletID: fmt.Sprint(chunk, k), Head: entry, HeadType: schemas.EntityPerson,
 					Relation: f.rel, Tail: f.tail, TailType: f.typ, ChunkID: chunk, DocID: "d", Entry: entry,
 					EntryChunk: chunk, Span: schemas.Span{Start: 10 * k, End: 10*k + 5}, Method: "regex", Confidence: 1}
-				ins = append(ins, input(t, fmt.Sprint("ev", chunk, k), "", int64(len(ins))))
+				ins = append(ins, pipelinetest.Input(t, onTriplets, pipelinetest.Event(fmt.Sprint("ev", chunk, k)), pipelinetest.Offset(int64(len(ins)))))
 			}
 			n++
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/annalist-dev/annalist/consumers/kgwriter"
 	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -49,10 +50,8 @@ func triplet(id string) schemas.Triplet {
 		ChunkID: "c1", DocID: "d1", Span: schemas.Span{Start: 8, End: 11}, Method: "regex", Confidence: 1}
 }
 
-func input(m schemas.Message, event, tenant string, offset int64) pipeline.Input {
-	return pipeline.Input{Meta: schemas.Meta{Type: schemas.TypeTriplet, Version: 1, EventID: event, Tenant: tenant},
-		Msg: m, Topic: topology.Triplets, Partition: 1, Offset: offset}
-}
+// onTriplets places an input on partition 1 of the triplets topic.
+var onTriplets = pipelinetest.Options(pipelinetest.Topic(topology.Triplets), pipelinetest.Partition(1))
 
 func newStage(t testing.TB, g kgwriter.Graph) *kgwriter.Stage {
 	t.Helper()
@@ -82,10 +81,10 @@ func TestHandleMergesChangesPerEntity(t *testing.T) {
 	}}
 	s := newStage(t, g)
 	ins := []pipeline.Input{
-		input(triplet("t1"), "ev1", "", 10),
-		input(&[]schemas.Triplet{triplet("t2")}[0], "ev2", "default", 11),
-		input(triplet("t3"), "ev3", "default", 12),
-		input(triplet("t4"), "ev4", "acme", 13),
+		pipelinetest.Input(triplet("t1"), onTriplets, pipelinetest.Event("ev1"), pipelinetest.Offset(10)),
+		pipelinetest.Input(&[]schemas.Triplet{triplet("t2")}[0], onTriplets, pipelinetest.Event("ev2"), pipelinetest.Tenant("default"), pipelinetest.Offset(11)),
+		pipelinetest.Input(triplet("t3"), onTriplets, pipelinetest.Event("ev3"), pipelinetest.Tenant("default"), pipelinetest.Offset(12)),
+		pipelinetest.Input(triplet("t4"), onTriplets, pipelinetest.Event("ev4"), pipelinetest.Tenant("acme"), pipelinetest.Offset(13)),
 	}
 	out, err := s.Handle(context.Background(), ins)
 	if err != nil {
@@ -180,7 +179,9 @@ func TestHandleRejectsBadInput(t *testing.T) {
 			g := &fakeGraph{}
 			s := newStage(t, g)
 			_, err := s.Handle(context.Background(), []pipeline.Input{
-				input(triplet("t1"), "ev1", "", 1), input(tc.msg, "ev2", "", 2)})
+				pipelinetest.Input(triplet("t1"), onTriplets, pipelinetest.Event("ev1"), pipelinetest.Offset(1)),
+				pipelinetest.Input(tc.msg, onTriplets, pipelinetest.Event("ev2"), pipelinetest.Offset(2)),
+			})
 			if !pipeline.IsPermanent(err) {
 				t.Fatalf("err = %v, want permanent", err)
 			}
@@ -202,7 +203,7 @@ func TestHandleGraphErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStage(t, &fakeGraph{err: tc.err})
-			_, err := s.Handle(context.Background(), []pipeline.Input{input(triplet("t1"), "ev1", "", 1)})
+			_, err := s.Handle(context.Background(), []pipeline.Input{pipelinetest.Input(triplet("t1"), onTriplets, pipelinetest.Event("ev1"), pipelinetest.Offset(1))})
 			if !errors.Is(err, tc.err) || pipeline.IsPermanent(err) != tc.permanent {
 				t.Fatalf("err = %v (permanent %v), want %v permanent=%v", err, pipeline.IsPermanent(err), tc.err, tc.permanent)
 			}
@@ -218,7 +219,7 @@ func (shortGraph) Apply(context.Context, string, []schemas.Triplet, []string) ([
 
 func TestHandleRejectsAGraphThatLosesTriplets(t *testing.T) {
 	s := newStage(t, shortGraph{})
-	if _, err := s.Handle(context.Background(), []pipeline.Input{input(triplet("t1"), "ev1", "", 1)}); err == nil {
+	if _, err := s.Handle(context.Background(), []pipeline.Input{pipelinetest.Input(triplet("t1"), onTriplets, pipelinetest.Event("ev1"), pipelinetest.Offset(1))}); err == nil {
 		t.Fatal("a graph answering fewer change lists than triplets should fail the batch")
 	}
 }
@@ -234,7 +235,7 @@ func BenchmarkHandle(b *testing.B) {
 			{EntityID: person, Name: "p", Type: "person", Edges: []string{"e" + id}, Chunks: []string{fmt.Sprint("c", i/8)}},
 			{EntityID: fmt.Sprintf("place:%d", i%50), Name: "x", Type: "place", Edges: []string{"e" + id}},
 		}
-		ins[i] = input(triplet(id), "ev"+id, "", int64(i))
+		ins[i] = pipelinetest.Input(triplet(id), onTriplets, pipelinetest.Event("ev"+id), pipelinetest.Offset(int64(i)))
 	}
 	s := newStage(b, g)
 	ctx := context.Background()

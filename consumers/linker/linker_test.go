@@ -12,6 +12,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/redis"
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -72,10 +73,6 @@ func (f *fixture) store(t *testing.T, doc string, cs ...schemas.Chunk) {
 	}
 }
 
-func in(msg schemas.Message, id string) pipeline.Input {
-	return pipeline.Input{Msg: msg, Meta: schemas.Meta{EventID: id, Tenant: tenant}}
-}
-
 func (f *fixture) handle(t *testing.T, ins ...pipeline.Input) []schemas.KGUpdate {
 	t.Helper()
 	outs, err := f.st.Handle(context.Background(), ins)
@@ -111,16 +108,16 @@ func TestOrderIndependence(t *testing.T) {
 		var us []schemas.KGUpdate
 		f.store(t, "arch", archive)
 		if chunkFirst {
-			if got := f.handle(t, in(archive, "e1")); len(got) != 0 {
+			if got := f.handle(t, pipelinetest.Input(archive, pipelinetest.Event("e1"), pipelinetest.Tenant(tenant))); len(got) != 0 {
 				t.Fatalf("no names yet, got %v", got)
 			}
 			upd := f.person(t, "叶向高", "进卿", "ms-0001")
 			for i, u := range upd {
-				us = append(us, f.handle(t, in(u, "u"+string(rune('a'+i))))...)
+				us = append(us, f.handle(t, pipelinetest.Input(u, pipelinetest.Event("u"+string(rune('a'+i))), pipelinetest.Tenant(tenant)))...)
 			}
 		} else {
 			f.person(t, "叶向高", "进卿", "ms-0001")
-			us = f.handle(t, in(archive, "e1"))
+			us = f.handle(t, pipelinetest.Input(archive, pipelinetest.Event("e1"), pipelinetest.Tenant(tenant)))
 		}
 		id := kg.PersonID("叶向高", "ms-0001")
 		if got := f.linked(t, id); !slices.Equal(got, []string{"arch-0000"}) {
@@ -130,7 +127,7 @@ func TestOrderIndependence(t *testing.T) {
 			!slices.Equal(us[0].DocIDs, []string{"arch"}) {
 			t.Fatalf("chunkFirst=%v: updates %+v", chunkFirst, us)
 		}
-		if again := f.handle(t, in(archive, "e2")); len(again) != 0 {
+		if again := f.handle(t, pipelinetest.Input(archive, pipelinetest.Event("e2"), pipelinetest.Tenant(tenant))); len(again) != 0 {
 			t.Fatalf("re-ingest announced %v", again)
 		}
 	}
@@ -144,7 +141,7 @@ func TestOneCharAndCourtesy(t *testing.T) {
 	f.person(t, "王", "", "ms-0002")
 	c := schemas.Chunk{ChunkID: "b-0000", DocID: "b", Total: 1, Text: "王曰：进卿可用。"}
 	f.store(t, "b", c)
-	if us := f.handle(t, in(c, "e1")); len(us) != 0 {
+	if us := f.handle(t, pipelinetest.Input(c, pipelinetest.Event("e1"), pipelinetest.Tenant(tenant))); len(us) != 0 {
 		t.Fatalf("linked %+v", us)
 	}
 	js, err := f.g.ChunkLinks(context.Background(), tenant, "b-0000")
@@ -161,7 +158,7 @@ func TestRetractedSkipped(t *testing.T) {
 	if err := f.c.HSet(context.Background(), "doc:{"+tenant+"}:arch", "retracted", "2026-01-01T00:00:00Z").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if us := f.handle(t, in(archive, "e1")); len(us) != 0 {
+	if us := f.handle(t, pipelinetest.Input(archive, pipelinetest.Event("e1"), pipelinetest.Tenant(tenant))); len(us) != 0 {
 		t.Fatalf("linked a retracted chunk: %+v", us)
 	}
 	if got := f.linked(t, kg.PersonID("叶向高", "ms-0001")); len(got) != 0 {
@@ -191,7 +188,11 @@ func TestAmbiguity(t *testing.T) {
 	f.store(t, "v1", own)
 	f.store(t, "n", friend)
 	f.store(t, "m", none)
-	f.handle(t, in(own, "e1"), in(friend, "e2"), in(none, "e3"))
+	f.handle(t,
+		pipelinetest.Input(own, pipelinetest.Event("e1"), pipelinetest.Tenant(tenant)),
+		pipelinetest.Input(friend, pipelinetest.Event("e2"), pipelinetest.Tenant(tenant)),
+		pipelinetest.Input(none, pipelinetest.Event("e3"), pipelinetest.Tenant(tenant)),
+	)
 	if got := f.linked(t, lin); !slices.Equal(got, []string{"v1-0003"}) {
 		t.Errorf("林安 linked %v, want his own entry's chunk", got)
 	}
@@ -232,18 +233,18 @@ func TestBackfillIdempotent(t *testing.T) {
 	f := newFixture(t)
 	c := schemas.Chunk{ChunkID: "arch-0000", DocID: "arch", Total: 1, Text: "王安国奏事。"}
 	f.store(t, "arch", c)
-	f.handle(t, in(c, "e1"))
+	f.handle(t, pipelinetest.Input(c, pipelinetest.Event("e1"), pipelinetest.Tenant(tenant)))
 	upd := f.person(t, "王安国", "", "s-0001")
-	first := f.handle(t, in(upd[0], "u1"))
+	first := f.handle(t, pipelinetest.Input(upd[0], pipelinetest.Event("u1"), pipelinetest.Tenant(tenant)))
 	wang1 := kg.PersonID("王安国", "s-0001")
 	if len(first) != 1 || first[0].EntityID != wang1 {
 		t.Fatalf("backfill updates %+v", first)
 	}
-	if again := f.handle(t, in(upd[0], "u2")); len(again) != 0 {
+	if again := f.handle(t, pipelinetest.Input(upd[0], pipelinetest.Event("u2"), pipelinetest.Tenant(tenant))); len(again) != 0 {
 		t.Fatalf("the same update again announced %+v", again)
 	}
 	upd2 := f.fact(t, "王安国", schemas.RelNativePlace, "莆田", "s-0009")
-	us := f.handle(t, in(upd2[0], "u3"))
+	us := f.handle(t, pipelinetest.Input(upd2[0], pipelinetest.Event("u3"), pipelinetest.Tenant(tenant)))
 	if len(us) != 1 || us[0].EntityID != wang1 || !slices.Equal(us[0].RemovedChunks, []string{"arch-0000"}) {
 		t.Fatalf("second 王安国: updates %+v, want the first to lose the chunk", us)
 	}
@@ -258,11 +259,11 @@ func TestLinkerOwnUpdatesIgnored(t *testing.T) {
 	f := newFixture(t)
 	f.person(t, "叶向高", "进卿", "ms-0001")
 	f.store(t, "arch", archive)
-	us := f.handle(t, in(archive, "e1"))
+	us := f.handle(t, pipelinetest.Input(archive, pipelinetest.Event("e1"), pipelinetest.Tenant(tenant)))
 	if len(us) != 1 {
 		t.Fatalf("updates %+v", us)
 	}
-	if again := f.handle(t, in(us[0], "own")); len(again) != 0 {
+	if again := f.handle(t, pipelinetest.Input(us[0], pipelinetest.Event("own"), pipelinetest.Tenant(tenant))); len(again) != 0 {
 		t.Fatalf("own update triggered %+v", again)
 	}
 }
@@ -288,16 +289,19 @@ func TestBackfillBound(t *testing.T) {
 	f.store(t, "a", a)
 	f.store(t, "b", b)
 	f.store(t, "o", other)
-	f.handle(t, in(a, "e1"), in(b, "e2"))
+	f.handle(t,
+		pipelinetest.Input(a, pipelinetest.Event("e1"), pipelinetest.Tenant(tenant)),
+		pipelinetest.Input(b, pipelinetest.Event("e2"), pipelinetest.Tenant(tenant)),
+	)
 	upd := f.person(t, "叶向高", "进卿", "ms-0001")
 	ye := kg.PersonID("叶向高", "ms-0001")
 	for i, u := range upd {
-		f.handle(t, in(u, "u"+string(rune('a'+i))))
+		f.handle(t, pipelinetest.Input(u, pipelinetest.Event("u"+string(rune('a'+i))), pipelinetest.Tenant(tenant)))
 	}
 	if got := f.linked(t, ye); len(got) != 1 {
 		t.Fatalf("after the first batch: linked %v, want one chunk", got)
 	}
-	f.handle(t, in(other, "e3"))
+	f.handle(t, pipelinetest.Input(other, pipelinetest.Event("e3"), pipelinetest.Tenant(tenant)))
 	if got := f.linked(t, ye); !slices.Equal(got, []string{"a-0000", "b-0000"}) {
 		t.Fatalf("after the next batch: linked %v", got)
 	}
@@ -317,13 +321,19 @@ func TestNameInAPlainNote(t *testing.T) {
 	other := schemas.Chunk{ChunkID: "ms-0002", DocID: "ms", Total: 3, Seq: 2, Entry: "应元", EntryChunk: "ms-0002",
 		Text: "子应元，字善长，万历中举人。尝与夏言论事不合，归。"}
 	f.store(t, "ms", entry, other)
-	f.handle(t, in(entry, "e0"), in(other, "e1"))
+	f.handle(t,
+		pipelinetest.Input(entry, pipelinetest.Event("e0"), pipelinetest.Tenant(tenant)),
+		pipelinetest.Input(other, pipelinetest.Event("e1"), pipelinetest.Tenant(tenant)),
+	)
 	note := schemas.Chunk{ChunkID: "note-0000", DocID: "note", Total: 1,
 		Text: "夏言晚年归里，筑观澜书院，讲学其中，从游者数百人。"}
 	arch := schemas.Chunk{ChunkID: "arch-0000", DocID: "arch", Total: 1, Text: "魏忠贤使崔应元、许显纯拷掠之，备极惨毒。"}
 	f.store(t, "note", note)
 	f.store(t, "arch", arch)
-	f.handle(t, in(note, "e2"), in(arch, "e3"))
+	f.handle(t,
+		pipelinetest.Input(note, pipelinetest.Event("e2"), pipelinetest.Tenant(tenant)),
+		pipelinetest.Input(arch, pipelinetest.Event("e3"), pipelinetest.Tenant(tenant)),
+	)
 	if got := f.linked(t, kg.PersonID("夏言", "ms-0001")); !slices.Contains(got, "note-0000") {
 		t.Errorf("夏言 linked %v, want the note among them", got)
 	}
@@ -356,7 +366,7 @@ func TestUndecidedMentionReviewed(t *testing.T) {
 	lin := kg.PersonID("王文", "v1-0001")
 	chunk := schemas.Chunk{ChunkID: "m-0000", DocID: "m", Total: 1, Text: "是日，吏部尚书王文等言，宜罢其事。"}
 	f.store(t, "m", chunk)
-	outs, err := st.Handle(ctx, []pipeline.Input{in(chunk, "e1")})
+	outs, err := st.Handle(ctx, []pipeline.Input{pipelinetest.Input(chunk, pipelinetest.Event("e1"), pipelinetest.Tenant(tenant))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,8 +392,8 @@ func TestUndecidedMentionReviewed(t *testing.T) {
 		if _, err := rs.Decide(ctx, tenant, id, value); err != nil {
 			t.Fatal(err)
 		}
-		return f.handle(t, in(schemas.KGUpdate{EntityID: "review:" + id, Name: "王文", Type: schemas.EntityReview,
-			Chunks: []string{"m-0000"}}, event))
+		return f.handle(t, pipelinetest.Input(schemas.KGUpdate{EntityID: "review:" + id, Name: "王文", Type: schemas.EntityReview,
+			Chunks: []string{"m-0000"}}, pipelinetest.Event(event), pipelinetest.Tenant(tenant)))
 	}
 	if us := decided(lin, "d1"); len(us) != 1 || us[0].EntityID != lin {
 		t.Fatalf("after the decision: updates %+v", us)
@@ -406,7 +416,7 @@ func TestOneManHeldTwice(t *testing.T) {
 	f.fact(t, "牛金星", schemas.RelNativePlace, "宝丰", "b2-0003")
 	c := schemas.Chunk{ChunkID: "n-0000", DocID: "n", Total: 1, Text: "是日，伪大学士牛金星坐于殿左，百官以次朝见。"}
 	f.store(t, "n", c)
-	f.handle(t, in(c, "e1"))
+	f.handle(t, pipelinetest.Input(c, pipelinetest.Event("e1"), pipelinetest.Tenant(tenant)))
 	if got := f.linked(t, kg.PersonID("牛金星", "v1-0001")); !slices.Equal(got, []string{"n-0000"}) {
 		t.Errorf("the better attested 牛金星 linked %v", got)
 	}
@@ -448,18 +458,18 @@ func TestRedeliveryKeepsLinks(t *testing.T) {
 	f.person(t, "王安", "", "s-0001")
 	first := schemas.Chunk{ChunkID: "a-0000", DocID: "a", Total: 1, Text: "是岁，王安入朝，上言边事。"}
 	f.store(t, "a", first)
-	f.handle(t, in(first, "e1"))
+	f.handle(t, pipelinetest.Input(first, pipelinetest.Event("e1"), pipelinetest.Tenant(tenant)))
 	other := schemas.Chunk{ChunkID: "b-0000", DocID: "b", Total: 1, Text: "王安入朝，帝慰劳之。"}
 	f.store(t, "b", other)
-	f.handle(t, in(other, "e2"))
-	if us := f.handle(t, in(first, "e1-again")); len(us) != 0 || g.rows["a-0000"] != 1 {
+	f.handle(t, pipelinetest.Input(other, pipelinetest.Event("e2"), pipelinetest.Tenant(tenant)))
+	if us := f.handle(t, pipelinetest.Input(first, pipelinetest.Event("e1-again"), pipelinetest.Tenant(tenant))); len(us) != 0 || g.rows["a-0000"] != 1 {
 		t.Fatalf("delivered again: announced %+v, %d writes of the chunk, want none and 1", us, g.rows["a-0000"])
 	}
 	if got := f.linked(t, kg.PersonID("王安", "s-0001")); !slices.Contains(got, "a-0000") {
 		t.Fatalf("linked %v after the chunk was delivered again", got)
 	}
 	f.person(t, "边事", "", "s-0002")
-	f.handle(t, in(first, "e1-third"))
+	f.handle(t, pipelinetest.Input(first, pipelinetest.Event("e1-third"), pipelinetest.Tenant(tenant)))
 	if g.rows["a-0000"] < 2 {
 		t.Fatalf("after a new name the chunk was written %d times, want it linked again", g.rows["a-0000"])
 	}
@@ -478,7 +488,10 @@ func TestDesignationNeedsEvidence(t *testing.T) {
 		Text: "友谅既死，其子理降。时有言当复立陈氏后者，帝不许。"}
 	f.store(t, "doc-lz-0001", own)
 	f.store(t, "ar", other)
-	f.handle(t, in(own, "e0"), in(other, "e1"))
+	f.handle(t,
+		pipelinetest.Input(own, pipelinetest.Event("e0"), pipelinetest.Tenant(tenant)),
+		pipelinetest.Input(other, pipelinetest.Event("e1"), pipelinetest.Tenant(tenant)),
+	)
 	got := f.linked(t, kg.PersonID("陈氏", "lz-0001"))
 	if !slices.Contains(got, "lz-0001") || slices.Contains(got, "ar-0000") {
 		t.Errorf("陈氏 linked %v, want her entry and not the family of 友谅", got)
@@ -497,7 +510,10 @@ func TestGivenNameInOwnEntry(t *testing.T) {
 	outside := schemas.Chunk{ChunkID: "ar-0000", DocID: "ar", Total: 1, Text: "是岁，时行入见，帝慰劳之。"}
 	f.store(t, "ms", entry)
 	f.store(t, "ar", outside)
-	f.handle(t, in(entry, "e0"), in(outside, "e1"))
+	f.handle(t,
+		pipelinetest.Input(entry, pipelinetest.Event("e0"), pipelinetest.Tenant(tenant)),
+		pipelinetest.Input(outside, pipelinetest.Event("e1"), pipelinetest.Tenant(tenant)),
+	)
 	shen, zhang := kg.PersonID("申时行", "ms-0001"), kg.PersonID("张弘至", "ms-0009")
 	if got := f.linked(t, shen); !slices.Contains(got, "ms-0002") || slices.Contains(got, "ar-0000") {
 		t.Errorf("申时行 linked %v, want his entry's chunk and not the other", got)
@@ -519,7 +535,10 @@ func TestCourtesyNameOfTheManBeforeIt(t *testing.T) {
 		Text: "时有夏统春，字元夫，以孝闻，元夫尝割股疗母疾。"}
 	f.store(t, "ar", other)
 	f.store(t, "ar1", his)
-	f.handle(t, in(other, "e0"), in(his, "e1"))
+	f.handle(t,
+		pipelinetest.Input(other, pipelinetest.Event("e0"), pipelinetest.Tenant(tenant)),
+		pipelinetest.Input(his, pipelinetest.Event("e1"), pipelinetest.Tenant(tenant)),
+	)
 	got := f.linked(t, kg.PersonID("夏统春", "ms-0005"))
 	if slices.Contains(got, "ar-0000") || !slices.Contains(got, "ar-0001") {
 		t.Errorf("夏统春 linked %v, want ar-0001 and not 朱守仁's courtesy name in ar-0000", got)

@@ -12,16 +12,13 @@ import (
 	"github.com/annalist-dev/annalist/infra/vector"
 	"github.com/annalist-dev/annalist/internal/vectors"
 	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
 
-func input(tenant string, m schemas.Message, off int64) pipeline.Input {
-	return pipeline.Input{
-		Meta: schemas.Meta{Type: m.MessageType(), Version: m.SchemaVersion(), EventID: fmt.Sprint("ev", off), Tenant: tenant},
-		Msg:  m, Topic: topology.Retractions, Offset: off,
-	}
-}
+// onRetractions places an input on the retractions topic.
+var onRetractions = pipelinetest.Topic(topology.Retractions)
 
 // TestRetractorRemovesGraphAndVectors: on real Redis and the embedded
 // index, a retraction removes the document's edges and its chunks'
@@ -68,7 +65,11 @@ func TestRetractorRemovesGraphAndVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := s.Handle(ctx, []pipeline.Input{input(tenant, r, 1), input(tenant, schemas.Retraction{DocID: "nobody", Reason: schemas.RetractRetracted}, 2)})
+	out, err := s.Handle(ctx, []pipeline.Input{
+		pipelinetest.Input(r, onRetractions, pipelinetest.Tenant(tenant), pipelinetest.Event("ev1"), pipelinetest.Offset(1)),
+		pipelinetest.Input(schemas.Retraction{DocID: "nobody", Reason: schemas.RetractRetracted}, onRetractions,
+			pipelinetest.Tenant(tenant), pipelinetest.Event("ev2"), pipelinetest.Offset(2)),
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,14 +92,14 @@ func TestRetractorRemovesGraphAndVectors(t *testing.T) {
 	if k, _ := g.Counts(ctx, tenant); k.Edges != 0 {
 		t.Fatalf("%d edges left", k.Edges)
 	}
-	again, err := s.Handle(ctx, []pipeline.Input{input(tenant, r, 1)})
+	again, err := s.Handle(ctx, []pipeline.Input{pipelinetest.Input(r, onRetractions, pipelinetest.Tenant(tenant), pipelinetest.Event("ev1"), pipelinetest.Offset(1))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(again[0]) != fmt.Sprint(out[0]) {
 		t.Fatalf("redelivery answered\n%+v\nwant\n%+v", again[0], out[0])
 	}
-	_, err = s.Handle(ctx, []pipeline.Input{input(tenant, schemas.Document{DocID: "x", Text: "x"}, 3)})
+	_, err = s.Handle(ctx, []pipeline.Input{pipelinetest.Input(schemas.Document{DocID: "x", Text: "x"}, onRetractions, pipelinetest.Tenant(tenant), pipelinetest.Event("ev3"), pipelinetest.Offset(3))})
 	if err == nil || !pipeline.IsPermanent(err) {
 		t.Fatalf("a document on retractions: %v, want a permanent error", err)
 	}

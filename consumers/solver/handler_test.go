@@ -10,6 +10,7 @@ import (
 	"github.com/annalist-dev/annalist/consumers/solver"
 	"github.com/annalist-dev/annalist/internal/llmtest"
 	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -46,9 +47,8 @@ func (f *fakeReviews) OpenReview(_ context.Context, tenant string, r schemas.Rev
 	return nil
 }
 
-func input(r schemas.Repair) pipeline.Input {
-	return pipeline.Input{Meta: schemas.Meta{Tenant: "t1", EventID: "ev-1"}, Msg: r, Topic: topology.RepairRefConfl}
-}
+// asRepair places an input on the reference-conflict repairs topic.
+var asRepair = pipelinetest.Options(pipelinetest.Tenant("t1"), pipelinetest.Event("ev-1"), pipelinetest.Topic(topology.RepairRefConfl))
 
 func TestHandlerOpensOneReview(t *testing.T) {
 	refs := &fakeRefs{set: yeRefs(true)}
@@ -57,7 +57,7 @@ func TestHandlerOpensOneReview(t *testing.T) {
 	r := conflictRepair("叶向高，字进卿，福清人。", "福清")
 	r.Solver = solver.NameRefConflict
 
-	first, err := h(context.Background(), input(r))
+	first, err := h(context.Background(), pipelinetest.Input(r, asRepair))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestHandlerOpensOneReview(t *testing.T) {
 		t.Errorf("correction %+v does not name review %s", c, rv.ReviewID)
 	}
 	// A redelivery gives the same outputs and opens nothing new.
-	again, err := h(context.Background(), input(r))
+	again, err := h(context.Background(), pipelinetest.Input(r, asRepair))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestHandlerCorrection(t *testing.T) {
 	r := repair("陆文渊", "陆文渊举进士第三。", []string{chunkLu}, nil, 1,
 		fv(ns, schemas.ErrorKnowledge, schemas.RelJinshi, "进士第三", "陆文渊举进士第三", ev(chunkLu, textLu, "举嘉靖二十年进士第二")))
 	r.Solver = solver.NameKnowledge
-	out, err := h(context.Background(), input(r))
+	out, err := h(context.Background(), pipelinetest.Input(r, asRepair))
 	if err != nil {
 		t.Fatal(err)
 	}

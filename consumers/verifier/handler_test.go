@@ -10,6 +10,7 @@ import (
 
 	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/pipeline"
+	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -38,9 +39,8 @@ func (f failing) Check(context.Context, *schemas.ReferenceSet, schemas.Draft) (s
 	return schemas.Verdict{}, f.err
 }
 
-func input(tenant string, msg schemas.Message) pipeline.Input {
-	return pipeline.Input{Meta: schemas.Meta{Tenant: tenant}, Msg: msg, Topic: topology.Drafts}
-}
+// onDrafts places an input on the drafts topic.
+var onDrafts = pipelinetest.Topic(topology.Drafts)
 
 func TestHandler(t *testing.T) {
 	refs := &memRefs{sets: map[string]*schemas.ReferenceSet{"t1/req-1": fixtureRefs(t)}}
@@ -50,7 +50,7 @@ func TestHandler(t *testing.T) {
 		Text: "万历十四年（1583年），林敬安举进士。", Origin: "writer", Engine: "offline"}
 
 	for _, msg := range []schemas.Message{d, &d} {
-		out, err := h(ctx, input("t1", msg))
+		out, err := h(ctx, pipelinetest.Input(msg, onDrafts, pipelinetest.Tenant("t1")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestHandler(t *testing.T) {
 	}
 
 	final := schemas.Draft{RequestID: "req-1", Subject: fixtureName, Index: 9, Final: true}
-	if out, err := h(ctx, input("t1", final)); err != nil || len(out) != 0 {
+	if out, err := h(ctx, pipelinetest.Input(final, onDrafts, pipelinetest.Tenant("t1"))); err != nil || len(out) != 0 {
 		t.Errorf("final draft → %v, %v; want nothing", out, err)
 	}
 }
@@ -97,7 +97,7 @@ func TestHandlerErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := verifier.Handler(tt.checker, tt.refs)(ctx, input("t1", tt.msg))
+			_, err := verifier.Handler(tt.checker, tt.refs)(ctx, pipelinetest.Input(tt.msg, onDrafts, pipelinetest.Tenant("t1")))
 			if err == nil {
 				t.Fatal("want an error")
 			}

@@ -29,10 +29,26 @@ import (
 var ErrNotFound = errors.New("not found")
 
 // Store holds discussions and feed items. It is safe for concurrent use.
-type Store struct{ c redis.Client }
+type Store struct {
+	c   redis.Client
+	now func() time.Time
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock sets the clock that orders discussions by arrival (default
+// time.Now).
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
 // New returns the store on c.
-func New(c redis.Client) *Store { return &Store{c: c} }
+func New(c redis.Client, opts ...Option) *Store {
+	s := &Store{c: c, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
 
 func discKey(t, id string) string { return "disc:{" + t + "}:" + id }
 func discIDs(t string) string     { return "disc:{" + t + "}:ids" }
@@ -54,7 +70,7 @@ func (s *Store) Put(ctx context.Context, tenant string, d schemas.Discussion) (s
 	if err != nil && !errors.Is(err, goredis.Nil) {
 		return false, fmt.Errorf("put discussion %s: %w", d.ID, err)
 	}
-	if err := s.c.ZAddNX(ctx, discIDs(tenant), goredis.Z{Score: float64(time.Now().UnixMilli()), Member: d.ID}).Err(); err != nil {
+	if err := s.c.ZAddNX(ctx, discIDs(tenant), goredis.Z{Score: float64(s.now().UnixMilli()), Member: d.ID}).Err(); err != nil {
 		return false, fmt.Errorf("put discussion %s: index: %w", d.ID, err)
 	}
 	return old == string(b), nil

@@ -23,7 +23,8 @@ func item(id string, version int, at time.Time) schemas.FeedItem {
 
 func TestDiscussionsPutReadList(t *testing.T) {
 	ctx := context.Background()
-	s := discussions.New(redistest.Client(t))
+	at := time.UnixMilli(1_700_000_000_000)
+	s := discussions.New(redistest.Client(t), discussions.WithClock(func() time.Time { return at }))
 	tenant := "t" + time.Now().Format("150405.000000")
 	if _, found, err := s.Discussion(ctx, tenant, "1"); err != nil || found {
 		t.Fatalf("empty store: found=%v err=%v", found, err)
@@ -42,7 +43,7 @@ func TestDiscussionsPutReadList(t *testing.T) {
 	if err != nil || !found || d.Background[0].Text != "Halep lost." {
 		t.Fatalf("read = %+v found=%v err=%v; want the replaced discussion", d, found, err)
 	}
-	time.Sleep(2 * time.Millisecond)
+	at = at.Add(time.Millisecond)
 	if _, err := s.Put(ctx, tenant, disc("2", "Swiatek won.")); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/annalist-dev/annalist/internal/backoff"
 )
 
 // statusRecord receives the status code of the last HTTP attempt of a
@@ -33,7 +35,7 @@ type retryTransport struct {
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	st, _ := req.Context().Value(statusKey{}).(*statusRecord)
-	wait := t.backoff
+	wait := backoff.Exponential{Base: t.backoff, Cap: maxBackoff}
 	for attempt := 0; ; attempt++ {
 		r := req
 		if attempt > 0 {
@@ -47,7 +49,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
 		resp, err := t.base.RoundTrip(r.WithContext(ctx))
 		retry := false
-		pause := wait
+		pause := wait.Delay(attempt + 1)
 		switch {
 		case err != nil:
 			if req.Context().Err() != nil {
@@ -85,7 +87,6 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, req.Context().Err()
 		case <-timer.C:
 		}
-		wait = min(2*wait, maxBackoff)
 	}
 }
 

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/annalist-dev/annalist/internal/backoff"
 )
 
 // Defaults of Config; a zero field means its default.
@@ -257,7 +258,7 @@ func setDefault[T comparable](v *T, def T) {
 // the floor keeps a retry from coming back at once.
 func (c Config) Backoff(attempt int) time.Duration {
 	c = c.withDefaults()
-	return backoff(c.RetryBackoffBase, c.RetryBackoffMax, attempt)
+	return backoff.Exponential{Base: c.RetryBackoffBase, Cap: c.RetryBackoffMax, Jitter: true}.Delay(attempt)
 }
 
 // PauseBackoff is the wait before retry number attempt of an input that
@@ -265,24 +266,5 @@ func (c Config) Backoff(attempt int) time.Duration {
 // since a paused stage retries for as long as its dependency is down.
 func (c Config) PauseBackoff(attempt int) time.Duration {
 	c = c.withDefaults()
-	return backoff(c.RetryBackoffBase, c.MaxBackoff, attempt)
-}
-
-// backoff is base doubled attempt-1 times, capped at ceiling, with equal
-// jitter.
-func backoff(base, ceiling time.Duration, attempt int) time.Duration {
-	if attempt < 1 {
-		attempt = 1
-	}
-	d := base
-	for i := 1; i < attempt && d < ceiling; i++ {
-		if d > ceiling/2 {
-			d = ceiling
-			break
-		}
-		d *= 2
-	}
-	d = min(d, ceiling)
-	half := d / 2
-	return half + rand.N(d-half+1)
+	return backoff.Exponential{Base: c.RetryBackoffBase, Cap: c.MaxBackoff, Jitter: true}.Delay(attempt)
 }

@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -34,6 +33,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 	goopenai "github.com/meguminnnnnnnnn/go-openai"
 
+	"github.com/annalist-dev/annalist/internal/backoff"
 	"github.com/annalist-dev/annalist/pipeline"
 )
 
@@ -354,12 +354,7 @@ func (m *Model) attempt(ctx context.Context, fn func(context.Context) error) (co
 // capped at MaxBackoff, with half of it random so that clients throttled
 // together do not retry together.
 func (m *Model) backoff(n int) time.Duration {
-	d := m.cfg.MinBackoff << min(n, 30)
-	if d <= 0 || d > m.cfg.MaxBackoff {
-		d = m.cfg.MaxBackoff
-	}
-	half := d / 2
-	return half + rand.N(half+1)
+	return backoff.Exponential{Base: m.cfg.MinBackoff, Cap: m.cfg.MaxBackoff, Jitter: true}.Delay(n + 1)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/annalist-dev/annalist/internal/backoff"
 )
 
 // Supervision bounds.
@@ -162,7 +164,9 @@ func (s *supervisor) first(ctx context.Context) (*child, error) {
 // supervise waits for the child to die or for close, restarting the child
 // after every unexpected death.
 func (s *supervisor) supervise(c *child) {
-	backoff := minBackoff
+	restart := backoff.Exponential{Base: minBackoff, Cap: maxBackoff}
+	// attempt counts the restarts since the last stable run.
+	attempt := 0
 	for {
 		up := time.Now()
 		select {
@@ -174,19 +178,19 @@ func (s *supervisor) supervise(c *child) {
 		}
 		s.pid.Store(0)
 		if time.Since(up) >= stableAfter {
-			backoff = minBackoff
+			attempt = 0
 		}
-		s.log.Error().Err(c.err).Str("addr", s.addr()).Dur("retry_in", backoff).
+		s.log.Error().Err(c.err).Str("addr", s.addr()).Dur("retry_in", restart.Delay(attempt+1)).
 			Msgf("embedded redis-server died; restarting it on the same port and AOF (see %s)", filepath.Join(s.dir, logFile))
 		for c = nil; c == nil; {
-			t := time.NewTimer(backoff)
+			attempt++
+			t := time.NewTimer(restart.Delay(attempt))
 			select {
 			case <-s.stop:
 				t.Stop()
 				return
 			case <-t.C:
 			}
-			backoff = min(2*backoff, maxBackoff)
 			nc, err := s.spawn()
 			if err == nil {
 				if err = s.ready(nc, s.stop, errStopped); err != nil {
@@ -197,7 +201,7 @@ func (s *supervisor) supervise(c *child) {
 			case errors.Is(err, errStopped):
 				return
 			case err != nil:
-				s.log.Error().Err(err).Str("addr", s.addr()).Dur("retry_in", backoff).Msg("restarting the embedded redis-server failed")
+				s.log.Error().Err(err).Str("addr", s.addr()).Dur("retry_in", restart.Delay(attempt+1)).Msg("restarting the embedded redis-server failed")
 			default:
 				c = nc
 				s.restarts.Add(1)

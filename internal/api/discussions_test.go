@@ -60,12 +60,17 @@ type discussionFixture struct {
 	store  *discussions.Store
 	sink   *discussionSink
 	tenant string
+	// now is the store's clock; tick moves it on.
+	now time.Time
 }
+
+func (f *discussionFixture) tick() { f.now = f.now.Add(time.Millisecond) }
 
 func newDiscussionFixture(t *testing.T) *discussionFixture {
 	t.Helper()
-	f := &discussionFixture{store: discussions.New(redistest.Client(t)), sink: &discussionSink{},
-		tenant: "t-api-" + time.Now().Format("150405.000000000")}
+	f := &discussionFixture{sink: &discussionSink{}, tenant: "t-api-" + time.Now().Format("150405.000000000"),
+		now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	f.store = discussions.New(redistest.Client(t), discussions.WithClock(func() time.Time { return f.now }))
 	f.srv = httptest.NewServer(api.New(api.Deps{Sink: f.sink, Discussions: f.store}))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -155,7 +160,7 @@ func TestDiscussionReadsAndFeed(t *testing.T) {
 	if _, err := f.store.Put(ctx, f.tenant, d7); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * time.Millisecond)
+	f.tick()
 	if _, err := f.store.Put(ctx, f.tenant, d8); err != nil {
 		t.Fatal(err)
 	}

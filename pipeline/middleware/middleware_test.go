@@ -16,6 +16,7 @@ import (
 
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/pipeline/middleware"
+	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -24,15 +25,12 @@ var (
 	errRefused   = pipeline.Permanentf("refused")
 )
 
-func input(id string) pipeline.Input {
-	return pipeline.Input{Meta: schemas.Meta{EventID: id, TraceID: "tr-" + id},
-		Msg: schemas.Document{DocID: id, Text: "x"}, Topic: "in", Offset: 7}
-}
-
+// inputs is a batch of one document per event id, traced as "tr-" + id.
 func inputs(ids ...string) []pipeline.Input {
 	out := make([]pipeline.Input, len(ids))
 	for i, id := range ids {
-		out[i] = input(id)
+		out[i] = pipelinetest.Input(schemas.Document{DocID: id, Text: "x"}, pipelinetest.Event(id),
+			pipelinetest.Trace("tr-"+id), pipelinetest.Topic("in"), pipelinetest.Offset(7))
 	}
 	return out
 }
