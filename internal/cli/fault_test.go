@@ -190,10 +190,62 @@ func startServeOn(t *testing.T, ctx context.Context, data string, args ...string
 			t.Errorf("redis-servers %v left on %s after serve stopped", pids, data)
 		}
 	})
-	s := &faultServer{addr: freeAddr(t), data: data}
-	s.c = startChild(t, append([]string{"serve", "--addr", s.addr, "--log-level", "warn"}, args...)...)
-	waitReady(t, ctx, s.addr, s.c)
-	return s
+	// A free port picked here may be taken by another process before
+	// serve binds it (a broker's or a client's ephemeral port): serve then
+	// exits saying so, and is started again on another.
+	for attempt := 1; ; attempt++ {
+		s := &faultServer{addr: freeAddr(t), data: data}
+		s.c = startChild(t, append([]string{"serve", "--addr", s.addr, "--log-level", "warn"}, args...)...)
+		if waitReadyUnlessTaken(t, ctx, s.addr, s.c) {
+			return s
+		}
+		if attempt == 3 {
+			t.Fatalf("serve found its port taken %d times:\n%s", attempt, s.c.stderr)
+		}
+		waitExited(t, ctx, s.c)
+	}
+}
+
+// waitReadyUnlessTaken waits until the API on addr answers /readyz with
+// 200 (true), or serve exits because another process holds addr (false).
+func waitReadyUnlessTaken(t *testing.T, ctx context.Context, addr string, c *child) bool {
+	t.Helper()
+	for {
+		resp, err := faultClient.Get("http://" + addr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return true
+			}
+		}
+		if strings.Contains(c.stderr.String(), "address already in use") {
+			return false
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("serve on %s not ready: %v\n%s", addr, err, c.stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitExited waits until the child process has exited (a zombie counts:
+// its locks and files are released), so another may take its data
+// directory.
+func waitExited(t *testing.T, ctx context.Context, c *child) {
+	t.Helper()
+	for {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid))
+		if err != nil {
+			return
+		}
+		if i := strings.LastIndexByte(string(b), ')'); i > 0 && i+2 < len(b) && b[i+2] == 'Z' {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("serve (pid %d) did not exit after failing to bind", c.cmd.Process.Pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // redisPID is the one redis-server running on the server's data directory.
