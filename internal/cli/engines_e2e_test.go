@@ -604,30 +604,29 @@ func TestEnginesConsumerKilledLosesNothing(t *testing.T) {
 // killed with SIGKILL while documents arrive and started again on its
 // port and log; every acknowledged document ends processed once in effect.
 func TestEnginesKafkaKilledAndRestartedLosesNothing(t *testing.T) {
-	e := enginestest.Require(t)
-	ctx := faultTest(t, 200*time.Second)
-	c, s, _, metrics := faultCluster(t, ctx, e, 1)
-	accepted, refused := ingestUnderFault(t, ctx, s, 8*time.Second, 2*time.Second, 20, func() {
-		e.Kill(t, enginestest.Kafka)
-		time.Sleep(time.Second)
-		e.Up(t)
-	})
-	t.Logf("%d posts refused while the broker was down", refused)
-	afterFault(t, ctx, c, s, metrics, accepted)
+	engineKilledAndRestarted(t, enginestest.Kafka)
 }
 
 // TestEnginesMilvusKilledAndRestartedLosesNothing: Milvus Lite is killed
 // with SIGKILL under the embedder while documents arrive and started again;
 // the embedder pauses and resumes, and every chunk ends with its vector.
 func TestEnginesMilvusKilledAndRestartedLosesNothing(t *testing.T) {
+	engineKilledAndRestarted(t, enginestest.Milvus)
+}
+
+// engineKilledAndRestarted kills an engine with SIGKILL while documents
+// arrive, starts it again a second later on its port and state, and
+// checks that every acknowledged document ends processed once in effect.
+func engineKilledAndRestarted(t *testing.T, name string) {
 	e := enginestest.Require(t)
 	ctx := faultTest(t, 200*time.Second)
 	c, s, _, metrics := faultCluster(t, ctx, e, 1)
-	accepted, _ := ingestUnderFault(t, ctx, s, 8*time.Second, 2*time.Second, 20, func() {
-		e.Kill(t, enginestest.Milvus)
+	accepted, refused := ingestUnderFault(t, ctx, s, 8*time.Second, 2*time.Second, 20, func() {
+		e.Kill(t, name)
 		time.Sleep(time.Second)
 		e.Up(t)
 	})
+	t.Logf("%d posts refused while %s was down", refused, name)
 	afterFault(t, ctx, c, s, metrics, accepted)
 }
 

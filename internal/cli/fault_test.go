@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/internal/enginestest"
 )
 
 // The fault suite: infrastructure is killed or paused under a running
@@ -233,14 +234,7 @@ func waitReadyUnlessTaken(t *testing.T, ctx context.Context, addr string, c *chi
 // directory.
 func waitExited(t *testing.T, ctx context.Context, c *child) {
 	t.Helper()
-	for {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid))
-		if err != nil {
-			return
-		}
-		if i := strings.LastIndexByte(string(b), ')'); i > 0 && i+2 < len(b) && b[i+2] == 'Z' {
-			return
-		}
+	for enginestest.Running(c.cmd.Process.Pid) {
 		if ctx.Err() != nil {
 			t.Fatalf("serve (pid %d) did not exit after failing to bind", c.cmd.Process.Pid)
 		}

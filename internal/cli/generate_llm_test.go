@@ -166,23 +166,21 @@ func TestGenerateWithAMisbehavingModelEnds(t *testing.T) {
 	})
 }
 
-// A model that never answers in time is an outage like a 500: the
-// request fails at its deadline instead of hanging.
-func TestGenerateWithATimingOutModelFailsAtItsDeadline(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the embedded pipeline")
-	}
+// silentModelOnIngestedVolume ingests the test volume into a data
+// directory of the test's own and starts a model server that never
+// answers: its handlers return when the client gives up or the test ends
+// (before the server closes, which waits for them). It returns the flags
+// of that data directory, the server and its call count.
+func silentModelOnIngestedVolume(t *testing.T) ([]string, *httptest.Server, *atomic.Int64) {
+	t.Helper()
 	redistest.Require(t)
 	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
 	t.Setenv("ANNALIST_LLM_BASE_URL", "")
-	common := []string{"--data-dir", data, "--log-level", "error"}
+	common := []string{"--data-dir", filepath.Join(dir, "data"), "--log-level", "error"}
 	writeFile(t, filepath.Join(dir, "corpus"), "001.txt", volume)
 	if _, stderr, code := run(t, append([]string{"ingest", filepath.Join(dir, "corpus")}, common...)...); code != 0 {
 		t.Fatalf("ingest exit %d: %s", code, stderr)
 	}
-	// The handlers never answer; they return when the client gives up or
-	// the test ends (before the server closes, which waits for them).
 	stop := make(chan struct{})
 	srv, calls := modelServer(t, func(_ http.ResponseWriter, r *http.Request) {
 		select {
@@ -191,6 +189,16 @@ func TestGenerateWithATimingOutModelFailsAtItsDeadline(t *testing.T) {
 		}
 	})
 	t.Cleanup(func() { close(stop) })
+	return common, srv, calls
+}
+
+// A model that never answers in time is an outage like a 500: the
+// request fails at its deadline instead of hanging.
+func TestGenerateWithATimingOutModelFailsAtItsDeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the embedded pipeline")
+	}
+	common, srv, calls := silentModelOnIngestedVolume(t)
 	start := time.Now()
 	_, stderr, code := run(t, append([]string{"generate", "biography", "甲乙", "--llm-base-url", srv.URL + "/v1",
 		"--llm-model", "small", "--verifier", "offline", "--llm-timeout", "200ms", "--llm-max-retries", "1",
@@ -211,23 +219,7 @@ func TestGenerateFailedAtItsDeadlinePrintsItsStatusPastADrainTimeout(t *testing.
 	if testing.Short() {
 		t.Skip("runs the embedded pipeline")
 	}
-	redistest.Require(t)
-	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
-	t.Setenv("ANNALIST_LLM_BASE_URL", "")
-	common := []string{"--data-dir", data, "--log-level", "error"}
-	writeFile(t, filepath.Join(dir, "corpus"), "001.txt", volume)
-	if _, stderr, code := run(t, append([]string{"ingest", filepath.Join(dir, "corpus")}, common...)...); code != 0 {
-		t.Fatalf("ingest exit %d: %s", code, stderr)
-	}
-	stop := make(chan struct{})
-	srv, calls := modelServer(t, func(_ http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-stop:
-		}
-	})
-	t.Cleanup(func() { close(stop) })
+	common, srv, calls := silentModelOnIngestedVolume(t)
 	// The model's calls time out long after the request's deadline and
 	// the drain's.
 	stdout, stderr, code := run(t, append([]string{"generate", "biography", "甲乙", "--json", "--llm-base-url", srv.URL + "/v1",

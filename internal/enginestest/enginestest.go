@@ -106,7 +106,7 @@ func (e Engines) Kill(t testing.TB, name string) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for running(pid) {
+	for Running(pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s (pid %d) still runs 30s after SIGKILL", name, pid)
 		}
@@ -114,8 +114,9 @@ func (e Engines) Kill(t testing.TB, name string) {
 	}
 }
 
-// running reports whether pid is a process that is not a zombie.
-func running(pid int) bool {
+// Running reports whether pid is a process that has not exited (a zombie,
+// exited but not yet reaped, counts as exited).
+func Running(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return false
