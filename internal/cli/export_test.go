@@ -38,3 +38,8 @@ func UpdateText(ctx context.Context, a *app.App, tenant, subject string, round i
 func BenchSubjects(ctx context.Context, a *app.App, tenant string, n int, seed uint64) ([]string, error) {
 	return benchSubjects(ctx, a, tenant, n, seed)
 }
+
+// PlainNote is the k-th phrasing of a plain note about name, as `bench
+// regenerate` writes them by default: his name and a statement, nothing a
+// reader could tell him by.
+func PlainNote(name string, k int) string { return plainNote(name, k) }
