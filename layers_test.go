@@ -48,35 +48,56 @@ func goList(t *testing.T, args ...string) []listed {
 }
 
 // rank is the layer of a package of the module: a package may import
-// packages of its own layer or below, never above (consumers and
-// infra have further rules below). ok is false for a package no layer
-// names, which fails the test: a new package must be placed.
+// packages of its own layer or below, never above (consumers, infra and
+// evaluation have further rules below). Layer 2 is ordered inside by
+// its folders: ports (2.0) below language (2.1) below kit (2.2). ok is
+// false for a package no layer names, which fails the test: a new
+// package must be placed.
 func rank(rel string) (r int, ok bool) {
 	first, rest, _ := strings.Cut(rel, "/")
 	switch first {
 	case "schemas":
 		return 0, true
 	case "topology", "pipeline":
-		return 1, true
+		return 10, true
 	case "consumers", "producers":
-		return 3, true
+		return 30, true
 	case "infra":
-		return 4, true
+		return 40, true
 	case "internal":
+		folder, rest, _ := strings.Cut(rest, "/")
 		name, _, _ := strings.Cut(rest, "/")
-		switch name {
-		case "app", "eval":
-			return 5, true
-		case "api", "web", "demo":
-			return 6, true
-		case "cli":
-			return 7, true
+		switch folder {
+		case "ports":
+			return 20, true
+		case "lang":
+			return 21, true
+		case "kit":
+			return 22, true
+		case "evaluation":
+			return 50, true
+		case "wiring":
+			switch name {
+			case "app":
+				return 50, true
+			case "api", "web", "demo":
+				return 60, true
+			case "cli":
+				return 70, true
+			}
 		}
-		return 2, true // ports, profiles, helpers
+		return 0, false
 	case "":
-		return 8, true // package main
+		return 80, true // package main
 	}
 	return 0, false
+}
+
+// evaluation reports whether a package is the evaluation layer
+// (internal/evaluation: the evals, error injection, the datasets). It is a
+// client of the system: only the commands (internal/wiring/cli) link it.
+func evaluation(rel string) bool {
+	return rel == "internal/evaluation" || strings.HasPrefix(rel, "internal/evaluation/")
 }
 
 // stage is the stage a package belongs to, "" outside consumers/.
@@ -121,6 +142,8 @@ func violation(from, to string) string {
 		return "stage " + from + " imports stage " + to + ": stages share ports, not code"
 	case strings.HasPrefix(from, "infra/") && strings.HasPrefix(to, "consumers/"):
 		return "adapter " + from + " imports stage " + to + ": adapters implement ports"
+	case evaluation(to) && !evaluation(from) && from != "internal/wiring/cli":
+		return from + " imports the evaluation package " + to + ": evaluation is a client of the system, only the commands link it"
 	}
 	return ""
 }
@@ -130,18 +153,30 @@ func TestViolation(t *testing.T) {
 		from, to string
 		bad      bool
 	}{
-		{"infra/vector", "consumers/embedder", true},
+		{"infra/hnsw", "consumers/embedder", true},
 		{"consumers/solver", "consumers/router", true},
 		{"consumers/assembler", "consumers/writer", true},
 		{"consumers/writer/biography", "consumers/writer", false},
-		{"consumers/writer", "internal/app", true},
-		{"internal/api", "internal/cli", true},
-		{"pipeline", "internal/text", true},
+		{"consumers/writer", "internal/wiring/app", true},
+		{"internal/wiring/api", "internal/wiring/cli", true},
+		{"pipeline", "internal/lang/text", true},
 		{"schemas", "topology", true},
 		{"topology", "schemas", false},
-		{"infra/memory", "internal/genmem", false},
-		{"internal/cli", "internal/app", false},
-		{"internal/app", "consumers/writer", false},
+		{"infra/memory", "internal/ports/genmem", false},
+		{"internal/wiring/cli", "internal/wiring/app", false},
+		{"internal/wiring/app", "consumers/writer", false},
+		{"internal/wiring/app", "internal/evaluation/eval", true},
+		{"internal/wiring/api", "internal/evaluation/eval", true},
+		{"consumers/verifier", "internal/evaluation/inject", true},
+		{"infra/kg", "internal/evaluation/dataset", true},
+		{"pipeline/middleware", "internal/evaluation/inject", true},
+		{"internal/wiring/cli", "internal/evaluation/eval", false},
+		{"internal/evaluation/eval", "internal/evaluation/inject", false},
+		{"internal/evaluation/eval", "internal/wiring/app", false},
+		{"internal/lang/zh/glossary", "internal/ports/graph", false},
+		{"internal/ports/graph", "internal/lang/text", true},
+		{"internal/lang/text", "internal/kit/backoff", true},
+		{"internal/kit/kgview", "internal/ports/graph", false},
 	} {
 		if got := violation(tt.from, tt.to) != ""; got != tt.bad {
 			t.Errorf("violation(%s → %s) = %v, want %v", tt.from, tt.to, got, tt.bad)

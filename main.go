@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/annalist-dev/annalist/internal/cli"
+	"github.com/annalist-dev/annalist/internal/wiring/cli"
 )
 
 func main() {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/dataset"
+	"github.com/annalist-dev/annalist/internal/evaluation/dataset"
 	"github.com/annalist-dev/annalist/producers"
 )
 

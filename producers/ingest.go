@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/annalist-dev/annalist/internal/progress"
+	"github.com/annalist-dev/annalist/internal/kit/progress"
 )
 
 // Summary counts what an ingest run did.

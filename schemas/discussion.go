@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// A discussion about a news story (seed 003, KGDS): the background
+// A discussion about a news story (KGDS): the background
 // paragraphs a reader needs and the turns of its participants. Its summary
 // is the background that supports the discussion and each participant's
 // opinions as clear atomic statements, every implicit reference replaced

@@ -325,7 +325,7 @@ func (u KGUpdate) Validate() error {
 
 // Request kinds the project names. They are wire names, not the list of
 // what a process serves: a kind is served once it is registered
-// (internal/kind), and a registered kind needs no constant here.
+// (internal/ports/kind), and a registered kind needs no constant here.
 const (
 	KindBiography         = "biography"
 	KindTopicPage         = "topic_page"

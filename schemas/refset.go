@@ -72,7 +72,7 @@ type ReferenceSet struct {
 	// in it.
 	Lang string `json:"lang"`
 	// Profile is the corpus profile of the subject's sources (the entry
-	// chunk's, internal/profile): the verifier, the solvers and the writer
+	// chunk's, internal/lang/profile): the verifier, the solvers and the writer
 	// read the set with its rules in Lang. Empty in sets stored before it
 	// was carried; readers then take the generic profile in Lang.
 	Profile string `json:"profile,omitempty"`

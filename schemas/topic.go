@@ -11,7 +11,7 @@ const (
 	TopicText   = "text"   // free text: sections by the clusters of the curated set
 )
 
-// Curation is the knowledge a topic page is written from (seed 001,
+// Curation is the knowledge a topic page is written from (APOLLO,
 // Apollo's knowledge curation, here over the knowledge graph): the seeds
 // the topic string resolved to, the entities and edges reached by
 // breadth and depth expansion, and the outline built from them. The
@@ -85,7 +85,7 @@ type OutlineItem struct {
 	Period int `json:"period,omitempty"`
 }
 
-// Review finding types: what a reviewer (seed 001's Critical Reviewer)
+// Review finding types: what a reviewer (APOLLO's Critical Reviewer)
 // reports of a drafted page.
 const (
 	// FindingCoverage: a key entity of the curation is not named on the

@@ -27,7 +27,7 @@ type Route struct {
 	Solver    string
 }
 
-// Routes is the routing table (seed 000 §2.3.2 "Router"), one row per
+// Routes is the routing table (Alstorian §2.3.2 "Router"), one row per
 // error type, plus a fallback row per status (empty ErrorType): the one for
 // not_supported takes verdicts of any type no row names, so a verifier that
 // learns a new type never strands a sentence. Adding a solver is a row here

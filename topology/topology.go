@@ -6,7 +6,7 @@
 //
 // The list of stages is not here. Each stage is declared once, together
 // with how to build its handler, in the stage registry the application
-// assembles (internal/app), because building a handler takes the
+// assembles (internal/wiring/app), because building a handler takes the
 // application's services, which this low layer cannot name (it imports
 // only schemas). Validate and Render take that list; `annalist topology`,
 // the runtime, the pipeline dashboard and the compose check all read it.

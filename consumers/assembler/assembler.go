@@ -27,7 +27,7 @@
 // Citations: a sentence keeps the cited chunks that are in the reference
 // set, and gains the chunk of every fact it rests on; a sentence left with
 // none gets the reference most similar to it by token Jaccard (citation
-// discovery, seed 002). Accepted sentences all passed the verifier, so the
+// discovery, RAAC). Accepted sentences all passed the verifier, so the
 // assembler does not judge them again.
 package assembler
 
@@ -38,9 +38,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/genmem"
+	"github.com/annalist-dev/annalist/internal/ports/genmem"
 
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"

@@ -13,9 +13,9 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/rs/zerolog"
 
-	"github.com/annalist-dev/annalist/internal/logging"
-	"github.com/annalist-dev/annalist/internal/profile"
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/kit/logging"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
+	"github.com/annalist-dev/annalist/internal/lang/text"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )

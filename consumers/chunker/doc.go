@@ -2,7 +2,7 @@
 // chunks that tile it — concatenated, the chunks give the document text
 // back exactly; offsets are runes — and publishes them on the chunks topic.
 // It implements the training-free pattern-enhanced chunking of the
-// Alstorian paper (seed 000, §2.2.1): a corpus profile supplies the entry
+// Alstorian paper (§2.2.1): a corpus profile supplies the entry
 // pattern and a few hand-made demonstrations.
 //
 // # Profiles
@@ -12,7 +12,7 @@
 // with a name and a person's formula (字, 号, a clan, 世居, a banner, a
 // native place, a kinship clause, "Name者，"), at least one per 20,000
 // characters; names that are dates ("二月初一", "嘉靖间") or begin with a
-// particle do not count. Profiles are data (internal/profile): each says how
+// particle do not count. Profiles are data (internal/lang/profile): each says how
 // its documents are chunked and holds the entry patterns and
 // demonstrations; the embedded ones are:
 //
@@ -61,7 +61,7 @@
 //
 //     People are people: an opening the listing does not confirm gets a
 //     subject, main or attached, only when the profile's name judge
-//     (internal/names, fitted on the corpus: the characters of the name,
+//     (internal/lang/zh/names, fitted on the corpus: the characters of the name,
 //     whether the volume writes it again, whether it begins with a name
 //     the volume presents, and what the words after it say) takes what it
 //     writes for a name. Before the judge reads it, the words that are
@@ -91,7 +91,7 @@
 //     English; the later stages read it with English rules whatever
 //     characters it quotes.
 //
-//   - glossary: "term｜category｜definition" lines (internal/glossary),
+//   - glossary: "term｜category｜definition" lines (internal/lang/zh/glossary),
 //     one chunk per entry; chosen for documents of the glossary collection
 //     or whose lines are such entries (glossary.go).
 //
@@ -100,7 +100,7 @@
 // The offline engine is deterministic and needs no network. With WithModel,
 // liezhuan documents are split by the model instead: the prompt
 // (prompts/liezhuan.v1.tmpl, with the profile's demonstrations,
-// internal/profile's chunk_demos.json) states the pattern, the model answers the
+// internal/lang/profile's chunk_demos.json) states the pattern, the model answers the
 // entry starts as JSON anchors, the answer is validated (boundaries on
 // sentence starts of the text, in order, so the pieces tile it), a rejected
 // answer is asked again with the reason, and a document whose answers stay

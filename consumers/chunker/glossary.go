@@ -3,7 +3,7 @@ package chunker
 import (
 	"strings"
 
-	"github.com/annalist-dev/annalist/internal/glossary"
+	"github.com/annalist-dev/annalist/internal/lang/zh/glossary"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -12,7 +12,7 @@ import (
 
 // Sink stores a chunked document. It must be an idempotent upsert: a
 // redelivered document is stored again under the same ids.
-// *infra/redis.Chunks satisfies it.
+// *infra/redisdb.Chunks satisfies it.
 type Sink interface {
 	PutDocument(ctx context.Context, tenant string, doc schemas.Document, chunks []schemas.Chunk) error
 }

@@ -8,15 +8,15 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
-	"github.com/annalist-dev/annalist/infra/redis"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/infra/redisdb"
+	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
 
-var _ chunker.Sink = (*redis.Chunks)(nil)
+var _ chunker.Sink = (*redisdb.Chunks)(nil)
 
 // memorySink records what it is given and can fail.
 type memorySink struct {
@@ -101,7 +101,7 @@ func TestHandlerErrors(t *testing.T) {
 // Against a real Redis: the stage stores the document and its chunks, and
 // a redelivered document changes nothing.
 func TestHandlerStoresInRedisIdempotently(t *testing.T) {
-	store := redis.NewChunks(redistest.Client(t))
+	store := redisdb.NewChunks(redistest.Client(t))
 	h := chunker.New(chunker.Config{}).Handler(store)
 	ctx := context.Background()
 	doc := schemas.Document{DocID: "vol-1", Source: "mingshi/001.txt", Collection: "mingshi", Text: volListed}

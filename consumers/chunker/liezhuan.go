@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
 )
 
 // The liezhuan profile reads a document as a volume of biographies in the

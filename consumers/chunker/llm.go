@@ -11,10 +11,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
 
-	"github.com/annalist-dev/annalist/internal/ask"
-	"github.com/annalist-dev/annalist/internal/logging"
+	"github.com/annalist-dev/annalist/internal/kit/ask"
+	"github.com/annalist-dev/annalist/internal/kit/logging"
 )
 
 // PromptVersion names the prompt templates in use; it is logged with every

@@ -13,7 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
-	"github.com/annalist-dev/annalist/internal/llmtest"
+	"github.com/annalist-dev/annalist/internal/kit/llmtest"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -3,14 +3,14 @@ package chunker
 import (
 	"slices"
 
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
 
-	"github.com/annalist-dev/annalist/internal/names"
-	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
+	"github.com/annalist-dev/annalist/internal/lang/zh/names"
 )
 
 // Whether an opening's words name a person is weighed by the profile's
-// name judge (internal/names): the characters of the name, the words
+// name judge (internal/lang/zh/names): the characters of the name, the words
 // after it, whether the volume writes it again, whether it begins with a
 // name the volume presents. A listed name needs no judge: the listing
 // says it is one. Before the judge reads a name, the words written before

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
 )
 
 // The open mode of the liezhuan profile: the entries of a volume found on

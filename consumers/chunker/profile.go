@@ -4,12 +4,12 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/internal/names"
-	"github.com/annalist-dev/annalist/internal/profile"
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
+	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/lang/zh/names"
 )
 
-// Profile names, as internal/profile defines them.
+// Profile names, as internal/lang/profile defines them.
 const (
 	// ProfileLiezhuan reads a document as a volume of biographies: one
 	// chunk per person entry.

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/profile/profiletest"
+	"github.com/annalist-dev/annalist/internal/lang/profile/profiletest"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
-	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -20,7 +20,7 @@ const volQing = `阿克敦张廷瓒
 评曰：二人皆以文学受知。
 `
 
-// A corpus added as profile files only (internal/profile/profiletest/testdata/qingshi,
+// A corpus added as profile files only (internal/lang/profile/profiletest/testdata/qingshi,
 // which extends liezhuan and may open its closing judgement with 评曰) is
 // chunked by entries when a document names it, with its own appraisal
 // opener; no chunker code knows it.

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"unicode"
 
-	"github.com/annalist-dev/annalist/internal/names"
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/lang/zh/names"
 )
 
 // docText is a document prepared for cutting: its runes, its sentences,

@@ -4,9 +4,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/annalist-dev/annalist/internal/names"
+	"github.com/annalist-dev/annalist/internal/lang/zh/names"
 
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
 )
 
 // A sub-entry is a relative's or an attached person's paragraph inside

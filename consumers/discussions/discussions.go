@@ -1,6 +1,6 @@
 // Package discussions is the discussions stage: it reads the discussions
 // topic (a news discussion: background paragraphs and the participants'
-// turns, seed 003), stores each discussion where the discussion_summary
+// turns, KGDS), stores each discussion where the discussion_summary
 // kind's planner reads it, sends every background paragraph into
 // ingestion as a document (chunks, entity linking, the KG, scoped to the
 // discussion by its collection), and asks for the discussion's summary
@@ -31,7 +31,7 @@ import (
 	"github.com/annalist-dev/annalist/topology"
 )
 
-// Store keeps discussions by id; *infra/discussions.Store implements it.
+// Store keeps discussions by id; *infra/discussionstore.Store implements it.
 type Store interface {
 	// Put stores d, replacing a discussion of the same id, and says
 	// whether the store held exactly d already.

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/discussions"
-	store "github.com/annalist-dev/annalist/infra/discussions"
+	store "github.com/annalist-dev/annalist/infra/discussionstore"
 	"github.com/annalist-dev/annalist/infra/pages"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"

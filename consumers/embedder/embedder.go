@@ -6,7 +6,7 @@
 //
 // The stage knows two small interfaces, vectors.Embedder and vectors.Store. infra/embed
 // provides the embedders (an offline hashed n-gram embedder and an
-// OpenAI-compatible one through eino-ext); infra/vector (the embedded HNSW
+// OpenAI-compatible one through eino-ext); infra/hnsw (the embedded HNSW
 // index) and infra/milvus provide the stores.
 package embedder
 
@@ -17,7 +17,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/annalist-dev/annalist/internal/vectors"
+	"github.com/annalist-dev/annalist/internal/ports/vectors"
 
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"

@@ -6,9 +6,9 @@ import (
 
 	"github.com/annalist-dev/annalist/consumers/embedder"
 	"github.com/annalist-dev/annalist/infra/embed"
-	"github.com/annalist-dev/annalist/infra/redis"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
-	"github.com/annalist-dev/annalist/infra/vector"
+	"github.com/annalist-dev/annalist/infra/hnsw"
+	"github.com/annalist-dev/annalist/infra/redisdb"
+	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
@@ -20,7 +20,7 @@ import (
 // documents, and of the same document id in another tenant, stay.
 func TestChunksOfRetractedDocumentsLeaveNoVector(t *testing.T) {
 	ctx := context.Background()
-	docs := redis.NewChunks(redistest.Client(t))
+	docs := redisdb.NewChunks(redistest.Client(t))
 	for _, tn := range []string{"t1", "t2"} {
 		if st, _, err := docs.ClaimVersion(ctx, tn, "gone", "gone.txt", schemas.TextHash("x")); err != nil || st != "new" {
 			t.Fatalf("claim: %s %v", st, err)
@@ -33,7 +33,7 @@ func TestChunksOfRetractedDocumentsLeaveNoVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := vector.Open(vector.Config{})
+	store, err := hnsw.Open(hnsw.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

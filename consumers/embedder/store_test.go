@@ -8,7 +8,7 @@ import (
 
 	"github.com/annalist-dev/annalist/consumers/embedder"
 	"github.com/annalist-dev/annalist/infra/embed"
-	"github.com/annalist-dev/annalist/infra/vector"
+	"github.com/annalist-dev/annalist/infra/hnsw"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 )
@@ -32,7 +32,7 @@ func TestStageWithOfflineEmbedderAndEmbeddedIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	store, err := vector.Open(vector.Config{Dir: dir})
+	store, err := hnsw.Open(hnsw.Config{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestStageWithOfflineEmbedderAndEmbeddedIndex(t *testing.T) {
 	}
 
 	// Reopened from disk, the vectors answer queries.
-	store, err = vector.Open(vector.Config{Dir: dir})
+	store, err = hnsw.Open(hnsw.Config{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func BenchmarkHandle(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	store, err := vector.Open(vector.Config{})
+	store, err := hnsw.Open(hnsw.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

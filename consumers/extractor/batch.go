@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/annalist-dev/annalist/internal/regexmem"
+	"github.com/annalist-dev/annalist/internal/ports/regexmem"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )

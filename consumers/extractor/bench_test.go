@@ -9,8 +9,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
-	"github.com/annalist-dev/annalist/internal/eval"
+	"github.com/annalist-dev/annalist/internal/evaluation/dataset/datasettest"
+	"github.com/annalist-dev/annalist/internal/evaluation/eval"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/extractor"
@@ -106,7 +106,7 @@ func BenchmarkExtractCorpus(b *testing.B) {
 }
 
 // corpusCost chunks and extracts volumes with the scripted ingestion model
-// (internal/eval) as the LLM engine and a fresh regex memory, as `bench
+// (internal/evaluation/eval) as the LLM engine and a fresh regex memory, as `bench
 // ingest --engine llm` does, and extracts the same chunks offline.
 type corpusCost struct {
 	chunks, chunkerCalls int

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+	"github.com/annalist-dev/annalist/internal/evaluation/dataset/datasettest"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/extractor"

@@ -1,8 +1,8 @@
 package extractor
 
 import (
-	"github.com/annalist-dev/annalist/internal/profile"
-	"github.com/annalist-dev/annalist/internal/regexmem"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
+	"github.com/annalist-dev/annalist/internal/ports/regexmem"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

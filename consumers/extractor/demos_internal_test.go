@@ -3,7 +3,7 @@ package extractor
 import (
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
 )
 
 // The hand-made demonstrations of every profile are held to the rules the

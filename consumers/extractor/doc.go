@@ -16,9 +16,9 @@
 //     七十一, never a death dated 七十一) and named relatives (父X, 子X
 //     …). For English prose: born, died (and "aged 71"), native of,
 //     appointed, courtesy name/styled. The chunk's corpus profile
-//     (internal/profile) decides which: Chinese patterns under a Chinese
+//     (internal/lang/profile) decides which: Chinese patterns under a Chinese
 //     profile, English ones under an English profile, whatever characters
-//     the text holds; the eras (internal/era's table), the office lexicon,
+//     the text holds; the eras (internal/lang/zh/era's table), the office lexicon,
 //     the examination terms, the kinship words and the hand-made regex
 //     demonstrations are the profile's data.
 //   - "llm_regex": when the opening chunk of an entry lacks a relation the
@@ -72,7 +72,7 @@
 // People are people (persons.go): every person a triplet names becomes a
 // node of the knowledge graph, so the rules that read names ask for
 // evidence. A sentence that opens with words and a comma introduces a
-// person only when the profile's fitted name judge (internal/names) takes
+// person only when the profile's fitted name judge (internal/lang/zh/names) takes
 // the words for a name; where only a "…人" clause would present him, that
 // clause must be written with characters the corpus's native places hold
 // (data/place_chars.tsv, counted from the development volumes'

@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/profile"
-	"github.com/annalist-dev/annalist/internal/regexmem"
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
+	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/ports/regexmem"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/rs/zerolog"
@@ -20,7 +20,7 @@ import (
 	"github.com/annalist-dev/annalist/topology"
 )
 
-// Profile names, as internal/profile defines them.
+// Profile names, as internal/lang/profile defines them.
 const (
 	ProfileLiezhuan = profile.Liezhuan
 	ProfileGeneric  = profile.Generic

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/annalist-dev/annalist/internal/glossary"
+	"github.com/annalist-dev/annalist/internal/lang/zh/glossary"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
 // ProfileGlossary is the profile of glossary chunks (one entry line each,
-// internal/glossary's format).
+// internal/lang/zh/glossary's format).
 const ProfileGlossary = glossary.Profile
 
 // Pattern names of glossary triplets.

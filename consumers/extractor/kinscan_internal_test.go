@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
 )
 
 // TestKinNamedIsThePattern: the scan finds what the pattern it replaces

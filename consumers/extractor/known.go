@@ -8,14 +8,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
 // Persons reads what the extractor needs of the knowledge graph's persons
 // and of the chunk store to read the facts of a person named in a chunk
-// outside entries (infra/kg.Store and infra/redis.Chunks implement it
+// outside entries (infra/kg.Store and infra/redisdb.Chunks implement it
 // together, see WithPersons).
 type Persons interface {
 	// PersonNames returns the surface forms of a person: the canonical

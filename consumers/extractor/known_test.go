@@ -11,15 +11,15 @@ import (
 
 	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/infra/kg"
-	"github.com/annalist-dev/annalist/infra/redis"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/infra/redisdb"
+	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
 // knownGraph is a real KG that knows 陆文渊 and 顾承泽 from their entries,
 // and a real chunk store, on one Redis client.
-func knownGraph(t *testing.T) (redis.Client, *kg.Store, *redis.Chunks) {
+func knownGraph(t *testing.T) (redisdb.Client, *kg.Store, *redisdb.Chunks) {
 	t.Helper()
 	client := redistest.Client(t)
 	store, err := kg.New(client, kg.Config{})
@@ -30,7 +30,7 @@ func knownGraph(t *testing.T) (redis.Client, *kg.Store, *redis.Chunks) {
 	if _, err := store.Apply(context.Background(), schemas.DefaultTenant, entries, nil); err != nil {
 		t.Fatal(err)
 	}
-	return client, store, redis.NewChunks(client)
+	return client, store, redisdb.NewChunks(client)
 }
 
 // archiveChunk is a chunk of an archive book: no entry, resolved by name.

@@ -8,15 +8,15 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/internal/names"
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/lang/zh/names"
 
-	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
 )
 
 // The classical-Chinese patterns rest on domain knowledge — era names,
 // office titles, examination terms, kinship words, names — which is the
-// profile's (internal/profile): the eras come from the era table, the
+// profile's (internal/lang/profile): the eras come from the era table, the
 // rest from the profile's files. It is deliberately closed: a fact whose
 // tail is not recognisably an office or an era year is not emitted,
 // because a wrong triplet becomes a wrong sentence in a biography, while a
@@ -43,7 +43,7 @@ type han struct {
 	// agents are the corpus counts of clause roles (roles.go); nil
 	// without the profile's file.
 	agents *agentsTable
-	// judge is the profile's fitted name judge (internal/names) and
+	// judge is the profile's fitted name judge (internal/lang/zh/names) and
 	// nameWords the words it reads; nil for a profile without one.
 	judge     *names.Judge
 	nameWords *names.Words

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/internal/names"
+	"github.com/annalist-dev/annalist/internal/lang/zh/names"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -17,7 +17,7 @@ import (
 // else:
 //
 //   - A sentence that opens with words and a comma introduces a person
-//     only when the profile's name judge (internal/names: the characters
+//     only when the profile's name judge (internal/lang/zh/names: the characters
 //     of the run, what the document says of it, the words after it) takes
 //     the run for a name; the entry's person and the chunk's sub-entry,
 //     which the chunker has judged, need no more. Where a "…人" clause of

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
 )
 
 // randomText joins n pieces drawn from pieces.

@@ -5,15 +5,15 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/profile/profiletest"
+	"github.com/annalist-dev/annalist/internal/lang/profile/profiletest"
 
 	"github.com/annalist-dev/annalist/consumers/extractor"
-	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
 // Any era of the table dates a jinshi degree, not only the Ming ones: the
-// eras are internal/era's table, so Qing biographies get their facts.
+// eras are internal/lang/zh/era's table, so Qing biographies get their facts.
 func TestJinshiOfAnyEraOfTheTable(t *testing.T) {
 	for _, tt := range []struct {
 		entry, text, want string
@@ -107,7 +107,7 @@ func TestProfileDecidesThePatterns(t *testing.T) {
 	}
 }
 
-// A corpus added as profile files only (internal/profile/profiletest/testdata/qingshi: it
+// A corpus added as profile files only (internal/lang/profile/profiletest/testdata/qingshi: it
 // extends liezhuan with a Qing office table) is read by the extractor
 // with its own lexicon: an office of its table is taken, one only
 // liezhuan's table knows is not.

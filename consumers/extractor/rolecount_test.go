@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+	"github.com/annalist-dev/annalist/internal/evaluation/dataset/datasettest"
 )
 
 var updateRoles = flag.Bool("update-roles", false, "rewrite data/clause_roles.tsv from the development volumes")

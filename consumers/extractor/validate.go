@@ -9,9 +9,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
 
-	"github.com/annalist-dev/annalist/internal/regexmem"
+	"github.com/annalist-dev/annalist/internal/ports/regexmem"
 
 	"github.com/annalist-dev/annalist/schemas"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/internal/regexmem"
+	"github.com/annalist-dev/annalist/internal/ports/regexmem"
 
 	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/schemas"

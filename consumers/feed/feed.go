@@ -29,14 +29,14 @@ import (
 	"github.com/annalist-dev/annalist/topology"
 )
 
-// Discussions reads stored discussions; *infra/discussions.Store
+// Discussions reads stored discussions; *infra/discussionstore.Store
 // implements it.
 type Discussions interface {
 	Discussion(ctx context.Context, tenant, id string) (d schemas.Discussion, found bool, err error)
 }
 
 // Items stores feed items and announces the stored ones;
-// *infra/discussions.Store implements it.
+// *infra/discussionstore.Store implements it.
 type Items interface {
 	// PutItem stores it unless the store holds the same or a newer
 	// version of the discussion's item.

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/annalist-dev/annalist/consumers/feed"
-	store "github.com/annalist-dev/annalist/infra/discussions"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	store "github.com/annalist-dev/annalist/infra/discussionstore"
+	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"

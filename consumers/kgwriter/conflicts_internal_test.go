@@ -3,7 +3,7 @@ package kgwriter
 import (
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/graph"
+	"github.com/annalist-dev/annalist/internal/ports/graph"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -10,9 +10,9 @@ import (
 	"github.com/annalist-dev/annalist/consumers/kgwriter"
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/infra/pages"
-	"github.com/annalist-dev/annalist/infra/redis"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
-	"github.com/annalist-dev/annalist/internal/graph"
+	"github.com/annalist-dev/annalist/infra/redisdb"
+	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
+	"github.com/annalist-dev/annalist/internal/ports/graph"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
@@ -30,7 +30,7 @@ type reviewRig struct {
 	stage *kgwriter.Stage
 	kg    *kg.Store
 	pages *pages.Store
-	c     redis.Client
+	c     redisdb.Client
 }
 
 func newReviewRig(t *testing.T) reviewRig {

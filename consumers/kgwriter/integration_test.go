@@ -9,7 +9,7 @@ import (
 
 	"github.com/annalist-dev/annalist/consumers/kgwriter"
 	"github.com/annalist-dev/annalist/infra/kg"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"

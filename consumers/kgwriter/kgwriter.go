@@ -31,7 +31,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"

@@ -30,7 +30,7 @@
 // entry_chunk), the candidate was first seen in the chunk's document,
 // unambiguous co-mentioned persons are his KG neighbours, his native place
 // is named, and the era dates of the chunk fall in his life (jinshi,
-// birth and death years; internal/era) or outside it, which counts
+// birth and death years; internal/lang/zh/era) or outside it, which counts
 // against. A courtesy or art name is weaker evidence than a full name: it
 // gains when the full name is in the chunk or the surname precedes it.
 // Precision comes before recall: of several candidates the best must

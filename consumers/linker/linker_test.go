@@ -9,8 +9,8 @@ import (
 	"github.com/annalist-dev/annalist/consumers/linker"
 	"github.com/annalist-dev/annalist/infra/kg"
 	"github.com/annalist-dev/annalist/infra/pages"
-	"github.com/annalist-dev/annalist/infra/redis"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/infra/redisdb"
+	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
@@ -21,8 +21,8 @@ const tenant = schemas.DefaultTenant
 
 type fixture struct {
 	g      *kg.Store
-	chunks *redis.Chunks
-	c      redis.Client
+	chunks *redisdb.Chunks
+	c      redisdb.Client
 	st     *linker.Stage
 }
 
@@ -33,7 +33,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch := redis.NewChunks(c)
+	ch := redisdb.NewChunks(c)
 	st, err := linker.New(g, ch, linker.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -277,7 +277,7 @@ func TestBackfillBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch := redis.NewChunks(c)
+	ch := redisdb.NewChunks(c)
 	st, err := linker.New(g, ch, linker.Config{MaxBackfill: 1, BackfillPage: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -353,7 +353,7 @@ func TestUndecidedMentionReviewed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch := redis.NewChunks(c)
+	ch := redisdb.NewChunks(c)
 	rs := pages.New(c)
 	st, err := linker.New(g, ch, linker.Config{Reviews: rs})
 	if err != nil {
@@ -449,7 +449,7 @@ func TestRedeliveryKeepsLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := &countingGraph{Store: store, rows: map[string]int{}}
-	ch := redis.NewChunks(c)
+	ch := redisdb.NewChunks(c)
 	st, err := linker.New(g, ch, linker.Config{})
 	if err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ import (
 // log-ratios of counts over the distinct names of the fitting corpus and
 // its text (see namePseudo), so that a surname the corpus writes rarely
 // does not read against a name and 之 or 也 never begins one.
-// Its weights and counts are a profile's data (internal/profile,
+// Its weights and counts are a profile's data (internal/lang/profile,
 // mention_model.tsv and mention_chars.tsv), so the evidence of a
 // language travels with its profile. The zero Model says nothing: every
 // occurrence has log-likelihood ratio 0.
@@ -46,7 +46,7 @@ type Model struct {
 // each under the key 0.
 type CharCounts map[rune][7]int64
 
-// CharCountsOf reads a profile's character counts (internal/profile,
+// CharCountsOf reads a profile's character counts (internal/lang/profile,
 // MentionChars): a row per character, "total" for the sums.
 func CharCountsOf(rows map[string][]int64) CharCounts {
 	if len(rows) == 0 {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	corpus "github.com/annalist-dev/annalist/internal/profile"
+	corpus "github.com/annalist-dev/annalist/internal/lang/profile"
 )
 
 // TestFitLearnsContext: on examples where names stand after 与 or at a

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/internal/era"
-	"github.com/annalist-dev/annalist/internal/graph"
+	"github.com/annalist-dev/annalist/internal/lang/zh/era"
+	"github.com/annalist-dev/annalist/internal/ports/graph"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

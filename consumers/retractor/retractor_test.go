@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/retractor"
+	"github.com/annalist-dev/annalist/infra/hnsw"
 	"github.com/annalist-dev/annalist/infra/kg"
-	"github.com/annalist-dev/annalist/infra/redis"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
-	"github.com/annalist-dev/annalist/infra/vector"
-	"github.com/annalist-dev/annalist/internal/vectors"
+	"github.com/annalist-dev/annalist/infra/redisdb"
+	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
+	"github.com/annalist-dev/annalist/internal/ports/vectors"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"
@@ -33,8 +33,8 @@ func TestRetractorRemovesGraphAndVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs := redis.NewChunks(c)
-	vs, err := vector.Open(vector.Config{})
+	docs := redisdb.NewChunks(c)
+	vs, err := hnsw.Open(hnsw.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

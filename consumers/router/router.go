@@ -1,4 +1,4 @@
-// Package router is the router stage (seed 000 §2.3.2 "Router"): it reads
+// Package router is the router stage (Alstorian §2.3.2 "Router"): it reads
 // the verifier's verdicts and sends each failed one to exactly one solver,
 // on the solver's own repairs topic, so each solver scales on its own.
 //

@@ -51,7 +51,7 @@ func TestRoute(t *testing.T) {
 // Every verdict routes to a repairs topic of the routing table and a solver
 // it names. That the router stage writes exactly those topics and that
 // every solver has a stage reading them is checked where the stages are
-// declared (internal/app's registry test).
+// declared (internal/wiring/app's registry test).
 func TestRoutesAreDeclared(t *testing.T) {
 	topics := topology.RepairTopics("")
 	solvers := topology.Solvers()

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+	"github.com/annalist-dev/annalist/internal/evaluation/dataset/datasettest"
 	"github.com/annalist-dev/annalist/topology"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
@@ -19,7 +19,7 @@ import (
 	"github.com/annalist-dev/annalist/consumers/solver"
 	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/consumers/writer"
-	"github.com/annalist-dev/annalist/internal/era"
+	"github.com/annalist-dev/annalist/internal/lang/zh/era"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

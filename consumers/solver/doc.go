@@ -1,4 +1,4 @@
-// Package solver holds the solver agents of the generation loop (seed 000
+// Package solver holds the solver agents of the generation loop (Alstorian
 // §2.3.2, ARCHITECTURE.md §2): each reads a repair — a verdict the router sent it —
 // and answers with one schemas.Correction that the writer re-submits to
 // the verifier as the next attempt of the same sentence. A solver never
@@ -10,7 +10,7 @@
 //   - era (era): dates. The date the references give for the sentence's
 //     event is taken from the verdict's evidence passage, else from the
 //     subject's KG fact of the event; the Gregorian year is recomputed
-//     with the era table (internal/era), after checking that the era year
+//     with the era table (internal/lang/zh/era), after checking that the era year
 //     lies within the era; both are written into the sentence.
 //   - alias (alias): names. The right courtesy name, art name or name is
 //     taken from the subject's KG facts and alias set (the one the

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"unicode"
 
-	"github.com/annalist-dev/annalist/internal/era"
-	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
+	"github.com/annalist-dev/annalist/internal/lang/zh/era"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/solver"
-	"github.com/annalist-dev/annalist/internal/glossary"
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/lang/zh/glossary"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/solver"
-	"github.com/annalist-dev/annalist/internal/llmtest"
+	"github.com/annalist-dev/annalist/internal/kit/llmtest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
 	"github.com/annalist-dev/annalist/schemas"

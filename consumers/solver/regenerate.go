@@ -10,8 +10,8 @@ import (
 
 	"github.com/cloudwego/eino/components/model"
 
-	"github.com/annalist-dev/annalist/internal/ask"
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/kit/ask"
+	"github.com/annalist-dev/annalist/internal/lang/text"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

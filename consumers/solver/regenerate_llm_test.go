@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/solver"
-	"github.com/annalist-dev/annalist/internal/llmtest"
+	"github.com/annalist-dev/annalist/internal/kit/llmtest"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -3,7 +3,7 @@ package solver
 import (
 	"unicode"
 
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
 )
 
 // Punctuation classes of the sentences the solvers edit, Chinese and
@@ -245,7 +245,7 @@ const maxContext = 6
 
 // align finds in ref the value that stands where sent[s:t] stands in
 // sent: the sentence and the reference passage are taken to say the same
-// thing with one value different (seed 000's not-supported error). It
+// thing with one value different (the Alstorian paper's not-supported error). It
 // tries, in order: the longest left and right contexts of the value both
 // found in ref around a short slot; the longest left context alone, then
 // the right one, the slot running as long as the wrong value up to a

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/annalist-dev/annalist/internal/era"
-	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
+	"github.com/annalist-dev/annalist/internal/lang/zh/era"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
@@ -64,7 +64,7 @@ type ReviewStore interface {
 }
 
 // Glossary looks domain terms up: the definition chunks of the entries
-// that have term as a name (internal/glossary.Store).
+// that have term as a name (internal/lang/zh/glossary.Store).
 type Glossary interface {
 	Lookup(ctx context.Context, tenant, term string) ([]schemas.Reference, error)
 }

@@ -3,7 +3,7 @@ package verifier
 import (
 	"unicode"
 
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
 )
 
 // normText is a text reduced to what alignment compares: letters and

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/annalist-dev/annalist/internal/era"
-	"github.com/annalist-dev/annalist/internal/profile"
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
+	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/lang/zh/era"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -13,15 +13,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+	"github.com/annalist-dev/annalist/internal/evaluation/dataset/datasettest"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/consumers/writer"
-	"github.com/annalist-dev/annalist/internal/era"
-	"github.com/annalist-dev/annalist/internal/inject"
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/evaluation/inject"
+	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/lang/zh/era"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -359,7 +359,7 @@ func TestCorpusInjection(t *testing.T) {
 	t.Run("writer", func(t *testing.T) {
 		measureInjection(t, tab, people, func(p *corpusPerson) []string { return writerBiography(t, p) })
 	})
-	// The evaluation's own injector (internal/inject) on the writer's
+	// The evaluation's own injector (internal/evaluation/inject) on the writer's
 	// pages: a second, independent set of mutations.
 	t.Run("writer+inject", func(t *testing.T) {
 		measureWith(t, people, func(p *corpusPerson) []string { return writerBiography(t, p) }, injectMutator(tab, people))
@@ -376,7 +376,7 @@ var (
 // mutator puts an error of a type into a sentence of a person's page.
 type mutator func(p *corpusPerson, s, typ string, rng *rand.Rand) (string, bool)
 
-// injectMutator is internal/inject with a pool of every person's native
+// injectMutator is internal/evaluation/inject with a pool of every person's native
 // places and courtesy names, without the subject's own.
 func injectMutator(tab *era.Table, people []*corpusPerson) mutator {
 	var pool inject.Pool

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/annalist-dev/annalist/internal/era"
+	"github.com/annalist-dev/annalist/internal/lang/zh/era"
 )
 
 // Kinds of date expressions.

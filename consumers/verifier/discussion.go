@@ -11,7 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	core "github.com/annalist-dev/annalist/internal/discussion"
+	core "github.com/annalist-dev/annalist/internal/lang/en/discourse"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

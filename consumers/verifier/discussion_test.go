@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/verifier"
-	core "github.com/annalist-dev/annalist/internal/discussion"
-	"github.com/annalist-dev/annalist/internal/llmtest"
+	"github.com/annalist-dev/annalist/internal/kit/llmtest"
+	core "github.com/annalist-dev/annalist/internal/lang/en/discourse"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -22,7 +22,7 @@ import (
 // the turns.
 func harborRefs(t *testing.T) *schemas.ReferenceSet {
 	t.Helper()
-	b, err := os.ReadFile("../writer/discussion/testdata/harbor.json")
+	b, err := os.ReadFile("../writer/summary/testdata/harbor.json")
 	if err != nil {
 		t.Fatal(err)
 	}

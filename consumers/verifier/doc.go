@@ -5,7 +5,7 @@
 // A sentence is split into atomic facts (Atomic): clauses that carry one
 // piece of information, with names (字X, 号Y), native places (X人) and dates
 // kept as facts of their own. The reference set's corpus profile
-// (internal/profile) decides how: classical-Chinese clause rules under a
+// (internal/lang/profile) decides how: classical-Chinese clause rules under a
 // Chinese profile, English ones under an English profile, whatever
 // characters the sentence holds; the examination terms, the office titles
 // and the kinship words that open another person's sentence are the
@@ -36,7 +36,7 @@
 //
 // # How the offline checker decides
 //
-// References are filtered per fact by token Jaccard (internal/text,
+// References are filtered per fact by token Jaccard (internal/lang/text,
 // CJK-aware: Han characters and bigrams) of their sentences with the fact
 // and with the whole sentence; the best few are kept. Then, in order:
 //

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/annalist-dev/annalist/internal/genmem"
+	"github.com/annalist-dev/annalist/internal/ports/genmem"
 
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/genmem"
+	"github.com/annalist-dev/annalist/internal/ports/genmem"
 
 	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/pipeline"

@@ -12,9 +12,9 @@ import (
 
 	"github.com/cloudwego/eino/components/model"
 
-	"github.com/annalist-dev/annalist/internal/ask"
-	"github.com/annalist-dev/annalist/internal/genmem"
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/kit/ask"
+	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/ports/genmem"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/verifier"
-	"github.com/annalist-dev/annalist/internal/genmem"
-	"github.com/annalist-dev/annalist/internal/llmtest"
+	"github.com/annalist-dev/annalist/internal/kit/llmtest"
+	"github.com/annalist-dev/annalist/internal/ports/genmem"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

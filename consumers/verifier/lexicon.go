@@ -4,12 +4,12 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
 )
 
 // lexicon is what the offline checker reads a sentence with: the
 // language of the reference set's profile and its examination terms,
-// offices and kinship words (internal/profile). It is immutable.
+// offices and kinship words (internal/lang/profile). It is immutable.
 type lexicon struct {
 	// english selects the English clause rules; every other language is
 	// read with the classical-Chinese ones, whose word lists are empty

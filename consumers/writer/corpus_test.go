@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+	"github.com/annalist-dev/annalist/internal/evaluation/dataset/datasettest"
 
 	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/consumers/writer"
@@ -36,7 +36,7 @@ func draftAll(t testing.TB, d writer.Drafter, refs *schemas.ReferenceSet) []sche
 	return nil
 }
 
-// TestOfflineYeXiangGao is the acceptance check of issue 3 on the real
+// TestOfflineYeXiangGao checks the offline engine on the real
 // volume 128: 叶向高's page states his courtesy name 进卿, his native place
 // 福清, his jinshi year 万历十一年 with the Gregorian year 1583 and his
 // highest office, each sentence citing the chunk it comes from.

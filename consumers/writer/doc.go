@@ -7,7 +7,7 @@
 // # Kinds
 //
 // The loop serves every kind of page alike and dispatches on the
-// request's kind through the process's registry (internal/kind). The
+// request's kind through the process's registry (internal/ports/kind). The
 // biography kind lives in the subpackage biography: its planner
 // (Retriever, the knowledge-graph retrieval), and its Spec, which
 // registers this package's drafters.
@@ -17,7 +17,7 @@
 // A Drafter writes sentence k given the sentences accepted so far. Offline
 // is the deterministic extractive engine: from the reference set it
 // computes a plan — identity, birth, examination (with the Gregorian year
-// from internal/era), career and highest office, notable acts copied from
+// from internal/lang/zh/era), career and highest office, notable acts copied from
 // the entry, death — and each sentence is either copied verbatim from a
 // cited chunk or templated from KG facts whose evidence is in the cited
 // chunk, in the language of the sources. LLM drafts the same plan item by
@@ -92,7 +92,7 @@
 //
 // # Review
 //
-// A kind with a Reviewer and an Editor (the topic page, seed 001) runs
+// A kind with a Reviewer and an Editor (the topic page, APOLLO) runs
 // the review loop once its drafter's plan is done (review.go): the
 // reviewer reads the page, every sentence of which has passed the
 // verifier, and returns structured findings (coverage of the curated key

@@ -1,6 +1,6 @@
 package writer
 
-import "github.com/annalist-dev/annalist/internal/kind"
+import "github.com/annalist-dev/annalist/internal/ports/kind"
 
 // Drafter writes a page one sentence at a time. It is the kind port's
 // drafter (kind.Drafter): the writer's engines (Offline, LLM) implement it

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/internal/era"
-	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
+	"github.com/annalist-dev/annalist/internal/lang/zh/era"
 )
 
 // Counters of a plan (Offline.PlanStats), carried into the page's stats.
@@ -484,7 +484,7 @@ func counted(w string, c *clock) int {
 	return c.year
 }
 
-// approxYear places an approximate era date (internal/era's Approx) in its
+// approxYear places an approximate era date (internal/lang/zh/era's Approx) in its
 // era: its first year for 初, its last for 末, its middle otherwise (中, 间).
 func approxYear(e era.Era, approx string) int {
 	switch approx {

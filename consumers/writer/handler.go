@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/ask"
-	"github.com/annalist-dev/annalist/internal/genmem"
-	"github.com/annalist-dev/annalist/internal/kind"
+	"github.com/annalist-dev/annalist/internal/kit/ask"
+	"github.com/annalist-dev/annalist/internal/ports/genmem"
+	"github.com/annalist-dev/annalist/internal/ports/kind"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
@@ -23,7 +23,7 @@ import (
 const (
 	DefaultMaxAttempts  = 3
 	DefaultMaxSentences = 24
-	// DefaultMaxReviewRounds is seed 001's bound on the writer → reviewer
+	// DefaultMaxReviewRounds is APOLLO's bound on the writer → reviewer
 	// → editor loop.
 	DefaultMaxReviewRounds = 3
 )
@@ -45,7 +45,7 @@ type LoopConfig struct {
 	// (default MaxSentences·MaxAttempts).
 	MaxDrafts int
 	// MaxReviewRounds bounds the review loop of a kind with a reviewer
-	// (default DefaultMaxReviewRounds, seed 001's r_max).
+	// (default DefaultMaxReviewRounds, APOLLO's r_max).
 	MaxReviewRounds int
 }
 

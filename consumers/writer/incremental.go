@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/annalist-dev/annalist/internal/genmem"
+	"github.com/annalist-dev/annalist/internal/ports/genmem"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

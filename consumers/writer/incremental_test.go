@@ -15,11 +15,11 @@ import (
 	"github.com/annalist-dev/annalist/consumers/writer/internal/writertest"
 	"github.com/annalist-dev/annalist/infra/memory"
 	"github.com/annalist-dev/annalist/infra/pages"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
-	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
-	"github.com/annalist-dev/annalist/internal/genmem"
-	"github.com/annalist-dev/annalist/internal/kind"
-	"github.com/annalist-dev/annalist/internal/llmtest"
+	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
+	"github.com/annalist-dev/annalist/internal/evaluation/dataset/datasettest"
+	"github.com/annalist-dev/annalist/internal/kit/llmtest"
+	"github.com/annalist-dev/annalist/internal/ports/genmem"
+	"github.com/annalist-dev/annalist/internal/ports/kind"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -476,8 +476,8 @@ func TestIncrementalLLMKeepsVerifiedWording(t *testing.T) {
 	}
 }
 
-// TestIncrementalOneFactOnTheHistoryOfMing is the measure of issue 10 on
-// real biographies: every subject of volume 128 of the History of Ming
+// TestIncrementalOneFactOnTheHistoryOfMing is the incremental-regeneration
+// measure on real biographies: every subject of volume 128 of the History of Ming
 // gets its page, then one new document stating one new fact about them
 // (a birth year), and the page is regenerated. The regenerated pages must
 // keep at least 80 % of their sentences (kept / (kept + rewritten), and

@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
 
 	"github.com/cloudwego/eino/components/model"
 
-	"github.com/annalist-dev/annalist/internal/ask"
+	"github.com/annalist-dev/annalist/internal/kit/ask"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )

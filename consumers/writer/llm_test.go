@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/writer"
-	"github.com/annalist-dev/annalist/internal/llmtest"
+	"github.com/annalist-dev/annalist/internal/kit/llmtest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )

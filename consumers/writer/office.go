@@ -3,11 +3,11 @@ package writer
 import (
 	"strings"
 
-	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
 )
 
 // The offline drafter ranks offices by the grades of the profile's office
-// lexicon (internal/profile, offices.tsv): the civil and military grades
+// lexicon (internal/lang/profile, offices.tsv): the civil and military grades
 // (品) of the Ming bureaucracy, 1 for 正一品, 1.5 for 从一品 and so on, with
 // the Grand Secretary above everyone and commissions without a grade of
 // their own ranked with the title they were usually given. Honorary titles

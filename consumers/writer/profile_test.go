@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/writer"
-	"github.com/annalist-dev/annalist/internal/profile"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
 )
 
 // The reference set's profile decides the plan, not the characters of the

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/annalist-dev/annalist/internal/ask"
-	"github.com/annalist-dev/annalist/internal/genmem"
-	"github.com/annalist-dev/annalist/internal/kind"
+	"github.com/annalist-dev/annalist/internal/kit/ask"
+	"github.com/annalist-dev/annalist/internal/ports/genmem"
+	"github.com/annalist-dev/annalist/internal/ports/kind"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// The review loop (seed 001: writer → reviewer → editor, at most
+// The review loop (APOLLO: writer → reviewer → editor, at most
 // LoopConfig.MaxReviewRounds rounds) of a kind with a Reviewer. It runs
 // once the drafter's plan is done, every sentence of it verified:
 //

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/vectors"
+	"github.com/annalist-dev/annalist/internal/ports/vectors"
 )
 
 // Providers.

@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/internal/vectors"
+	"github.com/annalist-dev/annalist/internal/ports/vectors"
 )
 
 // DefaultOfflineDim is the dimension of the offline embedder when

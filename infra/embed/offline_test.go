@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+	"github.com/annalist-dev/annalist/internal/evaluation/dataset/datasettest"
 
 	"github.com/annalist-dev/annalist/infra/embed"
-	"github.com/annalist-dev/annalist/infra/vector"
+	"github.com/annalist-dev/annalist/infra/hnsw"
 )
 
 func offline(t testing.TB, dim int) *embed.Offline {
@@ -190,7 +190,7 @@ func TestOfflineFindsOwnBiography(t *testing.T) {
 	}
 	// Exact search through the vector index: its dot product is the
 	// vectorised one, which keeps this test fast under the race detector.
-	ix, err := vector.NewIndex(o.Dim(), vector.Params{})
+	ix, err := hnsw.NewIndex(o.Dim(), hnsw.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/vectors"
+	"github.com/annalist-dev/annalist/internal/ports/vectors"
 
 	"github.com/annalist-dev/annalist/infra/embed"
 	"github.com/annalist-dev/annalist/pipeline"

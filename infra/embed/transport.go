@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/backoff"
+	"github.com/annalist-dev/annalist/internal/kit/backoff"
 )
 
 // statusRecord receives the status code of the last HTTP attempt of a

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/backoff"
+	"github.com/annalist-dev/annalist/internal/kit/backoff"
 )
 
 // Defaults of Config; a zero field means its default.

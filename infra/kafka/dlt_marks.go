@@ -8,7 +8,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/infra/redisdb"
 )
 
 // ReplayedTTL is how long a replay marker is kept: longer than the
@@ -19,10 +19,10 @@ const ReplayedTTL = 30 * 24 * time.Hour
 
 // RedisReplayMarks keeps replay markers in Redis, one key per dead letter:
 // dlt:replayed:<dlt topic>:<partition>:<offset>, holding the replay time.
-type RedisReplayMarks struct{ c redis.Client }
+type RedisReplayMarks struct{ c redisdb.Client }
 
 // NewRedisReplayMarks returns the Redis marker store.
-func NewRedisReplayMarks(c redis.Client) *RedisReplayMarks { return &RedisReplayMarks{c: c} }
+func NewRedisReplayMarks(c redisdb.Client) *RedisReplayMarks { return &RedisReplayMarks{c: c} }
 
 // errNoRedis is the answer of a marker store built without a client (a
 // process that did not open Redis).

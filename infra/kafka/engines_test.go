@@ -16,8 +16,8 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/annalist-dev/annalist/infra/kafka"
-	"github.com/annalist-dev/annalist/internal/enginestest"
-	"github.com/annalist-dev/annalist/internal/logging/logtest"
+	"github.com/annalist-dev/annalist/internal/kit/enginestest"
+	"github.com/annalist-dev/annalist/internal/kit/logging/logtest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
@@ -27,7 +27,7 @@ import (
 // and the runner where kafka-go has known problems with real brokers
 // (compacted topics, rebalances, a broker restart, topics used right after
 // their creation, records at the size limit), against the Apache Kafka
-// broker of internal/enginestest. The broker is shared: every test has
+// broker of internal/kit/enginestest. The broker is shared: every test has
 // topics and a consumer group of its own (enginePrefix), and
 // TestEnginesBrokerRestartMidConsumption restarts it, so the suite runs
 // with go test -p 1.

@@ -16,8 +16,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/annalist-dev/annalist/infra/kafka"
-	"github.com/annalist-dev/annalist/infra/redis"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/infra/redisdb"
+	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
@@ -36,8 +36,8 @@ const (
 type env struct {
 	t     testing.TB
 	cfg   kafka.Config
-	redis redis.Client
-	seen  *redis.Seen
+	redis redisdb.Client
+	seen  *redisdb.Seen
 	prod  *kafka.Producer
 
 	// in and out are the stage's input and output topics.
@@ -96,7 +96,7 @@ func newEnvOn(t testing.TB, cfg kafka.Config, prefix string, patience time.Durat
 		t.Fatalf("ensure topics: %v", err)
 	}
 	e.redis = redistest.Client(t)
-	e.seen = redis.NewSeen(e.redis, time.Hour)
+	e.seen = redisdb.NewSeen(e.redis, time.Hour)
 	e.prod = kafka.NewProducer(cfg)
 	t.Cleanup(func() { _ = e.prod.Close() })
 	return e
@@ -159,7 +159,7 @@ func docs(prefix string, n int) []schemas.Document {
 // Like a transactional batch handler, it checks every input before it
 // touches Redis, so a failed batch has no side effect.
 type effects struct {
-	rc redis.Client
+	rc redisdb.Client
 	// out is the topic of the outputs.
 	out string
 
@@ -233,7 +233,7 @@ func (f *effects) callsSnapshot() map[string]int {
 func (e *env) sideEffects(eventID string) int {
 	e.t.Helper()
 	n, err := e.redis.Get(context.Background(), "fx:"+eventID).Int()
-	if errors.Is(err, redis.Nil) {
+	if errors.Is(err, redisdb.Nil) {
 		return 0
 	}
 	if err != nil {
@@ -449,4 +449,4 @@ func joinIDs(m map[string]bool) string {
 }
 
 // The Redis marker store is the Deduper the CLI wires in.
-var _ kafka.Deduper = (*redis.Seen)(nil)
+var _ kafka.Deduper = (*redisdb.Seen)(nil)

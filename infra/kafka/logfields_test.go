@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/logging/logtest"
+	"github.com/annalist-dev/annalist/internal/kit/logging/logtest"
 
 	"github.com/rs/zerolog"
 

@@ -12,7 +12,7 @@ import (
 	"github.com/rs/zerolog"
 	kafkago "github.com/segmentio/kafka-go"
 
-	"github.com/annalist-dev/annalist/internal/logging"
+	"github.com/annalist-dev/annalist/internal/kit/logging"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/pipeline/middleware"
 	"github.com/annalist-dev/annalist/schemas"
@@ -20,7 +20,7 @@ import (
 )
 
 // Deduper remembers which events a consumer group has finished: the seen:
-// markers. *infra/redis.Seen implements it. The runtime uses it through
+// markers. *infra/redisdb.Seen implements it. The runtime uses it through
 // middleware.Idempotent, which sets markers only after the broker
 // acknowledged the events' outputs.
 type Deduper = middleware.Deduper

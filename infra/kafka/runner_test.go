@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/logging/logtest"
+	"github.com/annalist-dev/annalist/internal/kit/logging/logtest"
 
 	"github.com/rs/zerolog"
 	kafkago "github.com/segmentio/kafka-go"

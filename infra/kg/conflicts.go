@@ -8,7 +8,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/annalist-dev/annalist/internal/graph"
+	"github.com/annalist-dev/annalist/internal/ports/graph"
 )
 
 // Disagreements returns, for each of edgeIDs, the edge and the other edges

@@ -2,7 +2,7 @@
 // with their provenance, the surface forms that name each entity, and the
 // chunks that mention it. The kg-writer stage writes it through Apply;
 // retrieval, the solvers and `annalist kg show` read it through Resolve,
-// Entity and Neighbourhood, whose result types are in internal/kgview.
+// Entity and Neighbourhood, whose result types are in internal/kit/kgview.
 //
 // # Keys
 //

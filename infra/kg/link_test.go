@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/infra/kg"
-	"github.com/annalist-dev/annalist/infra/redis"
-	"github.com/annalist-dev/annalist/internal/graph"
+	"github.com/annalist-dev/annalist/infra/redisdb"
+	"github.com/annalist-dev/annalist/internal/ports/graph"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -277,7 +277,7 @@ func TestLastLinkOfARetractedNode(t *testing.T) {
 
 // storeWithYe is a store holding 叶向高 with his courtesy name 进卿, and his
 // person id.
-func storeWithYe(t *testing.T) (*kg.Store, redis.Client, string) {
+func storeWithYe(t *testing.T) (*kg.Store, redisdb.Client, string) {
 	t.Helper()
 	s, c := newStore(t, kg.Config{})
 	if _, err := s.Apply(context.Background(), tenant, triplets("d1", "c-ye", "叶向高", "c-ye",

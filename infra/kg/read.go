@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/annalist-dev/annalist/internal/graph"
+	"github.com/annalist-dev/annalist/internal/ports/graph"
 
 	goredis "github.com/redis/go-redis/v9"
 )

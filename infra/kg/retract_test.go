@@ -8,12 +8,12 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/infra/kg"
-	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/infra/redisdb"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
 // storeDoc stores a document of one chunk per text, as the chunker does.
-func storeDoc(t *testing.T, st *redis.Chunks, tenant, doc string, texts ...string) {
+func storeDoc(t *testing.T, st *redisdb.Chunks, tenant, doc string, texts ...string) {
 	t.Helper()
 	var cs []schemas.Chunk
 	end := 0
@@ -28,7 +28,7 @@ func storeDoc(t *testing.T, st *redis.Chunks, tenant, doc string, texts ...strin
 	}
 }
 
-func mark(t *testing.T, st *redis.Chunks, tenant string, r schemas.Retraction) {
+func mark(t *testing.T, st *redisdb.Chunks, tenant string, r schemas.Retraction) {
 	t.Helper()
 	if r.At == "" {
 		r.At = "2026-01-02T03:04:05Z"
@@ -82,7 +82,7 @@ func byEntity(ups []schemas.KGUpdate) map[string]schemas.KGUpdate {
 func TestRetractRemovesExactlyTheDocument(t *testing.T) {
 	ctx := context.Background()
 	s, c := newStore(t, kg.Config{})
-	chunks := redis.NewChunks(c)
+	chunks := redisdb.NewChunks(c)
 	for _, tn := range []string{tenant, "other"} {
 		storeDoc(t, chunks, tn, "da", "叶向高，字进卿，福清人。")
 		applyTo(t, s, tn, entry())
@@ -195,7 +195,7 @@ func TestRetractUnchunkedDocument(t *testing.T) {
 	if err != nil || len(ups) != 0 || len(dumpTenant(t, c, tenant)) != 0 {
 		t.Fatalf("unknown document: %+v, %v, keys %v", ups, err, dumpTenant(t, c, tenant))
 	}
-	chunks := redis.NewChunks(c)
+	chunks := redisdb.NewChunks(c)
 	if st, _, err := chunks.ClaimVersion(context.Background(), tenant, "early", "early.txt", schemas.TextHash("x")); err != nil || st != "new" {
 		t.Fatalf("claim: %s %v", st, err)
 	}

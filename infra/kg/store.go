@@ -12,7 +12,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/infra/redisdb"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -59,7 +59,7 @@ func (c Config) Validate() error {
 // Store is the knowledge graph of every tenant in one Redis. It is safe for
 // concurrent use.
 type Store struct {
-	c     redis.Client
+	c     redisdb.Client
 	cfg   Config
 	apply *goredis.Script
 }
@@ -68,7 +68,7 @@ type Store struct {
 var applySource string
 
 // New returns a store on c.
-func New(c redis.Client, cfg Config) (*Store, error) {
+func New(c redisdb.Client, cfg Config) (*Store, error) {
 	if c == nil {
 		return nil, errors.New("new kg store: no redis client")
 	}

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/graph"
+	"github.com/annalist-dev/annalist/internal/ports/graph"
 
 	"github.com/annalist-dev/annalist/infra/kg"
-	"github.com/annalist-dev/annalist/infra/redis"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/infra/redisdb"
+	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -23,7 +23,7 @@ const tenant = schemas.DefaultTenant
 
 var fixedNow = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 
-func newStore(t testing.TB, cfg kg.Config) (*kg.Store, redis.Client) {
+func newStore(t testing.TB, cfg kg.Config) (*kg.Store, redisdb.Client) {
 	t.Helper()
 	c := redistest.Client(t)
 	if cfg.Now == nil {
@@ -385,20 +385,20 @@ func TestContinuationChunksShareTheEntryPerson(t *testing.T) {
 
 // dump reads every key of the database with its full content, for
 // comparing two states.
-func dump(t testing.TB, c redis.Client) map[string]string {
+func dump(t testing.TB, c redisdb.Client) map[string]string {
 	t.Helper()
 	return dumpKeys(t, c, "*")
 }
 
 // dumpTenant is dump of one tenant's keys (they carry it between braces).
-func dumpTenant(t testing.TB, c redis.Client, tenant string) map[string]string {
+func dumpTenant(t testing.TB, c redisdb.Client, tenant string) map[string]string {
 	t.Helper()
 	return dumpKeys(t, c, "*{"+tenant+"}*")
 }
 
 // dumpKeys reads every key matching pattern into a comparable string:
 // sets and hash fields sorted, sorted sets with their scores.
-func dumpKeys(t testing.TB, c redis.Client, pattern string) map[string]string {
+func dumpKeys(t testing.TB, c redisdb.Client, pattern string) map[string]string {
 	t.Helper()
 	ctx := context.Background()
 	keys, err := c.Keys(ctx, pattern).Result()

@@ -9,7 +9,7 @@ import (
 
 // AnswerKind classifies a model's answer by whether a JSON object can be
 // read from it. Every agent of the LLM engine asks for exactly one JSON
-// object (internal/ask), so this is the first half of "usable"; whether
+// object (internal/kit/ask), so this is the first half of "usable"; whether
 // the object has the fields asked for is the caller's check.
 type AnswerKind int
 

@@ -33,7 +33,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 	goopenai "github.com/meguminnnnnnnnn/go-openai"
 
-	"github.com/annalist-dev/annalist/internal/backoff"
+	"github.com/annalist-dev/annalist/internal/kit/backoff"
 	"github.com/annalist-dev/annalist/pipeline"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/annalist-dev/annalist/infra/llm"
-	"github.com/annalist-dev/annalist/internal/llmtest"
+	"github.com/annalist-dev/annalist/internal/kit/llmtest"
 	"github.com/annalist-dev/annalist/pipeline"
 )
 

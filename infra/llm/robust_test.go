@@ -13,7 +13,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/annalist-dev/annalist/infra/llm"
-	"github.com/annalist-dev/annalist/internal/ask"
+	"github.com/annalist-dev/annalist/internal/kit/ask"
 )
 
 // finished answers content with a finish_reason and usage.
@@ -39,7 +39,7 @@ type sentence struct {
 	Text string `json:"text"`
 }
 
-// askSentence asks m for a sentence through internal/ask, the way every
+// askSentence asks m for a sentence through internal/kit/ask, the way every
 // agent of the LLM engine asks.
 func askSentence(ctx context.Context, m *llm.Model) (string, int, error) {
 	return ask.JSON(ctx, m, ask.Request[sentence, string]{
@@ -55,7 +55,7 @@ func askSentence(ctx context.Context, m *llm.Model) (string, int, error) {
 }
 
 // What small local models answer, through the OpenAI-compatible client
-// and internal/ask: each answer is either used or ends the question with
+// and internal/kit/ask: each answer is either used or ends the question with
 // ask.ErrRejected (the agents' documented fallback), and Usage says which.
 func TestAnswersOfASmallModel(t *testing.T) {
 	ctx := context.Background()

@@ -21,11 +21,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/regexmem"
+	"github.com/annalist-dev/annalist/internal/ports/regexmem"
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/infra/redisdb"
 )
 
 // DefaultMaxPatterns bounds the patterns kept per tenant and profile.
@@ -34,7 +34,7 @@ const DefaultMaxPatterns = 500
 // Regexes is the extractor's regex memory in Redis. It is safe for
 // concurrent use.
 type Regexes struct {
-	c   redis.Client
+	c   redisdb.Client
 	max int
 }
 
@@ -43,7 +43,7 @@ var _ regexmem.Memory = (*Regexes)(nil)
 // NewRegexes returns a memory on c that keeps at most max patterns per
 // tenant and profile (max <= 0 means DefaultMaxPatterns); past that, saving
 // a new pattern evicts the least used ones.
-func NewRegexes(c redis.Client, max int) *Regexes {
+func NewRegexes(c redisdb.Client, max int) *Regexes {
 	if max <= 0 {
 		max = DefaultMaxPatterns
 	}

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/regexmem"
+	"github.com/annalist-dev/annalist/internal/ports/regexmem"
 
 	"github.com/annalist-dev/annalist/infra/memory"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
 )
 
 var _ regexmem.Memory = (*memory.Regexes)(nil)

@@ -13,11 +13,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/genmem"
+	"github.com/annalist-dev/annalist/internal/ports/genmem"
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/infra/redisdb"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -53,7 +53,7 @@ const DefaultRequestTTL = 24 * time.Hour
 //
 // It is safe for concurrent use.
 type Requests struct {
-	c   redis.Client
+	c   redisdb.Client
 	ttl time.Duration
 
 	// refs are the reference sets and finals the final sentences read
@@ -110,7 +110,7 @@ var _ genmem.Memory = (*Requests)(nil)
 
 // NewRequests returns the request memory on c; ttl <= 0 means
 // DefaultRequestTTL.
-func NewRequests(c redis.Client, ttl time.Duration) *Requests {
+func NewRequests(c redisdb.Client, ttl time.Duration) *Requests {
 	if ttl <= 0 {
 		ttl = DefaultRequestTTL
 	}

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/annalist-dev/annalist/infra/milvus"
-	"github.com/annalist-dev/annalist/internal/vectors"
-	"github.com/annalist-dev/annalist/internal/vectors/vectortest"
+	"github.com/annalist-dev/annalist/internal/ports/vectors"
+	"github.com/annalist-dev/annalist/internal/ports/vectors/vectortest"
 )
 
 // TestStoreContractOnFake runs the vector port's contract suite against

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/annalist-dev/annalist/infra/milvus"
-	"github.com/annalist-dev/annalist/internal/enginestest"
-	"github.com/annalist-dev/annalist/internal/vectors"
-	"github.com/annalist-dev/annalist/internal/vectors/vectortest"
+	"github.com/annalist-dev/annalist/internal/kit/enginestest"
+	"github.com/annalist-dev/annalist/internal/ports/vectors"
+	"github.com/annalist-dev/annalist/internal/ports/vectors/vectortest"
 )
 
 // TestEnginesStoreContract runs the vector port's contract suite against

@@ -32,7 +32,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
-	"github.com/annalist-dev/annalist/internal/vectors"
+	"github.com/annalist-dev/annalist/internal/ports/vectors"
 
 	"github.com/milvus-io/milvus/client/v2/entity"
 	"github.com/milvus-io/milvus/client/v2/index"

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/vectors"
+	"github.com/annalist-dev/annalist/internal/ports/vectors"
 
 	"github.com/annalist-dev/annalist/infra/milvus"
 	"github.com/annalist-dev/annalist/pipeline"

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/annalist-dev/annalist/infra/pages"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

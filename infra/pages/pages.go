@@ -52,7 +52,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/infra/redisdb"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -69,10 +69,10 @@ const RequestTTL = 7 * 24 * time.Hour
 
 // Store is the page, request and review store. It is safe for concurrent
 // use.
-type Store struct{ c redis.Client }
+type Store struct{ c redisdb.Client }
 
 // New returns the store on c.
-func New(c redis.Client) *Store { return &Store{c: c} }
+func New(c redisdb.Client) *Store { return &Store{c: c} }
 
 // pageKey is the key of the current page of kind about subject; an empty
 // kind is a biography.

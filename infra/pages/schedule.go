@@ -10,7 +10,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/annalist-dev/annalist/infra/redis"
+	"github.com/annalist-dev/annalist/infra/redisdb"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -39,10 +39,10 @@ import (
 // and whose request, published again under the same id, is deduplicated
 // downstream. A trigger recorded while the page is in flight starts a new
 // pending trigger; it is claimed after the in-flight one is acknowledged.
-type Schedule struct{ c redis.Client }
+type Schedule struct{ c redisdb.Client }
 
 // NewSchedule returns the schedule on c.
-func NewSchedule(c redis.Client) *Schedule { return &Schedule{c: c} }
+func NewSchedule(c redisdb.Client) *Schedule { return &Schedule{c: c} }
 
 // Schedule returns the schedule on the store's Redis.
 func (s *Store) Schedule() *Schedule { return NewSchedule(s.c) }

@@ -30,7 +30,7 @@
 //  8. CheckShape makes an answer without one output list per input a
 //     permanent error.
 //
-// Inside them the application adds its own (internal/app records document
+// Inside them the application adds its own (internal/wiring/app records document
 // progress for the ingestion stages), then the stage's handler.
 //
 // Why this order. Idempotent is outermost so that a skipped input costs

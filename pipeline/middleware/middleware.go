@@ -195,7 +195,7 @@ func Idempotent(d Deduper, group string) Middleware {
 }
 
 // Deduper remembers which events a consumer group has finished: the seen:
-// markers (*infra/redis.Seen implements it).
+// markers (*infra/redisdb.Seen implements it).
 type Deduper interface {
 	// Seen reports, for each event id in order, whether group finished it.
 	Seen(ctx context.Context, group string, eventIDs []string) ([]bool, error)

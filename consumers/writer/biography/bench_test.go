@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/annalist-dev/annalist/internal/dataset/datasettest"
+	"github.com/annalist-dev/annalist/internal/evaluation/dataset/datasettest"
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/consumers/writer/biography"
 	"github.com/annalist-dev/annalist/consumers/writer/internal/writertest"
-	"github.com/annalist-dev/annalist/internal/demo"
+	"github.com/annalist-dev/annalist/internal/wiring/demo"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -41,7 +41,7 @@ func demoDocs(tb testing.TB) []schemas.Document {
 
 // benchRetrieve retrieves the subjects in turn and reports the latency
 // percentiles of one Retrieve over loopback Redis (the acceptance is p99
-// ≤ 2 ms; seed 000 reports 1.46 ms).
+// ≤ 2 ms; the Alstorian paper reports 1.46 ms).
 func benchRetrieve(b *testing.B, w *writertest.World, subjects []string) {
 	r := biography.NewRetriever(w.G, w.Chunks)
 	ctx := context.Background()

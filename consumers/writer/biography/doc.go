@@ -3,7 +3,7 @@
 // writer's drafters it is written with, and its layout — the life, then,
 // when other documents say of the person what they do not date, a part
 // for that evidence (Spec) — registered in the process's kind registry
-// (internal/kind) by the wiring.
+// (internal/ports/kind) by the wiring.
 //
 // # Retrieval
 //
@@ -16,7 +16,7 @@
 // people, so neighbour chunks are taken only when their text names the
 // subject. On the History of Ming biographies the graph retriever scores
 // macro F1 0.968 against 0.156 for vector search alone (`annalist eval
-// retrieval`; seed 000 Table 2 reports 0.923 against 0.456).
+// retrieval`; Alstorian Table 2 reports 0.923 against 0.456).
 //
 // Mentions are ordered for the bound on references: a text that names the
 // person in more of its sentences (an archive note about him) before one

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/annalist-dev/annalist/internal/graph"
-	"github.com/annalist-dev/annalist/internal/kind"
-	"github.com/annalist-dev/annalist/internal/text"
-	"github.com/annalist-dev/annalist/internal/vectors"
+	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/ports/graph"
+	"github.com/annalist-dev/annalist/internal/ports/kind"
+	"github.com/annalist-dev/annalist/internal/ports/vectors"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -39,7 +39,7 @@ type Linked interface {
 	Linked(ctx context.Context, tenant, entity string) ([]string, error)
 }
 
-// Chunks reads stored chunks; infra/redis's Chunks implements it.
+// Chunks reads stored chunks; infra/redisdb's Chunks implements it.
 type Chunks interface {
 	// Get returns the chunks with the given ids that exist, in order.
 	Get(ctx context.Context, tenant string, ids []string) ([]schemas.Chunk, error)

@@ -6,12 +6,12 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/annalist-dev/annalist/internal/vectors"
+	"github.com/annalist-dev/annalist/internal/ports/vectors"
 
 	"github.com/annalist-dev/annalist/consumers/writer/biography"
 	"github.com/annalist-dev/annalist/consumers/writer/internal/writertest"
 	"github.com/annalist-dev/annalist/infra/kg"
-	"github.com/annalist-dev/annalist/internal/kind"
+	"github.com/annalist-dev/annalist/internal/ports/kind"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/annalist-dev/annalist/consumers/writer"
-	"github.com/annalist-dev/annalist/internal/kind"
+	"github.com/annalist-dev/annalist/internal/ports/kind"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

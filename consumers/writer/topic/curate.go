@@ -8,12 +8,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/annalist-dev/annalist/internal/era"
-	"github.com/annalist-dev/annalist/internal/glossary"
-	"github.com/annalist-dev/annalist/internal/graph"
-	"github.com/annalist-dev/annalist/internal/kind"
-	"github.com/annalist-dev/annalist/internal/text"
-	"github.com/annalist-dev/annalist/internal/vectors"
+	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/lang/zh/era"
+	"github.com/annalist-dev/annalist/internal/lang/zh/glossary"
+	"github.com/annalist-dev/annalist/internal/ports/graph"
+	"github.com/annalist-dev/annalist/internal/ports/kind"
+	"github.com/annalist-dev/annalist/internal/ports/vectors"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -47,7 +47,7 @@ type Linked interface {
 	LinkedOf(ctx context.Context, tenant string, entities []string) ([][]string, error)
 }
 
-// Chunks reads stored chunks; infra/redis's Chunks implements it.
+// Chunks reads stored chunks; infra/redisdb's Chunks implements it.
 type Chunks interface {
 	// Get returns the chunks with the given ids that exist, in order.
 	Get(ctx context.Context, tenant string, ids []string) ([]schemas.Chunk, error)

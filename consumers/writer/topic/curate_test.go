@@ -16,10 +16,10 @@ import (
 	"github.com/annalist-dev/annalist/consumers/writer/internal/writertest"
 	"github.com/annalist-dev/annalist/consumers/writer/topic"
 	"github.com/annalist-dev/annalist/infra/kg"
-	"github.com/annalist-dev/annalist/internal/demo"
-	"github.com/annalist-dev/annalist/internal/kind"
-	"github.com/annalist-dev/annalist/internal/text"
-	"github.com/annalist-dev/annalist/internal/vectors"
+	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/ports/kind"
+	"github.com/annalist-dev/annalist/internal/ports/vectors"
+	"github.com/annalist-dev/annalist/internal/wiring/demo"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

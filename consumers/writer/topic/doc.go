@@ -1,6 +1,6 @@
-// Package topic is the topic-page kind (issue 11): a page about a place,
+// Package topic is the topic-page kind: a page about a place,
 // an office, an era year, a person's circle, a glossary term or a free-text
-// subject, written from a curation of the knowledge graph (seed 001's
+// subject, written from a curation of the knowledge graph (APOLLO's
 // knowledge curation, here over the graph rather than the web) and revised
 // by a critical reviewer and an editor.
 //
@@ -43,7 +43,7 @@
 //
 //   - place: the natives, grouped into sections by the reign era of their
 //     period (the year of their jinshi, else the first era date of their
-//     entry), sections and people in Gregorian order (internal/era), the
+//     entry), sections and people in Gregorian order (internal/lang/zh/era), the
 //     undated last;
 //   - office: the holders, likewise, the period being the last era date
 //     before the appointment in its passage (the narrative's date of it),
@@ -84,7 +84,7 @@
 //     else another sentence naming it): the planned one was drafted and
 //     did not stay.
 //   - redundancy: a sentence equal to an earlier one, or with token
-//     Jaccard ≥ NearDuplicate (internal/text). The later one is dropped.
+//     Jaccard ≥ NearDuplicate (internal/lang/text). The later one is dropped.
 //   - order: a sentence whose period is earlier than one above it in its
 //     section. It moves after the last sentence of the section not later
 //     than it.

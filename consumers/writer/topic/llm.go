@@ -13,10 +13,10 @@ import (
 	"github.com/cloudwego/eino/components/model"
 
 	"github.com/annalist-dev/annalist/consumers/writer"
-	"github.com/annalist-dev/annalist/internal/ask"
-	"github.com/annalist-dev/annalist/internal/kind"
-	"github.com/annalist-dev/annalist/internal/profile"
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/kit/ask"
+	"github.com/annalist-dev/annalist/internal/lang/profile"
+	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/ports/kind"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -59,7 +59,7 @@ func (c LLMConfig) withDefaults() LLMConfig {
 // LLM is the topic kind's LLM engine: a drafter that words the offline
 // plan through a chat model, one Item per sentence, and the reviewer and
 // editor of the review loop asked through the same model. Every answer is
-// strict JSON (internal/ask), validated against the reference set and the
+// strict JSON (internal/kit/ask), validated against the reference set and the
 // page; a rejected answer is asked again with the reason, a bounded
 // number of times. Safe for concurrent use.
 type LLM struct {

@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/annalist-dev/annalist/internal/era"
-	"github.com/annalist-dev/annalist/internal/glossary"
-	"github.com/annalist-dev/annalist/internal/graph"
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/lang/zh/era"
+	"github.com/annalist-dev/annalist/internal/lang/zh/glossary"
+	"github.com/annalist-dev/annalist/internal/ports/graph"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

@@ -7,14 +7,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/annalist-dev/annalist/internal/kind"
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/ports/kind"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
 // Review thresholds.
 const (
-	// NearDuplicate is the token Jaccard (internal/text) from which two
+	// NearDuplicate is the token Jaccard (internal/lang/text) from which two
 	// sentences say the same thing.
 	NearDuplicate = 0.8
 	// LongSection is the least number of sentences of a section too long

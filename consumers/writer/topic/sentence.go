@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/annalist-dev/annalist/internal/text"
+	"github.com/annalist-dev/annalist/internal/lang/text"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

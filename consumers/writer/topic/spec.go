@@ -1,7 +1,7 @@
 package topic
 
 import (
-	"github.com/annalist-dev/annalist/internal/kind"
+	"github.com/annalist-dev/annalist/internal/ports/kind"
 	"github.com/annalist-dev/annalist/schemas"
 )
 

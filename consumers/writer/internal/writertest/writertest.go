@@ -14,8 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/infra/kg"
-	"github.com/annalist-dev/annalist/infra/redis"
-	"github.com/annalist-dev/annalist/infra/redis/redistest"
+	"github.com/annalist-dev/annalist/infra/redisdb"
+	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
@@ -27,7 +27,7 @@ const Tenant = "t1"
 // World is a knowledge graph and chunk store on a real redis-server.
 type World struct {
 	G      *kg.Store
-	Chunks *redis.Chunks
+	Chunks *redisdb.Chunks
 }
 
 // NewWorld returns an empty world on a fresh redis-server (redistest).
@@ -38,7 +38,7 @@ func NewWorld(t testing.TB) *World {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &World{G: g, Chunks: redis.NewChunks(c)}
+	return &World{G: g, Chunks: redisdb.NewChunks(c)}
 }
 
 // Piece is one chunk of a fixture document; Entry names the person whose

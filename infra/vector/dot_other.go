@@ -1,6 +1,0 @@
-//go:build !amd64
-
-package vector
-
-// dot is the inner product of a and b[:len(a)].
-func dot(a, b []float32) float32 { return dotGeneric(a, b) }

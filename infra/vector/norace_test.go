@@ -1,5 +1,0 @@
-//go:build !race
-
-package vector_test
-
-const raceEnabled = false
