@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/discussions"
-	store "github.com/annalist-dev/annalist/infra/discussionstore"
+	"github.com/annalist-dev/annalist/infra/discussionstore"
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
@@ -67,7 +67,7 @@ var onDiscussions = pipelinetest.Topic(topology.Discussions)
 func TestDiscussionIsStoredIngestedAndRequested(t *testing.T) {
 	ctx := context.Background()
 	c := redistest.Client(t)
-	ds, ps := store.New(c), pages.New(c)
+	ds, ps := discussionstore.New(c), pages.New(c)
 	st, err := discussions.New(ds, &recorder{pages: ps})
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestDiscussionFailures(t *testing.T) {
 	ctx := context.Background()
 	c := redistest.Client(t)
 	ps := pages.New(c)
-	st, err := discussions.New(store.New(c), &recorder{pages: ps})
+	st, err := discussions.New(discussionstore.New(c), &recorder{pages: ps})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestDiscussionFailures(t *testing.T) {
 	if _, err := down.Handle(ctx, pipelinetest.Input(discussion("8"), onDiscussions, pipelinetest.Tenant("t"), pipelinetest.Event("ev-down"))); err == nil || pipeline.IsPermanent(err) {
 		t.Errorf("store down: %v, want a transient error", err)
 	}
-	outage, err := discussions.New(store.New(c), &recorder{pages: ps, fail: errors.New("redis: connection pool timeout")})
+	outage, err := discussions.New(discussionstore.New(c), &recorder{pages: ps, fail: errors.New("redis: connection pool timeout")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/annalist-dev/annalist/consumers/feed"
-	store "github.com/annalist-dev/annalist/infra/discussionstore"
+	"github.com/annalist-dev/annalist/infra/discussionstore"
 	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/pipeline/pipelinetest"
@@ -140,7 +140,7 @@ func TestStagePublishesFeedItems(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	c := redistest.Client(t)
-	s := store.New(c)
+	s := discussionstore.New(c)
 	tenant := "t-feed-" + time.Now().Format("150405.000000")
 	if _, err := s.Put(ctx, tenant, discussion()); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"github.com/annalist-dev/annalist/consumers/writer/summary"
 	"github.com/annalist-dev/annalist/infra/discussionstore"
 	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
-	core "github.com/annalist-dev/annalist/internal/lang/en/discourse"
+	"github.com/annalist-dev/annalist/internal/lang/en/discourse"
 	"github.com/annalist-dev/annalist/internal/ports/kind"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
@@ -96,7 +96,7 @@ func TestOfflineDraftsTheSummary(t *testing.T) {
 	ctx := context.Background()
 	d := harbor(t)
 	refs := summary.References(d)
-	want := core.Summarize(d)
+	want := discourse.Summarize(d)
 	off := summary.NewOffline()
 
 	var got []schemas.Draft

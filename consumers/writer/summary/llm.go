@@ -17,7 +17,7 @@ import (
 
 	"github.com/annalist-dev/annalist/consumers/writer"
 	"github.com/annalist-dev/annalist/internal/kit/ask"
-	core "github.com/annalist-dev/annalist/internal/lang/en/discourse"
+	"github.com/annalist-dev/annalist/internal/lang/en/discourse"
 	"github.com/annalist-dev/annalist/internal/lang/text"
 	"github.com/annalist-dev/annalist/internal/ports/kind"
 	"github.com/annalist-dev/annalist/pipeline"
@@ -205,7 +205,7 @@ type llmOpinion struct {
 // ask asks the model for the summary and validates it (summaryOf).
 func (l *LLM) ask(ctx context.Context, refs *schemas.ReferenceSet) ([]Item, error) {
 	d := *refs.Discussion
-	g := core.BuildGraph(d)
+	g := discourse.BuildGraph(d)
 	data := promptData{ID: d.ID, Participants: strings.Join(d.Participants(), ", ")}
 	for _, p := range d.Background {
 		data.Paragraphs = append(data.Paragraphs, promptParagraph{Index: p.Index,
@@ -260,7 +260,7 @@ func (l *LLM) ask(ctx context.Context, refs *schemas.ReferenceSet) ([]Item, erro
 // without a turn, citing a turn that does not exist or is another
 // participant's, or not opening with its participant and a verb
 // ("Person1 thinks that …").
-func (l *LLM) summaryOf(a llmAnswer, d schemas.Discussion, g *core.Graph) ([]Item, error) {
+func (l *LLM) summaryOf(a llmAnswer, d schemas.Discussion, g *discourse.Graph) ([]Item, error) {
 	var out []Item
 	seen := map[string]bool{}
 	add := func(it Item) {
@@ -353,7 +353,7 @@ func (l *LLM) sentence(s string) (string, error) {
 	case n > l.cfg.MaxSentenceRunes:
 		return "", fmt.Errorf("the text has %d characters, more than one sentence (at most %d)", n, l.cfg.MaxSentenceRunes)
 	}
-	if n := len(core.SplitSentences(s)); n > 1 {
+	if n := len(discourse.SplitSentences(s)); n > 1 {
 		return "", fmt.Errorf("the text has %d sentences; write one", n)
 	}
 	return s, nil

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/annalist-dev/annalist/consumers/writer"
-	core "github.com/annalist-dev/annalist/internal/lang/en/discourse"
+	"github.com/annalist-dev/annalist/internal/lang/en/discourse"
 	"github.com/annalist-dev/annalist/internal/ports/kind"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
@@ -26,7 +26,7 @@ type Item struct {
 	Entities  []string
 }
 
-// Offline is the kind's offline drafter: core.Summarize's summary, one
+// Offline is the kind's offline drafter: discourse.Summarize's summary, one
 // sentence at a time. Safe for concurrent use.
 type Offline struct {
 	mu sync.Mutex
@@ -74,9 +74,9 @@ func (o *Offline) Items(refs *schemas.ReferenceSet) []Item {
 	return items
 }
 
-// Plan is the offline summary of d (core.Summarize) as the page's items.
+// Plan is the offline summary of d (discourse.Summarize) as the page's items.
 func Plan(d schemas.Discussion) []Item {
-	s := core.Summarize(d)
+	s := discourse.Summarize(d)
 	var out []Item
 	for _, b := range s.Background.Sentences {
 		it := Item{Section: SectionBackground, Text: b.Text}

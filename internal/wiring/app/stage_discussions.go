@@ -8,7 +8,7 @@ import (
 
 	"github.com/annalist-dev/annalist/consumers/discussions"
 	"github.com/annalist-dev/annalist/consumers/feed"
-	infradisc "github.com/annalist-dev/annalist/infra/discussionstore"
+	"github.com/annalist-dev/annalist/infra/discussionstore"
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/pipeline"
@@ -191,7 +191,7 @@ func (w *SummaryWatch) Wait(ctx context.Context, ds []schemas.Discussion, done f
 			case err == nil && it.RequestID == rid:
 				finish(rid, &it, "")
 				continue
-			case err != nil && !errors.Is(err, infradisc.ErrNotFound):
+			case err != nil && !errors.Is(err, discussionstore.ErrNotFound):
 				return err
 			}
 			st, err := a.Pages.Request(ctx, tenant, rid)

@@ -13,7 +13,7 @@ import (
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/redisdb/redistest"
 	"github.com/annalist-dev/annalist/internal/evaluation/dataset"
-	core "github.com/annalist-dev/annalist/internal/lang/en/discourse"
+	"github.com/annalist-dev/annalist/internal/lang/en/discourse"
 	"github.com/annalist-dev/annalist/internal/wiring/app"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
@@ -89,7 +89,7 @@ func TestDiscussionsThroughTheStream(t *testing.T) {
 		// command contract) writes: every offline sentence is verified and
 		// none is dropped or rewritten.
 		got, _ := json.Marshal(it.Summary)
-		want, _ := json.Marshal(core.Summarize(ds[i]))
+		want, _ := json.Marshal(discourse.Summarize(ds[i]))
 		if string(got) != string(want) {
 			t.Errorf("feed summary of %s differs from the offline summary:\n got %s\nwant %s", o.ID, got, want)
 		}

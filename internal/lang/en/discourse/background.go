@@ -349,27 +349,7 @@ func bgStem(w string) string {
 // bgStopWords are English function words and the discussion's own
 // scaffolding (opinion verbs, hedges), which say nothing about which
 // paragraph a turn rests on.
-var bgStopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a about above after again against all also although always am an and any are
-	aren't as at be because been before being below between both but by can can't cannot could couldn't did didn't
-	do does doesn't doing don't down during each either else even ever every few for from further had hadn't has
-	hasn't have haven't having he he'd he'll he's her here here's hers herself him himself his how how's however i
-	i'd i'll i'm i've if in into is isn't it it's its itself just let's like may maybe me might more most much must
-	mustn't my myself neither no nor not now of off on once one only or other ought our ours ourselves out over own
-	quite rather really same shall shan't she she'd she'll she's should shouldn't since so some still such than that
-	that's the their theirs them themselves then there there's these they they'd they'll they're they've this those
-	though through thus to too under until up upon us very was wasn't we we'd we'll we're we've were weren't what
-	what's when when's where where's whether which while who who's whom whose why why's will with within without
-	won't would wouldn't yes yet you you'd you'll you're you've your yours yourself yourselves
-	think thinks thought believe believes believed agree agrees disagree disagrees feel feels felt guess suppose
-	say says said saying tell told know knows knew seem seems seemed indeed actually certainly definitely probably
-	perhaps well okay right true sure opinion view point way thing things something anything everything nothing
-	lot lots get gets got make makes made many people person time times year years new good bad great`) {
-		m[w] = true
-	}
-	return m
-}()
+var bgStopWords = wordSet("bg_stop_words")
 
 // twoClassSplit splits the scores, sorted in descending order, into a high
 // and a low class with the least within-class variance (Otsu's rule) and

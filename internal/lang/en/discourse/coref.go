@@ -159,16 +159,15 @@ func classifyPronoun(lw string) (pronounClass, bool) {
 
 // placeHeads after "this" or "that" denote the story's place ("this
 // area", "this country"); after "the" they are as often generic.
-var placeHeads = toSet(`area region country city town county nation state island village`)
+var placeHeads = wordSet("place_heads")
 
 // countryHeads denote a country, never a locality written with the place
 // it lies in ("Gourock, Inverclyde").
-var countryHeads = toSet(`country nation`)
+var countryHeads = wordSet("country_heads")
 
 // facilityWords end the names of places that are no area a story is
 // about ("Stansted Airport", "Nottingham Road").
-var facilityWords = toSet(`airport road street avenue lane way drive stadium arena park square station bridge motorway
-hospital school college university centre center court prison church hall hotel house building port`)
+var facilityWords = wordSet("facility_words")
 
 func isFacility(e *Entity) bool {
 	ws := strings.Fields(strings.ToLower(e.Name))
@@ -192,24 +191,20 @@ func corefRoleHead(w string) bool {
 }
 
 // determinerWords open a role phrase ("the coach", "this institution").
-var determinerWords = toSet(`the this that`)
+var determinerWords = wordSet("determiner_words")
 
 // nonHeadFollowers: after "her", a word of these is not the noun she
 // possesses, so "her" is an object ("for her to", "beat her and"); a
 // determiner opens the verb's second object ("given her the window").
-var nonHeadFollowers = toSet(`the a an this these those his its their my our your every each some any another no
-to and or but than in on at for from by with as is was were are be been has have had will would
-can could should may might must that which who when because if so not also too again though anyway
-already now then here there today yesterday tomorrow either instead all both off out up down back over well enough`)
+var nonHeadFollowers = wordSet("non_head_followers")
 
 // beliefVerbs take a proposition as their object: "it" after them is
 // what was said.
-var beliefVerbs = toSet(`doubt doubts doubted believe believes believed think thinks thought guess suppose expect expected
-know knows knew said say says mean meant hope hoped`)
+var beliefVerbs = wordSet("belief_verbs")
 
 // copulas after "it" make it an expletive more often than a reference
 // ("it is hard to …", "it would be impossible …").
-var copulas = toSet(`is was would will 's seems seemed might may could can must should has had`)
+var copulas = wordSet("copulas")
 
 // ResolveStatements resolves one atomic statement like Resolve and
 // writes a statement about a group once per member.
@@ -404,7 +399,7 @@ func (r *Resolver) Resolve(ts []token, turn int, participant string) []token {
 
 // eventNouns after a determiner denote the story's event ("this event",
 // "that tournament"): an entity the graph takes for an event.
-var eventNouns = toSet(`event tournament competition championship championships contest cup games`)
+var eventNouns = wordSet("event_nouns")
 
 // described resolves a definite description that is no role ("this
 // airport", "that event", "the motorway") to the one entity whose name
@@ -1004,7 +999,7 @@ func (r *Resolver) scopeOf(e *Entity) float64 {
 
 // replyOpeners open a turn that answers the one before: agreement,
 // disagreement, a concession ("No, …", "Indeed, …", "Well, but …").
-var replyOpeners = regexp.MustCompile(`(?i)^\W*(?:no|yes|yeah|indeed|well|but|however|true|right|exactly|sure|ok|okay|hmm|haha|oh|i (?:dis)?agree|i don't agree|that's (?:true|right)|you're right|on the (?:contrary|other hand)|not really|although|though|even so|still)\b`)
+var replyOpeners = regexp.MustCompile(`(?i)^\W*(?:` + alternation("reply_openers", "", false) + `)\b`)
 
 // exchanges groups a discussion's turns into exchanges: a turn that opens
 // with a reply (replyOpeners) or with a third-person pronoun (it names
@@ -1055,7 +1050,7 @@ func (r *Resolver) turnGender(utterance string, named []*Entity) Gender {
 	return want
 }
 
-var reflexives = toSet(`himself herself itself themselves`)
+var reflexives = wordSet("reflexives")
 
 // verbBefore: a word a reflexive object follows ("blamed themselves",
 // "proved itself"): a past form or one of the verbs that take one.
@@ -1064,8 +1059,7 @@ func verbBefore(w string) bool {
 	return strings.HasSuffix(lw, "ed") || reflexiveVerbs[lw] || auxiliaries[lw] || nonHeadFollowers[lw]
 }
 
-var reflexiveVerbs = toSet(`find found prove proves express expresses protect protects help helps put puts set sets make makes made
-keep keeps kept see sees saw let lets get gets got give gives gave blame blames hurt hurts push pushes defend defends`)
+var reflexiveVerbs = wordSet("reflexive_verbs")
 
 // deedScores: for each turn, the entities after whose mentions the
 // background writes the turn's own words — a turn says "his goal in the
@@ -1160,12 +1154,11 @@ func (r *Resolver) deedScores(turnTerms []map[string]int, idf func(string) float
 
 // quantifiers open a noun phrase of their own: after "that" they show it
 // is a conjunction ("that neither team scored"), not a determiner.
-var quantifiers = toSet(`neither either no every each any all both some several many few`)
+var quantifiers = wordSet("quantifiers")
 
 // notVerbs are the function words that follow a name that is no
 // subject: prepositions, conjunctions, relatives.
-var notVerbs = toSet(`as and or but nor of in on at to for with from by than that which who whom whose while when where after before
-since because if though although until into over under about against between during per via`)
+var notVerbs = wordSet("not_verbs")
 
 // pluralSubjectBefore reports whether the statement's words before a
 // "they" hold a plural common noun as a clause's subject ("the armed
@@ -1241,13 +1234,12 @@ func (r *Resolver) namesIn(ts []token) map[*Entity]bool {
 }
 
 // clauseBreaks part a sentence's clauses.
-var clauseBreaks = toSet(`that which who whom whose because if when while although though since so and but or after before
-until unless whereas as ; :`)
+var clauseBreaks = wordSet("clause_breaks")
 
 // typedOrgHeads name a kind of organisation: "the court" is an
 // organisation whose name says court ("Maidstone Crown Court"), not any
 // organisation of the story ("the government" is no "Supreme Court").
-var typedOrgHeads = toSet(`court government league tribunal committee council federation agency association`)
+var typedOrgHeads = wordSet("typed_org_heads")
 
 // nameHas reports whether one of an entity's names holds a word.
 func nameHas(e *Entity, w string) bool {
@@ -1272,7 +1264,7 @@ func opensWithPronoun(text string) bool {
 }
 
 // objectPreps before a name make it a preposition's object.
-var objectPreps = toSet(`by to at against over with from of for in on into than`)
+var objectPreps = wordSet("object_preps")
 
 // asApposition is the head noun of an "as" phrase that ends, with a
 // comma, right before position i ("as an official body, it should …",
@@ -1299,7 +1291,7 @@ func asApposition(ts []token, i int) string {
 
 // stativeVerbs after a modal keep "it" an expletive or a weather "it"
 // ("it would be impossible", "it may seem", "it will take time").
-var stativeVerbs = toSet(`be have seem appear take depend matter help rain`)
+var stativeVerbs = wordSet("stative_verbs")
 
 // modalAction: at i a modal followed by a lexical verb that is no
 // stative one ("it should make judgments", "it will ban them"): "it" is
@@ -1327,8 +1319,7 @@ func modalAction(ts []token, i int) bool {
 // polityPossessions are what a country or a region has and an
 // organisation or a person does not: "their economy", "their inflation
 // rate".
-var polityPossessions = toSet(`economy economies inflation unemployment gdp population populations citizens residents
-currency borders territory government parliament capital`)
+var polityPossessions = wordSet("polity_possessions")
 
 // polityReference reports whether the plural pronoun at i denotes a
 // country or a region: a possessive before (up to two words before) a
@@ -1375,7 +1366,7 @@ func polityReference(ts []token, i int, poss bool) bool {
 }
 
 // laborWords before "market" make it a polity's ("their job market").
-var laborWords = toSet(`job jobs labour labor housing`)
+var laborWords = wordSet("labor_words")
 
 // polityStatement reports whether a statement's plural pronouns denote a
 // country or a region: one of them does (polityReference), and they all

@@ -238,4 +238,12 @@
 // verifier's: supported, not_included (added content, no citation) or
 // not_supported with an error type (attribution, entity, polarity, value,
 // other) and a reason naming the turn and the word.
+//
+// # Word lists
+//
+// The English words the rules test against (function words, role and
+// organisation nouns, contest verbs, discourse markers, hedges …) are
+// data, not code: one list a file under data/, one word or phrase a line
+// after a header saying what the list holds and which rule reads it,
+// embedded and read once when the package is initialised.
 package discourse

@@ -167,28 +167,17 @@ func normName(s string) string {
 
 // Words that make a name an organisation or an event.
 var (
-	orgWords = toSet(`club fc afc united city court federation agency association league committee council ministry department
-bank company inc corp corporation group university college party network government commission union tribunal times news
-post journal sport sports soccer football team foundation institute authority office board police army navy service
-airlines motors organisation organization fund trust media records studios press cnn bbc fifa uefa nba nfl wnba
-inc corp co ltd llc plc sa se ag nv gmbh holdings holding mining energy technologies industries systems pharmaceuticals
-petroleum airways resources partners brands semiconductor insurance
-ioc itf itia wada usada cas nhl mlb co. ltd. inc. corp. plc. llc.`)
-	eventWords = toSet(`open cup championship championships games olympics final finals series prix derby tournament
-masters world war election summit conference festival awards trophy`)
-	placeWords = toSet(`stadium arena park street river island county state province city square airport road drive lane avenue
-field palace castle hill bridge harbour station interchange`)
+	orgWords   = wordSet("org_words")
+	eventWords = wordSet("event_words")
+	placeWords = wordSet("place_words")
 	// role heads that describe organisations rather than people
-	orgRoles = toSet(`club team side institution organisation organization federation agency court company body government
-league tribunal association committee council outfit franchise hosts visitors champions leaders`)
-	femaleWords = toSet(`she her hers herself woman women mother wife daughter sister queen princess actress mrs ms lady girl`)
-	maleWords   = toSet(`he him his himself man men father husband son brother king prince actor mr sir boy`)
+	orgRoles    = wordSet("org_roles")
+	femaleWords = wordSet("female_words")
+	maleWords   = wordSet("male_words")
 )
 
 // roleStop are lower-case words that are not role nouns before a name.
-var roleStop = toSet(`the a an and or but of for to from by with in on at as than that which who is was are were be been
-has have had said says told after before since when while against over into about his her their its our my your this these
-those it he she they we also only just not more most very so then`)
+var roleStop = wordSet("role_stop")
 
 type sentence struct {
 	para   int
@@ -389,10 +378,7 @@ func ofHead(w string) bool {
 		ofHeads[w] || orgRoles[w]
 }
 
-var ofHeads = toSet(`society republic kingdom states emirates bureau chamber department ministry house duke duchess earl
-lord bishop archbishop pope gulf bay sea ocean strait isle isles lake cape mount port sisters brothers friends church
-order knights museum school party movement alliance coalition assembly parliament congress senate people republic
-secretary minister director commissioner chancellor mayor dean rector`)
+var ofHeads = wordSet("of_heads")
 
 // standsAsPlace: the k-th name of a sentence is used as a place or an
 // organisation: after "in", "from" or "across", in a list "A, B and C"
@@ -711,7 +697,7 @@ func ungendered(e *Entity) bool {
 }
 
 // listJoiners join names of one kind: "X and Y", "X vs Y", "X beat Y".
-var listJoiners = toSet(`and or vs vs. v v. versus beat beats defeated against`)
+var listJoiners = wordSet("list_joiners")
 
 // usage reads what the words around the k-th name of a sentence say of
 // its kind: a possessive before what only an organisation has ("X's
@@ -839,10 +825,10 @@ func pluralNounBetween(ts []token, names []mention, i int, lx *lexicon) bool {
 }
 
 // venueWords say where a team played a result ("a home defeat to X").
-var venueWords = toSet(`home away`)
+var venueWords = wordSet("venue_words")
 
 // joinVerbs open a transfer: "joined X from Y".
-var joinVerbs = toSet(`join joins joined joining`)
+var joinVerbs = wordSet("join_verbs")
 
 // opensClause: the name at ts[i] opens a sentence or a clause, so a verb
 // after it is its own ("Verano are two points clear", not "the goods
@@ -854,10 +840,10 @@ func opensClause(ts []token, i int) bool {
 	return i == 0 || ts[i-1].Text == "," || clauseOpeners[strings.ToLower(ts[i-1].Text)]
 }
 
-var clauseOpeners = toSet(`while but as because when after since though although whereas so`)
+var clauseOpeners = wordSet("clause_openers")
 
 // afterRole: prepositions that may follow "X manager" when X holds it.
-var afterRole = toSet(`in at since until from on during last this`)
+var afterRole = wordSet("after_role")
 
 // isScore: a result such as "3-1".
 func isScore(w string) bool {
@@ -880,21 +866,19 @@ func isRoleAfterName(w string, lx *lexicon) bool {
 	return personRoles[lw] && (isLowerWord(w) || isAllCaps(w))
 }
 
-var ambiguousRoles = toSet(`back forward head guard host chief star lady`)
+var ambiguousRoles = wordSet("ambiguous_roles")
 
 // sharedRoles are held by people and by teams alike: no evidence of kind.
-var sharedRoles = toSet(`champion champions winner winners leader leaders holder holders favourite favorite contender
-challenger rival runner-up`)
+var sharedRoles = wordSet("shared_roles")
 
 // orgPossessions are what an organisation has and a person does not.
-var orgPossessions = toSet(`fans supporters players squad roster lineup line-up defence defense offense offence midfield
-backline shareholders employees staff members headquarters stadium`)
+var orgPossessions = wordSet("org_possessions")
 
 // pluralVerbs right after a name say it is a body of people.
-var pluralVerbs = toSet(`are were have aren't weren't haven't`)
+var pluralVerbs = wordSet("plural_verbs")
 
 // speechVerbs after a name say it speaks.
-var speechVerbs = toSet(`said says told argued wrote stated insisted explained tweeted`)
+var speechVerbs = wordSet("speech_verbs")
 
 // decideKinds settles gender, number and kind from the evidence of every
 // mention: the pronouns that take a name up (he/she for people, it/they
@@ -1198,7 +1182,7 @@ func describedHolder(s *sentence, k, i int, lx *lexicon) *Entity {
 	return nil
 }
 
-var apposEnd = toSet(`, . ; ) who which`)
+var apposEnd = wordSet("appos_end")
 
 func addRole(e *Entity, r string) {
 	r = strings.ToLower(strings.TrimSpace(r))
@@ -1254,13 +1238,11 @@ func lastWord(s string) string {
 
 // inWords before a name make it a place (or an organisation, an event):
 // people are not "in" someone.
-var inWords = toSet(`in across throughout near`)
+var inWords = wordSet("in_words")
 
 // notRoles are modifiers, ordinals and directions that do not stand as a
 // role's head.
-var notRoles = toSet(`other another same such own first second third fourth fifth sixth seventh eighth ninth tenth last next
-previous current former latter modern ancient entire north south east west northern southern eastern western central
-one two three four five six seven eight nine ten`)
+var notRoles = wordSet("not_roles")
 
 // roleHead: a word that can be the head of a role: not a modifier, an
 // ordinal, a superlative, a "two-time" or a plural (unless an
@@ -1276,12 +1258,7 @@ func roleHead(w string) bool {
 }
 
 // personRoles are nouns for people that no suffix rule finds.
-var personRoles = toSet(`boss chief head star champion captain coach rookie veteran legend icon ace international teammate qb
-rival host guard forward back full-back winger keeper goalkeeper midfielder striker defender pitcher outfielder
-spokesperson spokeswoman spokesman minister president premier chairman chairwoman chair secretary mayor governor senator
-judge officer chief boss founder ceo cfo coo head leader mother father wife husband son daughter brother sister
-prince princess king queen duke duchess lord lady actor actress singer star player athlete runner skater swimmer
-freshman sophomore junior senior executive`)
+var personRoles = wordSet("person_roles")
 
 // agentSuffixes end nouns for people ("manager", "editor", "economist",
 // "politician", "assistant", "president", "chairman").
@@ -1324,7 +1301,7 @@ func verbLike(w string, lx *lexicon) bool {
 	return strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "s") && !lx.noun[w]
 }
 
-var descVerbs = toSet(`is was are were has have had said says will would could can should may might must`)
+var descVerbs = wordSet("desc_verbs")
 
 func isYear(w string) bool {
 	return len(w) == 4 && isDigitWord(w) && strings.Trim(w, "0123456789") == ""
@@ -1440,12 +1417,11 @@ func (g *Graph) classify(s *sentence) {
 }
 
 // polityWords name a state in a state's name.
-var polityWords = toSet(`states kingdom emirates republic`)
+var polityWords = wordSet("polity_words")
 
 // geoFirst open the names of places (and of the teams named after them),
 // never a person's name.
-var geoFirst = toSet(`great new north south east west northern southern eastern western upper lower central united
-san santa los las st saint port fort mount lake cape county`)
+var geoFirst = wordSet("geo_first")
 
 func allNameWords(ws []string) bool {
 	for _, w := range ws {
@@ -1472,12 +1448,11 @@ const contestSpan = 8
 
 // contestVerbs join two sides by themselves ("X beat Y"); contestNouns
 // only with a preposition after them ("a win at Y", "defeat by Y").
-var contestVerbs = toSet(`beat beats beating thrashed thrash edged defeated defeat defeats vs vs. v v. versus outscored routed hammered`)
-var contestNouns = toSet(`win wins won victory victories defeat defeats loss losses lost lose losing draw draws drew drawing drawn
-held beaten lead clash meeting derby sweep`)
-var contestPreps = toSet(`at over by to with against`)
+var contestVerbs = wordSet("contest_verbs")
+var contestNouns = wordSet("contest_nouns")
+var contestPreps = wordSet("contest_preps")
 
-var scoreWords = toSet(`scored score scores scoring goal goals assist assists point points`)
+var scoreWords = wordSet("score_words")
 
 // contestBetween reports whether the words between two names make them
 // the sides of a contest: a score standing alone between them ("Aberdeen
@@ -1524,7 +1499,7 @@ func clauseBreakIn(ts []token) bool {
 	return false
 }
 
-var contestBreaks = toSet(`when while as after before because since until and but , ; who which that where`)
+var contestBreaks = wordSet("contest_breaks")
 
 // surnameLike: a name's last word can stand alone for it — not a single
 // letter or a number ("Serie A", "League 2"), nor a generational suffix
@@ -1534,19 +1509,18 @@ func surnameLike(w string) bool {
 	return len([]rune(lw)) > 1 && !bgIsNumber(lw) && !generational[lw]
 }
 
-var generational = toSet(`jr sr ii iii iv`)
+var generational = wordSet("generational")
 
 // winVerbs join a winner to the event won.
-var winVerbs = toSet(`won wins win winning claimed claims took takes clinched`)
+var winVerbs = wordSet("win_verbs")
 
 // maleTitles and femaleTitles are role words that say a person's gender.
 var (
-	maleTitles   = toSet(`mr sir lord king prince duke`)
-	femaleTitles = toSet(`mrs ms miss lady dame queen princess duchess`)
+	maleTitles   = wordSet("male_titles")
+	femaleTitles = wordSet("female_titles")
 )
 
-var compassWords = toSet(`northern southern eastern western central northeastern northwestern southeastern southwestern
-north-eastern north-western south-eastern south-western north-east north-west south-east south-west`)
+var compassWords = wordSet("compass_words")
 
 // titleAbbreviations are written with a point before a name ("Gov. Tim
 // Walz"); the role is the word in full.

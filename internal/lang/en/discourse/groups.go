@@ -42,13 +42,13 @@ var groupHeads = map[string]groupKind{
 var numberWords = map[string]int{"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "both": 2}
 
 // eventHeads are the nouns of "this match": the story's contest.
-var eventHeads = toSet(`match game fight bout race final clash encounter tie contest duel showdown`)
+var eventHeads = wordSet("event_heads")
 
 // opponentHeads name the other side of the story's contest.
-var opponentHeads = toSet(`opponent opponents rival rivals opposition`)
+var opponentHeads = wordSet("opponent_heads")
 
 // listConnectors may stand between two names of one list or contest.
-var listConnectors = toSet(`and vs vs. v v. versus against beat beats defeated defeat edged thrashed over to with , & -`)
+var listConnectors = wordSet("list_connectors")
 
 func fitsGroup(e *Entity, k groupKind) bool {
 	switch k {
@@ -72,16 +72,15 @@ type nameList struct {
 	para    int // the paragraph_index that names it
 }
 
-var contestWords = toSet(`vs vs. v v. versus against beat beats beating defeated defeat defeating edged thrashed over lost lose losing
-between face faces facing`)
+var contestWords = wordSet("contest_words")
 
 // partWords may stand before a place's name inside a list ("East
 // Sussex, West Sussex and parts of southern Surrey").
-var partWords = toSet(`parts part of southern northern eastern western central`)
+var partWords = wordSet("part_words")
 
 // sideWords may follow a team's name inside a list ("the US men's team and
 // Mexico").
-var sideWords = toSet(`men women 's ' team side squad club national`)
+var sideWords = wordSet("side_words")
 
 // listsIn finds, in the paragraphs in (every paragraph when nil), the
 // lists of entities of a kind named together, in text order: consecutive
@@ -656,8 +655,7 @@ func (r *Resolver) perMember(out []token) [][]token {
 }
 
 // modals and adverbs after a subject that are not a present-tense verb.
-var notPresent = toSet(`will would can could should may might must shall had did also still just really only never always
-often even already then now truly clearly simply`)
+var notPresent = wordSet("not_present")
 
 // presentVerb: the word after a subject pronoun is a present-tense verb
 // in the plural ("they deserve"), not a past, a modal or an adverb.
@@ -789,7 +787,7 @@ func memberPronoun(e *Entity, possessive, object bool) string {
 // relationPreps before a group make what is said a relation between its
 // members ("the gap between these two teams", "the battle among these
 // three teams"): one statement, not one per member.
-var relationPreps = toSet(`between among amongst`)
+var relationPreps = wordSet("relation_preps")
 
 // reciprocal reports whether a statement's words say what holds only of
 // several together: "matched", "equal", "similar", "alike", "each
@@ -808,7 +806,7 @@ func reciprocal(ts []token) bool {
 	return false
 }
 
-var reciprocalWords = toSet(`matched equal equals similar alike comparable identical tied level rivals`)
+var reciprocalWords = wordSet("reciprocal_words")
 
 // anyEntity reports whether one of es is in the set.
 func anyEntity(es []*Entity, set map[*Entity]bool) bool {

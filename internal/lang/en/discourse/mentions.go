@@ -50,7 +50,7 @@ func tokenize(text string) []token {
 }
 
 // companyAbbrevs end companies' names and keep their period.
-var companyAbbrevs = toSet(`co ltd inc corp plc llc bhd`)
+var companyAbbrevs = wordSet("company_abbrevs")
 
 func render(ts []token) string {
 	var b strings.Builder
@@ -100,38 +100,14 @@ func isAllCaps(t string) bool {
 
 // nameConnectors may stand inside a name between capitalised words
 // ("Court of Arbitration for Sport", "David de Gea").
-var nameConnectors = map[string]bool{
-	"of": true, "for": true, "de": true, "del": true, "della": true, "da": true,
-	"van": true, "von": true, "der": true, "la": true, "le": true, "di": true,
-	"du": true, "bin": true, "al": true, "el": true, "dos": true, "das": true,
-}
+var nameConnectors = wordSet("name_connectors")
 
 // notNames are capitalised words that do not name an entity: function words
 // that open sentences, days and months, titles kept as roles.
-var notNames = toSet(`a an the this that these those it its he she his her him hers they their them we our us i my me you your
-and but or nor so yet for because although though while whereas if when whenever after before since until as once
-however meanwhile then also still even just only indeed moreover suddenly instead despite yesterday today tomorrow
-in on at to from by with without into over under about against between during of off up down out
-there here where what which who whom whose why how not no yes all both each every some any many most much more
-another other such one two three four five six seven eight nine ten first second third last next former
-monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
-september october november december mr mrs ms dr sir prof president coach manager rookie veteran captain
-according speaking asked having being given with under our let is was are were i'm i've i'd i'll perhaps maybe unlike
-like later earlier recently currently
-yeah yep oh ah okay ok wow hey well`)
+var notNames = wordSet("not_names")
 
 // titleWords before a name are roles of the person, not part of the name.
-var titleWords = toSet(`former rookie veteran president coach manager captain prime minister chancellor senator governor
-mayor councillor councilor commissioner sheriff ambassador gov sen rep
-king queen prince princess general chairman chief director boss judge sir mr mrs ms dr prof ceo cfo coo`)
-
-func toSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
-}
+var titleWords = wordSet("title_words")
 
 // mention is one capitalised name found in a sentence.
 type mention struct {
@@ -153,11 +129,10 @@ type lexicon struct {
 }
 
 // determinersPoss open a noun phrase: after them a word is used as a noun.
-var determinersPoss = toSet(`the a an his her its their our your my this that these those 's`)
+var determinersPoss = wordSet("determiners_poss")
 
 // verbOpeners: after them a lower-case word is a verb.
-var verbOpeners = toSet(`he she they it we i who to will would could can should may might must did does do didn't doesn't
-won't can't has have had`)
+var verbOpeners = wordSet("verb_openers")
 
 func newLexicon() *lexicon {
 	return &lexicon{lower: map[string]bool{}, capMid: map[string]bool{}, noun: map[string]bool{}, verb: map[string]bool{},
@@ -345,11 +320,10 @@ func possessiveName(ts []token, k int, lx *lexicon) bool {
 }
 
 // institutionHeads end names of places and institutions.
-var institutionHeads = toSet(`hospital school college university church cathedral chapel park hall museum library academy
-institute clinic hospice centre center theatre infirmary`)
+var institutionHeads = wordSet("institution_heads")
 
 // possessorWords stand before "'s" inside such names.
-var possessorWords = toSet(`children women men people queen king`)
+var possessorWords = wordSet("possessor_words")
 
 // compoundAdjective: a capitalised compound whose last part is a lower-case
 // participle ("Oscar-winning", "US-based") describes, it does not name.
@@ -411,7 +385,7 @@ func nameNumber(ts []token, k int) bool {
 }
 
 // monthAbbreviations written before a day are dates ("Sept. 24", "Oct 3").
-var monthAbbreviations = toSet(`jan feb mar apr jun jul aug sep sept oct nov dec`)
+var monthAbbreviations = wordSet("month_abbreviations")
 
 func monthAbbreviation(ts []token, i int) bool {
 	if !monthAbbreviations[strings.ToLower(ts[i].Text)] {

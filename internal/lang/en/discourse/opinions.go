@@ -128,7 +128,7 @@ func opinionText(participant string, ts []token, g *Graph, mid map[string]bool) 
 	return finish(participant + " thinks that " + render(ts))
 }
 
-var adverbs = toSet(`also really truly still just strongly fully totally completely personally especially do`)
+var adverbs = wordSet("adverbs")
 
 func thirdPerson(v string) string {
 	lv := strings.ToLower(v)

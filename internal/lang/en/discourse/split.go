@@ -8,15 +8,7 @@ import (
 
 // abbreviations whose period does not end a sentence (lower case, without
 // the period).
-var abbreviations = map[string]bool{
-	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "st": true,
-	"jr": true, "sr": true, "no": true, "nos": true, "vs": true, "etc": true,
-	"inc": true, "ltd": true, "co": true, "corp": true, "gen": true, "gov": true,
-	"sen": true, "rep": true, "mt": true, "ft": true, "jan": true, "feb": true,
-	"mar": true, "apr": true, "jun": true, "jul": true, "aug": true, "sep": true,
-	"sept": true, "oct": true, "nov": true, "dec": true, "e.g": true, "i.e": true,
-	"u.s": true, "u.k": true, "approx": true, "est": true, "vol": true,
-}
+var abbreviations = wordSet("abbreviations")
 
 // SplitSentences splits English text into sentences. A sentence ends at
 // '.', '!' or '?' (with any closing quotes or brackets after it) followed
@@ -88,24 +80,12 @@ func periodEnds(before []rune) bool {
 // discourseMarkers open a sentence without adding to its claim: answers,
 // agreement or disagreement, connectives. They are dropped, repeatedly,
 // from the start of a clause.
-var discourseMarkers = []string{
-	"no", "yes", "yeah", "indeed", "well", "but", "however", "moreover",
-	"also", "besides", "therefore", "so", "and", "of course", "true",
-	"right", "exactly", "sure", "ok", "okay", "actually", "honestly",
-	"i disagree", "i agree", "i don't agree", "i do not agree", "that's true",
-	"that is true", "in fact", "furthermore", "additionally", "then",
-	"on the contrary", "on the other hand", "in addition", "however",
-	"i see", "agreed", "absolutely", "definitely", "nevertheless",
-	"nonetheless", "still", "admittedly", "frankly", "personally",
-	"in my opinion", "in my view", "to me", "thus", "hence",
-	"from my perspective", "from my point of view", "in my eyes", "as far as i'm concerned",
-	"i agree with you", "i disagree with you", "you're right",
-	"you are right", "that's right", "not really", "hmm", "haha", "oh",
-}
+var discourseMarkers = wordList("discourse_markers")
 
 // hedges are the speaker's framing of a claim ("I think that …"); the
 // opinion sentence says "PersonN thinks that" instead.
-var hedges = regexp.MustCompile(`(?i)^(?:i\s+(?:also\s+|still\s+|really\s+|do\s+|personally\s+|actually\s+|just\s+)?(?:think|believe|feel|guess|suppose|reckon|consider|would\s+say|'d\s+say|am\s+sure|'m\s+sure|am\s+convinced|'m\s+convinced|suspect|assume|doubt\s+that\s+not)|it\s+seems\s+to\s+me|in\s+my\s+(?:opinion|view))\b(?:\s+that\b)?[,\s]*`)
+var hedges = regexp.MustCompile(`(?i)^(?:i\s+(?:` + alternation("hedge_adverbs", `\s+`, false) + `)?(?:` +
+	alternation("hedge_verbs", "", true) + `)|` + alternation("hedge_phrases", "", true) + `)\b(?:\s+that\b)?[,\s]*`)
 
 var markerRE = func() *regexp.Regexp {
 	alts := make([]string, 0, len(discourseMarkers))
@@ -129,7 +109,8 @@ func objectFollows(marker, rest string) bool {
 // innerHedge is a hedge after a fronted phrase ("Although his prime has
 // passed, I still believe he …") or after "that" ("it's worth noting that
 // I think they …"): dropped, the comma or "that" kept.
-var innerHedge = regexp.MustCompile(`(?i)(?:,|\bthat)\s+i\s+(?:also\s+|still\s+|really\s+|do\s+|personally\s+|actually\s+|just\s+)?(?:think|believe|feel|guess|suppose|reckon)\b(?:\s+that\b)?\s*`)
+var innerHedge = regexp.MustCompile(`(?i)(?:,|\bthat)\s+i\s+(?:` + alternation("hedge_adverbs", `\s+`, false) + `)?(?:` +
+	alternation("inner_hedge_verbs", "", false) + `)\b(?:\s+that\b)?\s*`)
 
 // stripFraming drops leading discourse markers and hedges, as often as they
 // stack ("No, I think that …"), and hedges after a fronted phrase.
@@ -159,26 +140,10 @@ func stripFraming(s string) string {
 }
 
 // auxiliaries and modals: a clause with one of these has a finite verb.
-var auxiliaries = map[string]bool{
-	"is": true, "was": true, "are": true, "were": true, "be": true, "been": true,
-	"has": true, "have": true, "had": true, "will": true, "would": true,
-	"can": true, "could": true, "should": true, "may": true, "might": true,
-	"must": true, "did": true, "does": true, "do": true, "shall": true,
-	"isn't": true, "wasn't": true, "aren't": true, "weren't": true,
-	"hasn't": true, "haven't": true, "hadn't": true, "won't": true,
-	"wouldn't": true, "can't": true, "couldn't": true, "shouldn't": true,
-	"didn't": true, "doesn't": true, "don't": true, "cannot": true,
-	"needs": true, "need": true, "seems": true, "seem": true, "seemed": true,
-	"showed": true, "shows": true, "made": true, "makes": true, "proves": true,
-}
+var auxiliaries = wordSet("auxiliaries")
 
 // clauseSubjects may open an independent clause after "and" or "but".
-var clauseSubjects = map[string]bool{
-	"i": true, "he": true, "she": true, "it": true, "they": true, "we": true,
-	"you": true, "this": true, "that": true, "these": true, "those": true,
-	"the": true, "his": true, "her": true, "their": true, "its": true,
-	"my": true, "our": true, "there": true, "both": true, "such": true,
-}
+var clauseSubjects = wordSet("clause_subjects")
 
 func hasFiniteVerb(words []string) bool {
 	if len(words) >= 2 && personalSubjects[strings.ToLower(words[0])] {
@@ -204,7 +169,8 @@ func subjectOf(words []string) []string {
 	return nil
 }
 
-var clauseBreak = regexp.MustCompile(`(?i)\s*;\s*|,?\s+(?:and|but|while|whereas|so|yet)\s+|,\s+(?:therefore|moreover|however)\s*,?\s*`)
+var clauseBreak = regexp.MustCompile(`(?i)\s*;\s*|,?\s+(?:` + alternation("clause_break_conjunctions", "", false) + `)\s+|,\s+(?:` +
+	alternation("clause_break_adverbs", "", false) + `)\s*,?\s*`)
 
 // AtomicStatements splits one utterance into atomic statements: sentences,
 // then clauses joined by ";", "and", "but" and the like when both sides are
@@ -274,4 +240,4 @@ func startsWithName(w string) bool {
 }
 
 // personalSubjects: a clause that opens with one of these has its verb next.
-var personalSubjects = map[string]bool{"i": true, "he": true, "she": true, "they": true, "we": true, "it": true}
+var personalSubjects = wordSet("personal_subjects")

@@ -107,8 +107,7 @@ func VerifyOpinion(d schemas.Discussion, g *Graph, s schemas.OpinionSentence) Op
 var participantRE = regexp.MustCompile(`^Person\d+$`)
 
 // attitudeVerbs introduce the opinion's content: "PersonN thinks that …".
-var attitudeVerbs = toSet(`thinks believes feels hopes argues suggests says claims insists considers finds expects fears
-worries wants wishes agrees maintains contends reckons suspects emphasizes emphasises stresses points notes`)
+var attitudeVerbs = wordSet("attitude_verbs")
 
 func notSupported(errType, format string, args ...any) OpinionVerdict {
 	return OpinionVerdict{Status: schemas.StatusNotSupported, ErrorType: errType, Reason: fmt.Sprintf(format, args...)}
@@ -208,9 +207,9 @@ const selfWord = "\x00self"
 
 var contracted = map[string]string{"'m": "be", "'re": "be", "'ve": "have", "'ll": "will", "'d": "would", "'s": "be"}
 
-var sIsVerb = toSet(`it he she that there what who here where`)
+var sIsVerb = wordSet("s_is_verb")
 
-var beForms = toSet(`am is are was were be been being`)
+var beForms = wordSet("be_forms")
 
 // lemma folds a word's inflection: forms of "be", "have", "do", a final
 // -s, -es, -ies, and a final silent -e ("chooses", "choose" → "choos").
@@ -243,17 +242,13 @@ func isNumberWord(w string) bool {
 	return hasDigit || numberWords[w] > 0 && w != "both"
 }
 
-var negations = toSet(`not no never nobody nothing none neither nor nowhere without`)
+var negations = wordSet("negations")
 
 // functionWords may be added or dropped without changing a claim.
-var functionWords = toSet(`the a an that this these those of to in on at for by with from as and or but 's ' be than which who
-whom whose it its so then also just really very quite there here what when where how why between about into
-, . ; : ! ? " ( ) - — – … do have will would`)
+var functionWords = wordSet("function_words")
 
 // referenceWords in the turn are what a resolved name may stand for.
-var referenceWords = toSet(`he she it they him her them his hers its their theirs himself herself itself themselves
-this that these those the both either each his other opponent opponents rival rivals side sides team teams club clubs
-player players you your yours we us our`)
+var referenceWords = wordSet("reference_words")
 
 // verifyBody aligns the sentence's tokens from start on with the turn.
 func verifyBody(g *Graph, ts []token, start int, turn schemas.Turn, ti int, turnWords []word, participants map[string]bool) OpinionVerdict {
