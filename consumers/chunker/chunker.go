@@ -1,11 +1,9 @@
 package chunker
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +14,7 @@ import (
 	"github.com/annalist-dev/annalist/internal/kit/logging"
 	"github.com/annalist-dev/annalist/internal/lang/profile"
 	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/lang/zh/segment"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -215,12 +214,12 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 			doc.DocID, ErrUnknownProfile, name, strings.Join(c.cfg.Profiles.Names(), ", ")))
 	}
 	res := Result{Profile: name}
-	var marks []mark
+	var marks []segment.Mark
 	var er *entryRules
 	switch prof.Chunking {
 	case profile.ChunkWindows:
 		res.Method = MethodWindow
-		marks = []mark{{pos: 0, kind: markOutside}}
+		marks = []segment.Mark{{Pos: 0, Kind: segment.MarkOutside}}
 	case profile.ChunkEntries:
 		res.Method = MethodPattern
 		er = rulesOf(&c.rules, prof)
@@ -241,7 +240,7 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 			}
 		}
 		if marks == nil {
-			marks = er.liezhuanMarks(d)
+			marks = er.Marks(d.seg)
 		}
 	case profile.ChunkGlossary:
 		res.Method = MethodPattern
@@ -262,11 +261,14 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 		hard = 2 * max
 	}
 	hard = maxInt(hard, max)
-	var groups [][]rune
+	var pieces []segment.Piece
+	var listed []string
 	if er != nil {
-		groups = er.volumeListing(d.rs).groups
+		pieces, listed = er.Read(d.seg, marks), er.Listed(d.seg)
+	} else {
+		pieces = segment.Pieces(marks, len(d.rs))
 	}
-	res.Chunks = build(doc, d, marks, groups, er, name, res.Method, lang, max, hard)
+	res.Chunks = build(doc, d, pieces, listed, name, res.Method, lang, max, hard)
 	if err := checkTiling(doc.Text, res.Chunks); err != nil {
 		return Result{}, pipeline.Permanent(fmt.Errorf("chunk document %s: %w", doc.DocID, err))
 	}
@@ -275,67 +277,47 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 	return res, nil
 }
 
-// build turns marks into chunks: one piece per mark, each cut further to
-// at most max runes. groups are the listing's parenthesised groups, which
-// say who is a relative when a sub-entry is named (subEntryName with the
-// entry rules er of a profile chunked by entries; nil for others).
-func build(doc schemas.Document, d *docText, marks []mark, groups [][]rune, er *entryRules, profileName, method, lang string, max, hard int) []schemas.Chunk {
-	marks = normalise(marks, len(d.rs))
+// build turns pieces into chunks, each piece cut further to at most max
+// runes. listed are the listing's parenthesised groups, recorded on every
+// chunk. A piece in an entry gives its chunks the entry (Main) and the
+// chunk that opens it; an attached person's piece (MarkSub with a
+// subject) keeps the main entry (one entry anchors the people it
+// introduces in the knowledge graph) and names the person in SubEntry.
+func build(doc schemas.Document, d *docText, pieces []segment.Piece, listed []string, profileName, method, lang string, max, hard int) []schemas.Chunk {
 	idx := text.NewIndex(doc.Text)
 	var chunks []schemas.Chunk
-	// main is the person whose entry the text is in, mainChunk the chunk
-	// that opens it; attached the person a piece is about when an attached
-	// person's own entry opens inside main's. An attached person's chunks
-	// keep main's Entry and EntryChunk (one entry anchors the people it
-	// introduces in the knowledge graph) and name the person in SubEntry.
-	main, mainChunk, mainStart := "", "", 0
-	var listed []string
-	if er != nil {
-		for _, g := range groups {
-			listed = append(listed, string(g))
-		}
-	}
-	for i, m := range marks {
-		end := len(d.rs)
-		if i+1 < len(marks) {
-			end = marks[i+1].pos
+	mainChunk := ""
+	for _, p := range pieces {
+		switch p.Kind {
+		case segment.MarkEntry:
+			mainChunk = chunkID(doc.DocID, len(chunks))
+		case segment.MarkOutside:
+			mainChunk = ""
 		}
 		attached := ""
-		if m.kind == markSub && main == "" && m.subject != "" && er != nil {
-			// A person's opening outside any entry (before the first
-			// listed one) begins an entry of its own.
-			m.kind, m.subject = markEntry, er.subEntryName(er.namingAt(d, "", 0, m.pos, end, groups), []rune(m.subject))
+		if p.Kind == segment.MarkSub {
+			attached = p.Subject
 		}
-		switch m.kind {
-		case markEntry:
-			main, mainChunk, mainStart = m.subject, chunkID(doc.DocID, len(chunks)), m.pos
-		case markOutside:
-			main, mainChunk = "", ""
-		case markSub:
-			if main != "" && m.subject != "" && er != nil {
-				attached = er.subEntryName(er.namingAt(d, main, mainStart, m.pos, end, groups), []rune(m.subject))
-			}
-		}
-		starts := append([]int{m.pos}, d.cut(m.pos, end, max, hard)...)
+		starts := append([]int{p.Start}, d.cut(p.Start, p.End, max, hard)...)
 		for j, s := range starts {
-			e := end
+			e := p.End
 			if j+1 < len(starts) {
 				e = starts[j+1]
 			}
 			ch := schemas.Chunk{
 				ChunkID: chunkID(doc.DocID, len(chunks)), DocID: doc.DocID, Seq: len(chunks),
 				Collection: doc.Collection, Profile: profileName, Method: method,
-				Entry: main, EntryChunk: mainChunk,
+				Entry: p.Main, EntryChunk: mainChunk,
 				Start: s, End: e, Text: idx.Slice(s, e), Lang: lang, Title: doc.Title,
 				Listed: listed,
 			}
 			switch {
-			case j == 0 && m.kind == markEntry:
-				ch.Subject = m.subject
+			case j == 0 && p.Kind == segment.MarkEntry:
+				ch.Subject = p.Subject
 			case attached != "" && j == 0:
-				ch.Subject, ch.SubEntry, ch.Attached, ch.Main = attached, attached, true, main
+				ch.Subject, ch.SubEntry, ch.Attached, ch.Main = attached, attached, true, p.Main
 			case attached != "":
-				ch.SubEntry, ch.Main = attached, main
+				ch.SubEntry, ch.Main = attached, p.Main
 			}
 			chunks = append(chunks, ch)
 		}
@@ -346,43 +328,11 @@ func build(doc schemas.Document, d *docText, marks []mark, groups [][]rune, er *
 	return chunks
 }
 
-// namingAt is what subEntryName reads for a sub-entry of entry's entry
-// (which began at mainStart) that opens at pos and runs to end; the
-// volume's text before it leaves out the listing lines.
-func (er *entryRules) namingAt(d *docText, entry string, mainStart, pos, end int, groups [][]rune) naming {
-	prose := d.proseText() // the listing lines write names run together
-	n := naming{entry: entry, before: d.rs[mainStart:pos], earlier: prose[:pos], after: d.rs[pos:end], groups: groups}
-	if er.judge != nil {
-		n.nd = d.nameDoc(er)
-	}
-	return n
-}
-
 func maxInt(a, b int) int {
 	if a > b {
 		return a
 	}
 	return b
-}
-
-// normalise sorts marks by position, keeps one mark per position (an
-// entry over a sub-entry over an outside mark), drops marks outside the
-// text, and makes sure the first starts at 0.
-func normalise(marks []mark, n int) []mark {
-	out := make([]mark, 0, len(marks)+1)
-	out = append(out, mark{pos: 0, kind: markOutside})
-	for _, m := range marks {
-		if m.pos >= 0 && m.pos < n {
-			out = append(out, m)
-		}
-	}
-	slices.SortStableFunc(out, func(a, b mark) int {
-		if a.pos != b.pos {
-			return cmp.Compare(a.pos, b.pos)
-		}
-		return cmp.Compare(b.kind, a.kind)
-	})
-	return slices.CompactFunc(out, func(a, b mark) bool { return a.pos == b.pos })
 }
 
 func chunkID(docID string, seq int) string { return fmt.Sprintf("%s-%04d", docID, seq) }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/annalist-dev/annalist/internal/lang/zh/glossary"
+	"github.com/annalist-dev/annalist/internal/lang/zh/segment"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -42,12 +43,12 @@ func isGlossary(doc schemas.Document) bool {
 // glossaryMarks starts a chunk at every entry line. Text before the first
 // entry (a heading, comments) is a chunk of its own; blank and comment
 // lines after an entry stay with it, so the chunks tile the text.
-func glossaryMarks(d *docText) []mark {
+func glossaryMarks(d *docText) []segment.Mark {
 	entries := glossary.Parse(string(d.rs))
-	marks := make([]mark, 0, len(entries)+1)
-	marks = append(marks, mark{pos: 0, kind: markOutside})
+	marks := make([]segment.Mark, 0, len(entries)+1)
+	marks = append(marks, segment.Mark{Pos: 0, Kind: segment.MarkOutside})
 	for _, e := range entries {
-		marks = append(marks, mark{pos: e.Line.Start, kind: markOutside})
+		marks = append(marks, segment.Mark{Pos: e.Line.Start, Kind: segment.MarkOutside})
 	}
 	return marks
 }

@@ -11,10 +11,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/internal/lang/text"
-
 	"github.com/annalist-dev/annalist/internal/kit/ask"
 	"github.com/annalist-dev/annalist/internal/kit/logging"
+	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/lang/zh/segment"
 )
 
 // PromptVersion names the prompt templates in use; it is logged with every
@@ -83,20 +83,12 @@ func loadPrompts() (*prompts, error) {
 // window without a valid answer fails the whole document, and the caller
 // falls back to the offline engine: mixing engines inside one document
 // would make its boundaries depend on which window failed.
-func (c *Chunker) llmMarks(ctx context.Context, docID string, d *docText, er *entryRules) ([]mark, int, error) {
+func (c *Chunker) llmMarks(ctx context.Context, docID string, d *docText, er *entryRules) ([]segment.Mark, int, error) {
 	p, err := c.promptSet()
 	if err != nil {
 		return nil, 0, err
 	}
-	ls := lines(d.rs)
-	list := make([]bool, len(ls))
-	marks := er.structureMarks(d.rs, ls, list)
-	var listing []string
-	for i, sp := range ls {
-		if list[i] {
-			listing = append(listing, strings.TrimSpace(string(d.rs[sp.Start:sp.End])))
-		}
-	}
+	marks, listing := er.Structure(d.seg)
 	listed := strings.Join(listing, "\n")
 	starts := sentenceStarts(d)
 	windowCuts := append([]int{0}, d.cut(0, len(d.rs), c.cfg.WindowChars, c.cfg.WindowChars)...)
@@ -107,12 +99,12 @@ func (c *Chunker) llmMarks(ctx context.Context, docID string, d *docText, er *en
 			we = windowCuts[w+1]
 		}
 		window := string(d.rs[ws:we])
-		got, n, err := ask.JSON(ctx, c.model, ask.Request[answer, []mark]{
+		got, n, err := ask.JSON(ctx, c.model, ask.Request[answer, []segment.Mark]{
 			Prompt: p.prompt,
 			Data: func(feedback string) any {
 				return promptData{Demos: er.demos, Listing: listed, Window: window, Feedback: feedback}
 			},
-			Validate:         func(a answer) ([]mark, error) { return answerMarks(a, d, ws, we, starts) },
+			Validate:         func(a answer) ([]segment.Mark, error) { return answerMarks(a, d, ws, we, starts) },
 			Attempts:         c.cfg.LLMAttempts,
 			RetryModelErrors: true,
 			OnReject: func(attempt int, reason error) {
@@ -167,9 +159,9 @@ const (
 // and begin at a sentence start; the subject must be a name that opens the
 // entry. Boundaries are therefore in range and strictly increasing, so the
 // pieces they make tile the text.
-func answerMarks(a answer, d *docText, ws, we int, starts []bool) ([]mark, error) {
+func answerMarks(a answer, d *docText, ws, we int, starts []bool) ([]segment.Mark, error) {
 	window := d.rs[ws:we]
-	var out []mark
+	var out []segment.Mark
 	prev := -1
 	for i, e := range a.Entries {
 		anchor := []rune(e.Anchor)
@@ -194,11 +186,11 @@ func answerMarks(a answer, d *docText, ws, we int, starts []bool) ([]mark, error
 		if !opensWith(d.rs[pos:min(len(d.rs), pos+n+4)], e.Subject) {
 			return nil, fmt.Errorf("entry %d: subject %q does not open the entry at offset %d", i, e.Subject, pos)
 		}
-		kind := markEntry
+		kind := segment.MarkEntry
 		if e.Relative {
-			kind = markSub
+			kind = segment.MarkSub
 		}
-		out = append(out, mark{pos: pos, kind: kind, subject: e.Subject})
+		out = append(out, segment.Mark{Pos: pos, Kind: kind, Subject: e.Subject})
 		prev = at
 	}
 	return out, nil
@@ -206,7 +198,7 @@ func answerMarks(a answer, d *docText, ws, we int, starts []bool) ([]mark, error
 
 func allNameRunes(s string) bool {
 	for _, r := range s {
-		if !isNameRune(r) {
+		if !segment.IsNameRune(r) {
 			return false
 		}
 	}

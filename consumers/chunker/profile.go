@@ -2,11 +2,10 @@ package chunker
 
 import (
 	"sync"
-	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/internal/lang/profile"
 	"github.com/annalist-dev/annalist/internal/lang/text"
-	"github.com/annalist-dev/annalist/internal/lang/zh/names"
+	"github.com/annalist-dev/annalist/internal/lang/zh/segment"
 )
 
 // Profile names, as internal/lang/profile defines them.
@@ -73,13 +72,12 @@ func detectRunes(set *profile.Set, rs []rune, sentences []text.Span, lang string
 			continue
 		}
 		er := rulesOf(rules, p)
-		var ops []opening
+		var n int
 		if d != nil {
-			ops = d.openings(er)
+			n = er.EntryOpenings(d.seg)
 		} else {
-			ops = er.openings(rs, sentences)
+			n = er.EntryOpenings(segment.NewDoc(rs, sentences))
 		}
-		n := er.entryOpenings(ops)
 		if n >= 1 && n*20000 >= len(rs) {
 			return name
 		}
@@ -87,64 +85,16 @@ func detectRunes(set *profile.Set, rs []rune, sentences []text.Span, lang string
 	return ProfileGeneric
 }
 
-// entryRules are the entry patterns of one profile, ready for the
-// liezhuan engine: formula words, kinship words and characters, names.
+// entryRules are the entry rules of one profile (internal/lang/zh/segment)
+// with what the model engine shows the model: the profile's
+// demonstrations.
 type entryRules struct {
-	formulas     [][]rune
-	appraisals   []string
-	introducers  []string
-	surnames     []string
-	subentryKin  []profile.KinWord
-	clauseEnds   [][]rune
-	relationEnds [][]rune
-	officeTerms  [][]rune
-	// introducerRunes and subentryKinRunes are introducers and the
-	// words of subentryKin as runes.
-	introducerRunes, subentryKinRunes [][]rune
-	// sharedPlaceLeads and sharedPlace give a native place by another
-	// person's (relativePlace).
-	sharedPlaceLeads []string
-	sharedPlace      []string
-	// notNameEnds end places and offices, never a name.
-	notNameEnds []rune
-
-	notNameStarts, markers, appointment, kinChars, prefixChars []rune
-	demos                                                      []demo
-
-	// kinWords are the kinship words a relative's name may be written
-	// after (kinWordsOf), kinWordRunes the same as runes; judge is the profile's name judge and nameWords
-	// the words it reads documents with (nil: the profile has none).
-	kinWords     []profile.KinWord
-	kinWordRunes [][]rune
-	judge        *names.Judge
-	nameWords    *names.Words
+	*segment.Rules
+	demos []demo
 }
 
 func newEntryRules(p *profile.Profile) *entryRules {
-	er := &entryRules{
-		formulas: runesOf(p.Entry.Formulas), appraisals: p.Entry.Appraisals, introducers: p.Names.Introducers,
-		surnames: p.Names.CompoundSurnames, subentryKin: p.Kin.WithRole(profile.RoleSubEntry),
-		notNameStarts: p.Entry.NotNameStarts, markers: p.Entry.Markers, appointment: p.Entry.AppointmentChars,
-		kinChars: p.Kin.Chars, prefixChars: p.Kin.PrefixChars,
-		clauseEnds: runesOf(p.Entry.ClauseEnds), relationEnds: runesOf(p.Entry.RelationEnds),
-		sharedPlaceLeads: p.Names.SharedPlaceLeads, sharedPlace: p.Names.SharedPlace, notNameEnds: p.Names.NotNameEnds,
-	}
-	er.introducerRunes = runesOf(er.introducers)
-	er.kinWords = kinWordsOf(p)
-	for _, k := range er.kinWords {
-		er.kinWordRunes = append(er.kinWordRunes, []rune(k.Word))
-	}
-	if er.judge = names.For(p.Name); er.judge != nil {
-		er.nameWords = names.WordsOf(p)
-	}
-	for _, k := range er.subentryKin {
-		er.subentryKinRunes = append(er.subentryKinRunes, []rune(k.Word))
-	}
-	for _, o := range p.Offices.Terms {
-		if utf8.RuneCountInString(o.Term) >= 2 {
-			er.officeTerms = append(er.officeTerms, []rune(o.Term))
-		}
-	}
+	er := &entryRules{Rules: segment.New(p)}
 	for _, d := range p.ChunkDemos {
 		dm := demo{Listing: d.Listing, Text: d.Text}
 		for _, e := range d.Answer.Entries {
@@ -153,15 +103,6 @@ func newEntryRules(p *profile.Profile) *entryRules {
 		er.demos = append(er.demos, dm)
 	}
 	return er
-}
-
-// runesOf converts words to runes once, for the scans over every opening.
-func runesOf(ws []string) [][]rune {
-	out := make([][]rune, len(ws))
-	for i, w := range ws {
-		out[i] = []rune(w)
-	}
-	return out
 }
 
 // rulesOf returns the entry rules of p, from cache when it is not nil.

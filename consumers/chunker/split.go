@@ -1,15 +1,15 @@
 package chunker
 
 import (
-	"slices"
 	"unicode"
 
 	"github.com/annalist-dev/annalist/internal/lang/text"
-	"github.com/annalist-dev/annalist/internal/lang/zh/names"
+	"github.com/annalist-dev/annalist/internal/lang/zh/segment"
 )
 
 // docText is a document prepared for cutting: its runes, its sentences,
-// and where sentences and paragraphs may end.
+// where sentences and paragraphs may end, and the same text prepared for
+// the entry rules.
 type docText struct {
 	rs        []rune
 	sentences []text.Span
@@ -17,47 +17,17 @@ type docText struct {
 	// paraEnd[i] when a paragraph does.
 	sentEnd []bool
 	paraEnd []bool
-	// ops are the openings found with the entry rules opsOf, kept so
-	// that detecting the profile and chunking read them once.
-	ops   []opening
-	opsOf *entryRules
-	// nd is the document read for name evidence with the words of ndOf.
-	nd   *names.Doc
-	ndOf *entryRules
-	// prose is rs with its listing and heading lines blanked out, nil
-	// until asked for.
-	prose []rune
-}
-
-// proseText returns the document with the lines that list names run
-// together (isListLine) blanked out, offsets kept: the text in which a
-// name is written as prose writes it.
-func (d *docText) proseText() []rune {
-	if d.prose == nil {
-		d.prose = slices.Clone(d.rs)
-		for _, sp := range lines(d.rs) {
-			if isListLine(d.rs[sp.Start:sp.End]) {
-				for i := sp.Start; i < sp.End; i++ {
-					d.prose[i] = ' '
-				}
-			}
-		}
-	}
-	return d.prose
-}
-
-// openings returns the openings of the document under er's rules.
-func (d *docText) openings(er *entryRules) []opening {
-	if d.opsOf != er {
-		d.ops, d.opsOf = er.openings(d.rs, d.sentences), er
-	}
-	return d.ops
+	// seg is the document as the entry rules read it; it keeps what
+	// they find, so that detecting the profile and chunking read the
+	// openings once.
+	seg *segment.Doc
 }
 
 func newDocText(s string) *docText {
 	rs := []rune(s)
 	d := &docText{rs: rs, sentences: text.SentencesRunes(rs),
 		sentEnd: make([]bool, len(rs)+1), paraEnd: make([]bool, len(rs)+1)}
+	d.seg = segment.NewDoc(d.rs, d.sentences)
 	for _, sp := range d.sentences {
 		d.sentEnd[sp.End] = true
 		if sp.End > 0 && rs[sp.End-1] == '\n' {

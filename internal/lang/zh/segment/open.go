@@ -1,4 +1,4 @@
-package chunker
+package segment
 
 import (
 	"slices"
@@ -11,8 +11,8 @@ import (
 // its text alone, without a listing (see liezhuan.go for the openings).
 
 // openMarks are the entries of a volume without a listing: every opening
-// that shows a person begins a chunk with a subject, either a main entry
-// or, inside one, an attached person's (markSub with a subject). The
+// that shows a person begins a piece with a subject, either a main entry
+// or, inside one, an attached person's (MarkSub with a subject). The
 // evidence is the text's own:
 //
 //   - an opening shows a person when it starts a line and the words after
@@ -50,7 +50,7 @@ import (
 //     when the open entry lists the person next to a companion whose
 //     paragraph came before and its text is shorter than the entry's so
 //     far (namedWith: "廷声、钰及陈琳、潘镗", after 朱廷声's and 徐钰's).
-func (er *entryRules) openMarks(rs []rune, ops []opening, named func(opening) bool) []mark {
+func (er *Rules) openMarks(rs []rune, ops []opening, named func(opening) bool) []Mark {
 	appraised := er.appraisedNames(rs)
 	var cands []opening
 	for _, o := range ops {
@@ -67,7 +67,7 @@ func (er *entryRules) openMarks(rs []rune, ops []opening, named func(opening) bo
 	}
 	m := er.learnNames(cands)
 	reach := er.reaches(rs, cands)
-	var out []mark
+	var out []Mark
 	mainStart, mainName := -1, []rune(nil)
 	var companions [][]rune
 	for i, o := range cands {
@@ -104,7 +104,7 @@ func (er *entryRules) openMarks(rs []rune, ops []opening, named func(opening) bo
 		}
 		if attached {
 			if mainStart >= 0 {
-				out = append(out, mark{pos: o.pos, kind: markSub, subject: string(name)})
+				out = append(out, Mark{Pos: o.pos, Kind: MarkSub, Subject: string(name)})
 				if !slices.Equal(name, mainName) {
 					companions = append(companions, name)
 				}
@@ -113,7 +113,7 @@ func (er *entryRules) openMarks(rs []rune, ops []opening, named func(opening) bo
 		}
 		companions = companions[:0]
 		mainStart, mainName = o.pos, name
-		out = append(out, mark{pos: o.pos, kind: markEntry, subject: string(name)})
+		out = append(out, Mark{Pos: o.pos, Kind: MarkEntry, Subject: string(name)})
 	}
 	return out
 }
@@ -132,7 +132,7 @@ type nameModel struct {
 // word: surnames from the names of three characters, lengths from the
 // confident ones (strong evidence, and a clan, a banner or a compound
 // surname for a name longer than three characters).
-func (er *entryRules) learnNames(cands []opening) nameModel {
+func (er *Rules) learnNames(cands []opening) nameModel {
 	m := nameModel{surnames: map[rune]bool{}, lengths: map[int]int{}}
 	for _, o := range cands {
 		if !o.lineStart || len(o.name) < 2 || er.kinPrefixed(o.name) || er.introduced(o.name) != nil || er.titled(o.name) != nil ||
@@ -193,7 +193,7 @@ func nameLen(name []rune) int {
 const shortEntry = 150
 
 // compound reports a name that begins with a compound surname.
-func (er *entryRules) compound(name []rune) bool {
+func (er *Rules) compound(name []rune) bool {
 	for _, c := range er.surnames {
 		if hasPrefix(name, c) {
 			return true
@@ -205,7 +205,7 @@ func (er *entryRules) compound(name []rune) bool {
 // titled returns the name written after an office title ("郎中胡琏",
 // "锦衣指挥周彧": 胡琏, 周彧), nil if the name has none: a person the
 // text brings in by office inside another's entry.
-func (er *entryRules) titled(name []rune) []rune {
+func (er *Rules) titled(name []rune) []rune {
 	for _, tr := range er.officeTerms {
 		for q := text.IndexRunes(name, tr, 0); q >= 0; q = text.IndexRunes(name, tr, q+1) {
 			if rest := name[q+len(tr):]; len(rest) >= 2 && len(rest) <= 3 {
@@ -219,7 +219,7 @@ func (er *entryRules) titled(name []rune) []rune {
 // relativeName reports a name written after a kinship word that says
 // whose relative the person is ("季子铭", "曾孙应聘", or "汧子枋" after a
 // name the open entry has: the entry's person's given name).
-func (er *entryRules) relativeName(name, main []rune) bool {
+func (er *Rules) relativeName(name, main []rune) bool {
 	for _, kw := range er.subentryKinRunes {
 		for q := text.IndexRunes(name, kw, 0); q >= 0; q = text.IndexRunes(name, kw, q+1) {
 			rest := len(name) - q - len(kw)
@@ -243,7 +243,7 @@ const companionShare = 5
 
 // introduced returns the word written before a name that introduces a
 // person without kinship ("同邑刘俨", "又袁义"), nil if none.
-func (er *entryRules) introduced(name []rune) []rune {
+func (er *Rules) introduced(name []rune) []rune {
 	for _, wr := range er.introducerRunes {
 		if len(name) >= len(wr)+2 && slices.Equal(name[:len(wr)], wr) {
 			return wr
@@ -256,7 +256,7 @@ func (er *entryRules) introduced(name []rune) []rune {
 // "米思翰，其长子也") names a relative of someone in the entry that opened
 // at mainStart: the clause's person is "其" (his), or is written in that
 // entry's text.
-func (er *entryRules) relativeOf(rs []rune, o opening, mainStart int) bool {
+func (er *Rules) relativeOf(rs []rune, o opening, mainStart int) bool {
 	c := clauseAt(rs, o.end)
 	if n := len(c); n >= 3 && c[n-1] == '也' {
 		c = c[:n-1]
@@ -301,7 +301,7 @@ func knownGiven(before, name []rune, surnames map[rune]bool) bool {
 // openings whose name alone says they are attached (one character, after
 // a kinship, introducing or office word) are the main person's relatives
 // and companions, and their paragraphs belong to the entry's length.
-func (er *entryRules) reaches(rs []rune, cands []opening) []int {
+func (er *Rules) reaches(rs []rune, cands []opening) []int {
 	out := make([]int, len(cands))
 	next := len(rs)
 	for i := len(cands) - 1; i >= 0; i-- {
@@ -316,7 +316,7 @@ func (er *entryRules) reaches(rs []rune, cands []opening) []int {
 // attachedByForm reports a name whose written form says it is an
 // attached person's: one character (a given name alone), or written after
 // a kinship, introducing or office word.
-func (er *entryRules) attachedByForm(name []rune) bool {
+func (er *Rules) attachedByForm(name []rune) bool {
 	return len(name) < 2 || er.kinPrefixed(name) || er.introduced(name) != nil || er.relativeName(name, nil) || er.titled(name) != nil
 }
 
@@ -325,7 +325,7 @@ func (er *entryRules) attachedByForm(name []rune) bool {
 // the person before), "国珍同县人" (of Guozhen's county). The person is
 // introduced by reference to another the text has named, as a companion
 // in that person's entry is; a main entry states its person's own place.
-func (er *entryRules) relativePlace(rs []rune, i int) bool {
+func (er *Rules) relativePlace(rs []rune, i int) bool {
 	for _, c := range clausesFrom(rs, i, 2, "，") {
 		if native(c) {
 			for _, w := range er.sharedPlaceLeads {
@@ -368,7 +368,7 @@ func clausesFrom(rs []rune, i, max int, seps string) [][]rune {
 // office or a prince's title ("锦衣指挥周彧，太后弟也", "武功郡王阿泰，
 // 太祖第三子") has the title for evidence, and a clause naming a relative
 // the text wrote before ("布泰，费扬古弟") the relative.
-func (er *entryRules) unnamedKin(rs []rune, o opening) bool {
+func (er *Rules) unnamedKin(rs []rune, o opening) bool {
 	c := clauseAt(rs, o.end)
 	if o.strong || o.evidence == evFull || !er.relation(c) || native(c) {
 		return false
@@ -393,7 +393,7 @@ func (er *entryRules) unnamedKin(rs []rune, o opening) bool {
 // volume is about, so a line that opens with such a name and a comma
 // ("蔡迁，不详其乡里") opens that person's entry though its words give
 // no formula, and such a person is a main entry's.
-func (er *entryRules) appraisedNames(rs []rune) func(name []rune) bool {
+func (er *Rules) appraisedNames(rs []rune) func(name []rune) bool {
 	var appr [][]rune
 	for _, sp := range lines(rs) {
 		if line := rs[sp.Start:sp.End]; er.appraisal(line) {
@@ -439,7 +439,7 @@ func givenAlone(text, name []rune) bool {
 // clan or a banner ("珠满，瓜尔佳氏，隶满洲正白旗", "桑格，喜塔腊氏，满洲
 // 正白旗人"): such a name is written in full however often the text
 // repeats it, with no surname and given name to tell apart.
-func (er *entryRules) clanOpening(rs []rune, o opening) bool {
+func (er *Rules) clanOpening(rs []rune, o opening) bool {
 	for _, c := range clausesFrom(rs, o.end, 2, "，") {
 		if er.clauseEnd(c) || len(c) > 1 && c[len(c)-1] == '人' && er.clauseEnd(c[:len(c)-1]) {
 			return true
@@ -456,7 +456,7 @@ func (er *entryRules) clanOpening(rs []rune, o opening) bool {
 // 与瀚皆正德九年进士"). A biography states its person's origin first; a
 // companion the entry has already brought in with the place ("大理评事长
 // 乐林公黼") is given a paragraph that does not repeat it.
-func (er *entryRules) placeless(rs []rune, i int) bool {
+func (er *Rules) placeless(rs []rune, i int) bool {
 	for _, c := range clausesFrom(rs, i, 0, "，；") {
 		n := len(c)
 		switch {
@@ -490,12 +490,12 @@ func namedWith(t, name []rune, companions [][]rune) bool {
 		// The items before and after: runs of name characters up to an
 		// enumeration word.
 		b := q
-		for b > 0 && q-b < 6 && isNameRune(t[b-1]) && t[b-1] != '及' {
+		for b > 0 && q-b < 6 && IsNameRune(t[b-1]) && t[b-1] != '及' {
 			b-- // a title written before the name: "太常博士陈九川"
 		}
 		if b > 0 && (t[b-1] == '、' || t[b-1] == '及') {
 			a := b - 1
-			for a > 0 && isNameRune(t[a-1]) && t[a-1] != '及' {
+			for a > 0 && IsNameRune(t[a-1]) && t[a-1] != '及' {
 				a--
 			}
 			if companionItem(t[a:b-1], companions) {
@@ -505,7 +505,7 @@ func namedWith(t, name []rune, companions [][]rune) bool {
 		e := q + len(name)
 		if e < len(t) && (t[e] == '、' || t[e] == '及') {
 			f := e + 1
-			for f < len(t) && isNameRune(t[f]) && t[f] != '及' {
+			for f < len(t) && IsNameRune(t[f]) && t[f] != '及' {
 				f++
 			}
 			if companionItem(t[e+1:f], companions) {

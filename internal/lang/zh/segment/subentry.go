@@ -1,4 +1,4 @@
-package chunker
+package segment
 
 import (
 	"slices"
@@ -10,8 +10,8 @@ import (
 )
 
 // A sub-entry is a relative's or an attached person's paragraph inside
-// another person's entry. Its chunk keeps the entry (Entry, EntryChunk)
-// and names the sub-entry's person in SubEntry, so the facts of that
+// another person's entry. Its piece keeps the entry (Piece.Main) and
+// names the sub-entry's person (Piece.Subject), so the facts of that
 // paragraph are not given to the entry's person. The text often writes
 // such a person by the given name alone ("用嘉，举人", "子琮，字季玉");
 // subEntryName completes the name when the listing, a kinship word or the
@@ -65,7 +65,7 @@ type naming struct {
 //   - a given name the volume has written before after a surname
 //     (writtenInFull: "拱辰" after "毕拱辰") is that full name;
 //   - anything else is kept as written.
-func (er *entryRules) subEntryName(n naming, written []rune) string {
+func (er *Rules) subEntryName(n naming, written []rune) string {
 	for _, w := range er.introducers {
 		wr := []rune(w)
 		if len(written) >= len(wr)+2 && slices.Equal(written[:len(wr)], wr) {
@@ -135,7 +135,7 @@ func (er *entryRules) subEntryName(n naming, written []rune) string {
 // name, so the character before the given name is a surname even where it
 // is a kinship word too; without it, a form not opening with a kinship
 // character.
-func (er *entryRules) fullerForm(name, before []rune, groups [][]rune, office bool) []rune {
+func (er *Rules) fullerForm(name, before []rune, groups [][]rune, office bool) []rune {
 	for _, g := range groups {
 		for q := text.IndexRunes(g, name, 0); q >= 0; q = text.IndexRunes(g, name, q+1) {
 			for k := 2; k >= 1; k-- {
@@ -164,7 +164,7 @@ func (er *entryRules) fullerForm(name, before []rune, groups [][]rune, office bo
 // person's name ("(族子旦余光)"). Anything else in a group is taken as an
 // attached person of another surname: "(子冕吴宁王伟)" lists a son, 冕,
 // and two others.
-func (er *entryRules) kinGroup(name []rune, groups [][]rune) (strong, weak bool) {
+func (er *Rules) kinGroup(name []rune, groups [][]rune) (strong, weak bool) {
 	sameKin := func(r rune) bool { return er.isKin(r) && !strings.ContainsRune("女婿甥妻", r) }
 	for _, g := range groups {
 		for q := text.IndexRunes(g, name, 0); q >= 0; q = text.IndexRunes(g, name, q+1) {
@@ -194,7 +194,7 @@ func sibling(a, b []rune) bool { return a[0] == b[0] || a[1] == b[1] }
 // surnameOf is the surname of an entry's person, or nil when the entry
 // is not named by a surname: a prince or a noble named by his title
 // ("秦王樉"; 王 after the first character is the title, not a surname).
-func (er *entryRules) surnameOf(entry []rune) []rune {
+func (er *Rules) surnameOf(entry []rune) []rune {
 	if len(entry) < 2 || slices.Contains(entry[1:], '王') {
 		return nil
 	}

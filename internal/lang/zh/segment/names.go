@@ -1,4 +1,4 @@
-package chunker
+package segment
 
 import (
 	"slices"
@@ -94,7 +94,7 @@ type reading struct {
 // ("卓同邑罗性"); else an office title or a prince's fief and
 // title, and of a woman written with her family name and 氏, the words
 // before it. Without any, the name is written whole.
-func (er *entryRules) read(written []rune, known func([]rune) bool) reading {
+func (er *Rules) read(written []rune, known func([]rune) bool) reading {
 	r := reading{name: written}
 	if w := er.introduced(written); w != nil {
 		r.name, r.off = written[len(w):], len(w)
@@ -145,7 +145,7 @@ func (er *entryRules) read(written []rune, known func([]rune) bool) reading {
 func hasPrefixRunes(s, p []rune) bool { return len(s) >= len(p) && slices.Equal(s[:len(p)], p) }
 
 // nameDoc returns the document read for name evidence with er's words.
-func (d *docText) nameDoc(er *entryRules) *names.Doc {
+func (d *Doc) nameDoc(er *Rules) *names.Doc {
 	if d.nd == nil || d.ndOf != er {
 		d.nd, d.ndOf = names.NewDoc(d.rs, er.nameWords), er
 	}
@@ -157,7 +157,7 @@ func (d *docText) nameDoc(er *entryRules) *names.Doc {
 // writes a kinship word after an owner the volume presents (or, for an
 // owner of two characters or more, that the characters say is a name).
 // Without a judge every opening is taken as its words show.
-func (er *entryRules) named(d *docText, o opening) bool {
+func (er *Rules) named(d *Doc, o opening) bool {
 	if er.judge == nil {
 		return true
 	}
@@ -177,7 +177,7 @@ func (er *entryRules) named(d *docText, o opening) bool {
 // a person: the volume presents it, whole or as a given name, or it has
 // the length of a name of two or three characters and the character model
 // takes it for a name.
-func (er *entryRules) knownOwner(nd *names.Doc, owner []rune) bool {
+func (er *Rules) knownOwner(nd *names.Doc, owner []rune) bool {
 	return nd.Presents(owner) || len(owner) >= 2 && len(owner) <= 3 && er.judge.Chars().Score(owner) > 0
 }
 
@@ -185,7 +185,7 @@ func (er *entryRules) knownOwner(nd *names.Doc, owner []rune) bool {
 // the entry's person's when the owner is the entry's name or given name,
 // else that of the nearest full name the text before writes ending with
 // the owner (writtenInFull). Nil when none is found.
-func (er *entryRules) ownerSurname(owner, entry, before []rune) []rune {
+func (er *Rules) ownerSurname(owner, entry, before []rune) []rune {
 	sur := er.surnameOf(entry)
 	if len(sur) > 0 && (slices.Equal(entry, owner) || slices.Equal(entry[len(sur):], owner)) {
 		return sur
@@ -209,7 +209,7 @@ func (er *entryRules) ownerSurname(owner, entry, before []rune) []rune {
 // the person by it whole rather than by its second character
 // (givenAlone), as a biography calls its person by the given name. Nil
 // when the text writes none.
-func (er *entryRules) writtenInFull(given, before, after []rune) []rune {
+func (er *Rules) writtenInFull(given, before, after []rune) []rune {
 	if er.judge == nil || len(given) == 0 || len(given) > 2 {
 		return nil
 	}
@@ -256,7 +256,7 @@ func countRunes(hay, needle []rune) int {
 
 // officeBefore reports whether text ends with an office of the profile
 // ("御史"): what follows it is a person's full name.
-func (er *entryRules) officeBefore(text []rune) bool {
+func (er *Rules) officeBefore(text []rune) bool {
 	for _, t := range er.officeTerms {
 		if hasSuffix(text, t) {
 			return true
@@ -271,7 +271,7 @@ func (er *entryRules) officeBefore(text []rune) bool {
 // ends an office ("左庶子黎淳"), and after the sentence's start, a clause
 // mark or a name for a word of one character ("。子春", "达子辉祖"): a
 // relative of the entry's person, who bears the entry's surname.
-func (er *entryRules) kinBefore(given, before []rune) bool {
+func (er *Rules) kinBefore(given, before []rune) bool {
 	// kinAt reports a kinship word of the same surname ending at s.
 	kinAt := func(s int) bool {
 		if er.officeBefore(before[:s]) {
@@ -282,7 +282,7 @@ func (er *entryRules) kinBefore(given, before []rune) bool {
 			if !kw.SameSurname || len(k) < 2 && !slices.Contains(er.prefixChars, k[0]) || s < len(k) || !slices.Equal(before[s-len(k):s], k) {
 				continue
 			}
-			if p := s - len(k); len(k) >= 2 || p == 0 || !isNameRune(before[p-1]) || er.judge != nil && er.judge.Chars().Score(before[p-1:p]) > 0 {
+			if p := s - len(k); len(k) >= 2 || p == 0 || !IsNameRune(before[p-1]) || er.judge != nil && er.judge.Chars().Score(before[p-1:p]) > 0 {
 				return true
 			}
 		}
@@ -298,7 +298,7 @@ func (er *entryRules) kinBefore(given, before []rune) bool {
 		if items == 4 || s < 2 || before[s-1] != '、' {
 			return false
 		}
-		for n := 1; n <= 3 && s-1-n >= 0 && isNameRune(before[s-1-n]); n++ {
+		for n := 1; n <= 3 && s-1-n >= 0 && IsNameRune(before[s-1-n]); n++ {
 			if listed(s-1-n, items+1) {
 				return true
 			}
@@ -306,7 +306,7 @@ func (er *entryRules) kinBefore(given, before []rune) bool {
 		return false
 	}
 	for q := text.IndexRunes(before, given, 1); q >= 0; q = text.IndexRunes(before, given, q+1) {
-		if e := q + len(given); len(given) == 1 && before[q-1] != '、' && e < len(before) && isNameRune(before[e]) {
+		if e := q + len(given); len(given) == 1 && before[q-1] != '、' && e < len(before) && IsNameRune(before[e]) {
 			continue // "子春秋": the character opens a word
 		}
 		if listed(q, 0) {

@@ -1,4 +1,4 @@
-package chunker
+package segment
 
 import (
 	"slices"
@@ -30,17 +30,17 @@ import (
 //     openings at a line start and followed by an entry formula; a one-name
 //     gap the chain leaves between two aligned names is then filled by the
 //     entry that writes the name differently (a variant character, the
-//     given name alone). Only listed names begin main entry chunks, so the
-//     main entry chunks of a volume spell its listing. Openings of
+//     given name alone). Only listed names begin main entries, so the
+//     main entries of a volume spell its listing. Openings of
 //     relatives named in the listing's parentheses, and of unlisted people
 //     whose words show a person, begin attached persons' entries inside
 //     the entry they sit in (an unlisted person before the first listed
-//     entry begins an entry of their own): a chunk never spans two people
+//     entry begins an entry of their own): a piece never spans two people
 //     the text introduces. A line start without a formula is aligned with
 //     a listed name only when some line of the volume opens with strong
 //     person evidence: a volume on countries lists places.
 //   - open: no listing. Every line that opens with a name and person
-//     evidence begins a chunk with a subject, as does a sentence inside a
+//     evidence begins a piece with a subject, as does a sentence inside a
 //     line that opens with the full "Name，字X，…人" formula (paragraph
 //     breaks are sometimes lost in transcription); openMarks says which
 //     are main entries and which attached, from the text alone. A "name"
@@ -48,7 +48,7 @@ import (
 //     有…") or that is a date ("二十九年春", "嘉靖间") is not one.
 //
 // In both modes heading lines and the historian's closing appraisal
-// ("赞曰：") begin chunks that belong to no entry.
+// ("赞曰：") begin pieces that belong to no entry.
 
 // Evidence that a sentence start opens an entry, from the words after the
 // name.
@@ -85,28 +85,6 @@ type opening struct {
 	// end is the offset of the words after the name.
 	end int
 }
-
-// mark starts a piece of the document. subject is the entry's person as
-// listed (markEntry), or the name that opens a sub-entry as written
-// (markSub), empty when the opening is not surely a person.
-type mark struct {
-	pos     int
-	kind    markKind
-	subject string
-}
-
-type markKind int
-
-const (
-	// markOutside starts text that belongs to no entry: the volume header,
-	// heading lines, the closing appraisal.
-	markOutside markKind = iota
-	// markEntry starts a person's entry.
-	markEntry
-	// markSub starts a continuation of the current entry: a relative's or
-	// another person's sub-entry inside it.
-	markSub
-)
 
 // listing is what a volume's heading lines say about whom it covers.
 type listing struct {
@@ -155,13 +133,13 @@ func isListLine(line []rune) bool {
 }
 
 // isMarker reports the symbols the histories put before headings.
-func (er *entryRules) isMarker(r rune) bool {
+func (er *Rules) isMarker(r rune) bool {
 	return slices.Contains(er.markers, r) || unicode.IsSpace(r)
 }
 
 // parseListing reads the listing lines of a volume; the "、" between
 // names is kept: it says who is listed as a relative (listedRelative).
-func (er *entryRules) parseListing(rs []rune, ls []text.Span, list []bool) listing {
+func (er *Rules) parseListing(rs []rune, ls []text.Span, list []bool) listing {
 	var l listing
 	for i, sp := range ls {
 		if !list[i] {
@@ -215,10 +193,10 @@ func noteGroup(g []rune) bool {
 // line writes.
 func isStop(r rune) bool { return strings.ContainsRune("。：；！？.:;!?", r) }
 
-// isNameRune reports the characters a name may contain: Han, private-use
+// IsNameRune reports the characters a name may contain: Han, private-use
 // code points (rare characters in transcriptions), and the brackets that
 // spell out a rare character by its components (刘季｛虎｝, 李国〈木普〉).
-func isNameRune(r rune) bool {
+func IsNameRune(r rune) bool {
 	return text.IsHan(r) || r >= 0xE000 && r <= 0xF8FF || r == '｛' || r == '｝' || r == '〈' || r == '〉'
 }
 
@@ -241,7 +219,7 @@ const maxTitledRunes = 8
 // openings finds the sentence starts of rs that begin with a name: the
 // name followed by "，", by "者，", by "、" and a second name (a joint
 // entry), or by "。字" (a slip for "，字").
-func (er *entryRules) openings(rs []rune, sentences []text.Span) []opening {
+func (er *Rules) openings(rs []rune, sentences []text.Span) []opening {
 	var out []opening
 	for _, sp := range sentences {
 		p := sp.Start
@@ -280,12 +258,12 @@ func (er *entryRules) openings(rs []rune, sentences []text.Span) []opening {
 
 // openingAt reads the opening at p, a sentence or clause start: a name,
 // then the words that say what the name is.
-func (er *entryRules) openingAt(rs []rune, p int, lineStart bool) (opening, bool) {
-	if !isNameRune(rs[p]) {
+func (er *Rules) openingAt(rs []rune, p int, lineStart bool) (opening, bool) {
+	if !IsNameRune(rs[p]) {
 		return opening{}, false
 	}
 	e := p
-	for e < len(rs) && e-p < 10 && isNameRune(rs[e]) {
+	for e < len(rs) && e-p < 10 && IsNameRune(rs[e]) {
 		e++
 	}
 	if e >= len(rs) || e == p {
@@ -330,7 +308,7 @@ func (er *entryRules) openingAt(rs []rune, p int, lineStart bool) (opening, bool
 	case rs[e] == '、':
 		// A joint entry: "杨元杲、阮弘道，皆滁人".
 		f := e + 1
-		for f < len(rs) && f-e <= 5 && isNameRune(rs[f]) {
+		for f < len(rs) && f-e <= 5 && IsNameRune(rs[f]) {
 			f++
 		}
 		if f < len(rs) && rs[f] == '，' && f-e >= 3 && er.evidence(rs, f+1) >= evFormula {
@@ -373,10 +351,10 @@ func courtesyRun(run []rune) int {
 // (then), 初 (earlier), 其 (his). Common surnames are not in the list.
 // Given names may start with them (时雍, 其休), so the list only guards
 // volumes without a listing.
-func (er *entryRules) notNameStart(r rune) bool { return slices.Contains(er.notNameStarts, r) }
+func (er *Rules) notNameStart(r rune) bool { return slices.Contains(er.notNameStarts, r) }
 
 // introducerStart reports a character an introducing word begins with.
-func (er *entryRules) introducerStart(r rune) bool {
+func (er *Rules) introducerStart(r rune) bool {
 	for _, w := range er.introducerRunes {
 		if w[0] == r {
 			return true
@@ -387,20 +365,20 @@ func (er *entryRules) introducerStart(r rune) bool {
 
 // notName reports a "name" that begins with a particle, unless the
 // particle is part of a word that introduces a person ("有吴敬者").
-func (er *entryRules) notName(name []rune) bool {
+func (er *Rules) notName(name []rune) bool {
 	return er.notNameStart(name[0]) && er.introduced(name) == nil
 }
 
 // kinPrefixed reports a name written with a kinship word before it ("子琏",
 // "弟思道"): a relative's sub-entry, never a main entry. 孙, 叔 and 伯 are
 // left out: they are surnames too.
-func (er *entryRules) kinPrefixed(name []rune) bool {
+func (er *Rules) kinPrefixed(name []rune) bool {
 	return len(name) >= 2 && slices.Contains(er.prefixChars, name[0])
 }
 
 // evidence grades the words after "Name，" (from rs[i]) as an entry
 // formula.
-func (er *entryRules) evidence(rs []rune, i int) int {
+func (er *Rules) evidence(rs []rune, i int) int {
 	clause := func(i int) []rune { return clauseAt(rs, i) }
 	c1 := clause(i)
 	if len(c1) == 0 {
@@ -433,7 +411,7 @@ func (er *entryRules) evidence(rs []rune, i int) int {
 // clauseEnd reports a clause of a clan or a banner: a short clause ending
 // with one of the profile's clause ends ("钮祜禄氏", "隶镶红旗" ends
 // with 旗 too).
-func (er *entryRules) clauseEnd(c []rune) bool {
+func (er *Rules) clauseEnd(c []rune) bool {
 	if len(c) < 2 || len(c) > 7 || !nameRunesOnly(c) {
 		return false
 	}
@@ -448,7 +426,7 @@ func (er *entryRules) clauseEnd(c []rune) bool {
 // relation reports a kinship clause: a name or a title and a relation,
 // perhaps a rank among siblings and a closing 也 ("武善弟", "太祖第十四子",
 // "多铎第一子也").
-func (er *entryRules) relation(c []rune) bool {
+func (er *Rules) relation(c []rune) bool {
 	if n := len(c); n >= 3 && c[n-1] == '也' {
 		c = c[:n-1]
 	}
@@ -472,7 +450,7 @@ func (er *entryRules) relation(c []rune) bool {
 
 func nameRunesOnly(c []rune) bool {
 	for _, r := range c {
-		if !isNameRune(r) {
+		if !IsNameRune(r) {
 			return false
 		}
 	}
@@ -527,7 +505,7 @@ func native(c []rune) bool {
 // show that Name is a person: a courtesy name, another name, an ancestry,
 // or a native place that is not an appointment ("世宗立，侃授行人": 行人
 // is an office).
-func (er *entryRules) personEvidence(rs []rune, i int) bool {
+func (er *Rules) personEvidence(rs []rune, i int) bool {
 	c := clauseAt(rs, i)
 	switch {
 	case len(c) == 0:
@@ -542,7 +520,7 @@ func (er *entryRules) personEvidence(rs []rune, i int) bool {
 
 // formula reports whether a clause opens with one of the profile's entry
 // formula words (名, 初名, 其先, 号 …).
-func (er *entryRules) formula(c []rune) bool {
+func (er *Rules) formula(c []rune) bool {
 	for _, p := range er.formulas {
 		if len(c) >= len(p) && slices.Equal(c[:len(p)], p) {
 			return true
@@ -564,10 +542,10 @@ func hasPrefix(rs []rune, p string) bool {
 
 // isKin reports the characters of kinship terms (子 son, 弟 younger brother,
 // 孙 grandson …); listings prefix relatives with them: (子琏璟), (兄国用).
-func (er *entryRules) isKin(r rune) bool { return slices.Contains(er.kinChars, r) }
+func (er *Rules) isKin(r rune) bool { return slices.Contains(er.kinChars, r) }
 
 // appraisal reports a line that opens the historian's closing judgement.
-func (er *entryRules) appraisal(line []rune) bool {
+func (er *Rules) appraisal(line []rune) bool {
 	for _, p := range er.appraisals {
 		if hasPrefix(line, p) {
 			return true
@@ -576,8 +554,11 @@ func (er *entryRules) appraisal(line []rune) bool {
 	return false
 }
 
-// liezhuanMarks finds the pieces of a liezhuan volume.
-func (er *entryRules) liezhuanMarks(d *docText) []mark {
+// Marks finds the pieces of a volume: the text outside entries (heading
+// lines, the closing appraisal), the main entries with their persons as
+// listed, and the sub-entries inside them with their names as written.
+// Marks come in no particular order; Read orders and names them.
+func (er *Rules) Marks(d *Doc) []Mark {
 	ls := lines(d.rs)
 	list := make([]bool, len(ls))
 	marks := er.structureMarks(d.rs, ls, list)
@@ -586,7 +567,6 @@ func (er *entryRules) liezhuanMarks(d *docText) []mark {
 	if len(l.main) > 0 {
 		marks = append(marks, er.listedMarks(d.rs, ops, l, func(o opening) bool { return er.named(d, o) })...)
 		marks = append(marks, er.listedIntroductions(d.rs, ops, l, marks)...)
-
 	} else {
 		marks = append(marks, er.openMarks(d.rs, ops, func(o opening) bool { return er.named(d, o) })...)
 	}
@@ -595,7 +575,7 @@ func (er *entryRules) liezhuanMarks(d *docText) []mark {
 
 // volumeListing is the listing of a volume: its heading lines read as
 // parseListing does.
-func (er *entryRules) volumeListing(rs []rune) listing {
+func (er *Rules) volumeListing(rs []rune) listing {
 	ls := lines(rs)
 	list := make([]bool, len(ls))
 	for i, sp := range ls {
@@ -608,18 +588,18 @@ func (er *entryRules) volumeListing(rs []rune) listing {
 // listing or heading line) and marks the pieces that belong to no entry:
 // each block of heading lines, the text after it up to the next entry (a
 // category volume's introduction), and the closing appraisal.
-func (er *entryRules) structureMarks(rs []rune, ls []text.Span, list []bool) []mark {
-	marks := []mark{{pos: 0, kind: markOutside}}
+func (er *Rules) structureMarks(rs []rune, ls []text.Span, list []bool) []Mark {
+	marks := []Mark{{Pos: 0, Kind: MarkOutside}}
 	for i, sp := range ls {
 		line := rs[sp.Start:sp.End]
 		list[i] = isListLine(line)
 		switch {
 		case list[i] && (i == 0 || !list[i-1]):
-			marks = append(marks, mark{pos: sp.Start, kind: markOutside})
+			marks = append(marks, Mark{Pos: sp.Start, Kind: MarkOutside})
 		case !list[i] && i > 0 && list[i-1]:
-			marks = append(marks, mark{pos: sp.Start, kind: markOutside})
+			marks = append(marks, Mark{Pos: sp.Start, Kind: MarkOutside})
 		case er.appraisal(line):
-			marks = append(marks, mark{pos: sp.Start, kind: markOutside})
+			marks = append(marks, Mark{Pos: sp.Start, Kind: MarkOutside})
 		}
 	}
 	return marks
@@ -656,9 +636,9 @@ func timeName(name []rune) bool {
 // the run's given name alone: the name then differs from the listing by
 // a variant or garbled character (叶应骢 for 叶应聪), or the entry gives
 // the given name only (濂 for 王濂). The subject of an aligned entry is the
-// name as the listing writes it, so the entry chunks of a volume spell its
+// name as the listing writes it, so the main entries of a volume spell its
 // listing whenever the text has every listed entry.
-func (er *entryRules) listedMarks(rs []rune, ops []opening, l listing, named func(opening) bool) []mark {
+func (er *Rules) listedMarks(rs []rune, ops []opening, l listing, named func(opening) bool) []Mark {
 	type cand struct {
 		op    int // index in ops
 		q, n  int // the listed name: l.main[q:q+n]
@@ -722,16 +702,16 @@ func (er *entryRules) listedMarks(rs []rune, ops []opening, l listing, named fun
 	slices.Reverse(chain)
 
 	chosen := map[int]bool{}
-	var out []mark
+	var out []Mark
 	for _, c := range chain {
 		chosen[c.op] = true
-		kind := markEntry
+		kind := MarkEntry
 		if er.listedRelative(l.main, c.q) || er.kinPrefixed(ops[c.op].name) {
 			// "刘体重子煦" lists 刘体重 and his son 煦: the son's text is
 			// an attached person's.
-			kind = markSub
+			kind = MarkSub
 		}
-		out = append(out, mark{pos: ops[c.op].pos, kind: kind, subject: string(l.main[c.q : c.q+c.n])})
+		out = append(out, Mark{Pos: ops[c.op].pos, Kind: kind, Subject: string(l.main[c.q : c.q+c.n])})
 	}
 	// Fill the one-name runs the chain leaves.
 	for k := 0; k <= len(chain); k++ {
@@ -755,7 +735,7 @@ func (er *entryRules) listedMarks(rs []rune, ops []opening, l listing, named fun
 			givenOnly := len(o.name) < len(run) && slices.Equal(run[len(run)-len(o.name):], o.name)
 			if sameSurname || givenOnly {
 				chosen[i] = true
-				out = append(out, mark{pos: o.pos, kind: markEntry, subject: string(run)})
+				out = append(out, Mark{Pos: o.pos, Kind: MarkEntry, Subject: string(run)})
 				break
 			}
 		}
@@ -784,16 +764,16 @@ func (er *entryRules) listedMarks(rs []rune, ops []opening, l listing, named fun
 		if relative || unlisted {
 			// A relative is a person the listing names; an unlisted opening
 			// is one only when its words say so.
-			m := mark{pos: o.pos, kind: markSub}
+			m := Mark{Pos: o.pos, Kind: MarkSub}
 			if relative || o.person && named(o) {
-				m.subject = string(o.name)
+				m.Subject = string(o.name)
 			}
 			out = append(out, m)
 		}
 	}
 	for _, e := range ends {
-		if e < len(rs) && !slices.ContainsFunc(out, func(m mark) bool { return m.pos == e }) {
-			out = append(out, mark{pos: e, kind: markSub})
+		if e < len(rs) && !slices.ContainsFunc(out, func(m Mark) bool { return m.Pos == e }) {
+			out = append(out, Mark{Pos: e, Kind: MarkSub})
 		}
 	}
 	return out
@@ -804,7 +784,7 @@ func (er *entryRules) listedMarks(rs []rune, ops []opening, l listing, named fun
 // History of Qing: "噶盖、噶盖子武善、布善" lists 噶盖 and, as his
 // relatives, 武善 and 布善): the name follows a kinship character or a
 // "、". Listings without "、" put relatives in parentheses instead.
-func (er *entryRules) listedRelative(main []rune, q int) bool {
+func (er *Rules) listedRelative(main []rune, q int) bool {
 	return q > 0 && slices.Contains(main, '、') && (main[q-1] == '、' || er.isKin(main[q-1]))
 }
 
@@ -834,7 +814,7 @@ func abs(x int) int {
 // inGroups reports whether name, without a word that introduces it ("有王
 // 景"), is written in one of the parenthesised runs and is more than a
 // kinship term.
-func (er *entryRules) inGroups(name []rune, groups [][]rune) bool {
+func (er *Rules) inGroups(name []rune, groups [][]rune) bool {
 	if w := er.introduced(name); w != nil {
 		name = name[len(w):]
 	}
@@ -861,7 +841,7 @@ func (er *entryRules) inGroups(name []rune, groups [][]rune) bool {
 // group, has a compound surname, or has no such ending. One character
 // before the name is a surname, not an introduction, unless it is an
 // introducing word ("又董镛").
-func (er *entryRules) listedSuffix(name []rune, groups [][]rune) []rune {
+func (er *Rules) listedSuffix(name []rune, groups [][]rune) []rune {
 	if len(name) < 3 || er.compound(name) || inAnyGroup(name, groups) {
 		return nil
 	}
@@ -878,8 +858,8 @@ func (er *entryRules) listedSuffix(name []rune, groups [][]rune) []rune {
 }
 
 // entryOpenings counts the line starts that open with a name and an entry
-// formula; Detect uses it.
-func (er *entryRules) entryOpenings(ops []opening) int {
+// formula; EntryOpenings reports it.
+func (er *Rules) entryOpenings(ops []opening) int {
 	n := 0
 	for _, o := range ops {
 		if o.lineStart && len(o.name) >= 2 && (o.evidence >= evFormula || o.kin) && !er.notName(o.name) {

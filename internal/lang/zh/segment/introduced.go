@@ -1,4 +1,4 @@
-package chunker
+package segment
 
 import (
 	"cmp"
@@ -34,7 +34,7 @@ const maxIntroRunes = 8
 // "者，", "亦" or "。" and a formula word (名, 字). Only the first
 // introduction of a name counts, only inside an entry, and never for a
 // name an existing mark already gives.
-func (er *entryRules) listedIntroductions(rs []rune, ops []opening, l listing, marks []mark) []mark {
+func (er *Rules) listedIntroductions(rs []rune, ops []opening, l listing, marks []Mark) []Mark {
 	// A volume on countries or tribes lists places: its groups confirm
 	// no person unless some line opens with a person's formula or says
 	// who the person was ("陈奉，御马监奉御也").
@@ -42,25 +42,25 @@ func (er *entryRules) listedIntroductions(rs []rune, ops []opening, l listing, m
 		return nil
 	}
 	sorted := slices.Clone(marks)
-	slices.SortStableFunc(sorted, func(a, b mark) int { return cmp.Compare(a.pos, b.pos) })
+	slices.SortStableFunc(sorted, func(a, b Mark) int { return cmp.Compare(a.Pos, b.Pos) })
 	// inEntry reports whether p lies in an entry: the last mark before it
 	// is not one that begins text outside entries.
 	inEntry := func(p int) bool {
 		k := -1
 		for i, m := range sorted {
-			if m.pos > p {
+			if m.Pos > p {
 				break
 			}
 			k = i
 		}
-		return k >= 0 && sorted[k].kind != markOutside
+		return k >= 0 && sorted[k].Kind != MarkOutside
 	}
 	marked := map[int]bool{}
 	var given [][]rune
 	for _, m := range marks {
-		marked[m.pos] = true
-		if m.subject != "" {
-			given = append(given, []rune(m.subject))
+		marked[m.Pos] = true
+		if m.Subject != "" {
+			given = append(given, []rune(m.Subject))
 		}
 	}
 	known := func(n []rune) bool {
@@ -71,7 +71,7 @@ func (er *entryRules) listedIntroductions(rs []rune, ops []opening, l listing, m
 		}
 		return false
 	}
-	var out []mark
+	var out []Mark
 	for _, st := range introStarts(rs) {
 		p := st.at
 		if marked[p] || marked[st.sentence] || !inEntry(p) {
@@ -90,16 +90,16 @@ func (er *entryRules) listedIntroductions(rs []rune, ops []opening, l listing, m
 		if st.afterWho {
 			at = st.sentence
 		}
-		out = append(out, mark{pos: at, kind: markSub, subject: string(name)})
+		out = append(out, Mark{Pos: at, Kind: MarkSub, Subject: string(name)})
 	}
 	// The person's text is the paragraph; the entry's person is the
 	// subject again after it.
 	for _, m := range slices.Clone(out) {
-		marked[m.pos] = true
+		marked[m.Pos] = true
 	}
 	for _, m := range slices.Clone(out) {
-		if e := paragraphEnd(rs, m.pos); e < len(rs) && !marked[e] {
-			out = append(out, mark{pos: e, kind: markSub})
+		if e := paragraphEnd(rs, m.Pos); e < len(rs) && !marked[e] {
+			out = append(out, Mark{Pos: e, Kind: MarkSub})
 			marked[e] = true
 		}
 	}
@@ -167,9 +167,9 @@ func introStarts(rs []rune) []introStart {
 // its introducing words and the name's length n (0 if there is none). The
 // name is the longest run of two to four characters that a group writes
 // and that the words after it close as an introduction does.
-func (er *entryRules) groupNameAt(rs []rune, p int, groups [][]rune) (k, n int) {
+func (er *Rules) groupNameAt(rs []rune, p int, groups [][]rune) (k, n int) {
 	e := p
-	for e < len(rs) && e-p < maxIntroRunes+4 && isNameRune(rs[e]) {
+	for e < len(rs) && e-p < maxIntroRunes+4 && IsNameRune(rs[e]) {
 		e++
 	}
 	for k := 0; k <= maxIntroRunes && p+k+2 <= e; k++ {
@@ -208,7 +208,7 @@ func introClosed(rs []rune, q int) bool {
 // own (the name would then be its object, "擢王懋"), and, beyond three
 // characters (a place, "同邑", "又有"), words with an introducing word,
 // an office title or a native place ("又吴人", "时御史古田").
-func (er *entryRules) introWords(w []rune) bool {
+func (er *Rules) introWords(w []rune) bool {
 	for _, r := range w {
 		if strings.ContainsRune("言曰谓奏劾荐擢授迁拜除召命令遣使与及并共偕如代杀斩执获见至以攻为于引用欲屈", r) {
 			return false
@@ -231,12 +231,12 @@ func (er *entryRules) introWords(w []rune) bool {
 // kinWritten reports whether the words up to a name's first character
 // hold a kinship character ("子滋", "从弟守隅", "英从子文"): a relative,
 // whose paragraph the entry's own text goes on in.
-func (er *entryRules) kinWritten(w []rune) bool {
+func (er *Rules) kinWritten(w []rune) bool {
 	return slices.ContainsFunc(w, er.isKin)
 }
 
 // kinOnly reports a run made of kinship characters alone ("子孙").
-func (er *entryRules) kinOnly(name []rune) bool {
+func (er *Rules) kinOnly(name []rune) bool {
 	for _, r := range name {
 		if !er.isKin(r) {
 			return false
