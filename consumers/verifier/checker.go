@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"sort"
 	"sync"
 
 	"github.com/annalist-dev/annalist/internal/lang/profile"
 	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/lang/zh/claims"
 	"github.com/annalist-dev/annalist/internal/lang/zh/era"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -137,10 +137,13 @@ type Offline struct {
 	seed maphash.Seed
 	// sets are the indexed reference sets, by fingerprint; docs the
 	// prepared reference texts, by chunk id and text.
-	sets *fifo[*refIndex]
-	docs *fifo[*prepared]
-	// lexicons are the lexicons by profile (*profile.Profile → *lexicon).
+	sets *fifo[*claims.Index]
+	docs *fifo[*claims.Prepared]
+	// lexicons are the lexicons by profile (*profile.Profile →
+	// *claims.Lexicon).
 	lexicons sync.Map
+	// opts are the settings the claims are checked with.
+	opts claims.Options
 }
 
 var _ Checker = (*Offline)(nil)
@@ -149,7 +152,9 @@ var _ Checker = (*Offline)(nil)
 func NewOffline(cfg Config) *Offline {
 	cfg = cfg.withDefaults()
 	return &Offline{cfg: cfg, seed: maphash.MakeSeed(),
-		sets: newFIFO[*refIndex](cfg.CacheSize), docs: newFIFO[*prepared](cfg.DocCacheSize)}
+		sets: newFIFO[*claims.Index](cfg.CacheSize), docs: newFIFO[*claims.Prepared](cfg.DocCacheSize),
+		opts: claims.Options{MinJaccard: cfg.MinJaccard, TopReferences: cfg.TopReferences, TopPassages: cfg.TopPassages,
+			MinContext: cfg.MinContext, MaxValueRunes: cfg.MaxValueRunes, Era: cfg.Era}}
 }
 
 // ErrNoReferenceSet is returned by Check when it is given no reference set.
@@ -157,7 +162,7 @@ var ErrNoReferenceSet = errors.New("no reference set")
 
 // Check decides the draft against refs. A Conflict draft has each of its
 // Facts checked against the chunk it names alone; any other draft is
-// split by Atomic and each fact checked against the whole set.
+// read into atomic facts, each checked against the whole set (claims.Check).
 func (o *Offline) Check(ctx context.Context, refs *schemas.ReferenceSet, d schemas.Draft) (schemas.Verdict, error) {
 	if refs == nil {
 		return schemas.Verdict{}, fmt.Errorf("check draft %s/%d: %w", d.RequestID, d.Index, ErrNoReferenceSet)
@@ -165,13 +170,12 @@ func (o *Offline) Check(ctx context.Context, refs *schemas.ReferenceSet, d schem
 	if err := ctx.Err(); err != nil {
 		return schemas.Verdict{}, err
 	}
-	idx := o.index(refs)
-	sc := newSentenceCheck(o.cfg, o.lexiconOf(refs, d.Text), idx, refs, d)
+	idx, lex := o.index(refs), o.lexiconOf(refs, d.Text)
 	var fvs []schemas.FactVerdict
 	if d.Conflict && len(d.Facts) > 0 {
-		fvs = sc.checkConflict()
+		fvs = claims.CheckConflict(o.opts, lex, idx, refs, d)
 	} else {
-		fvs = sc.check()
+		fvs = claims.Check(o.opts, lex, idx, refs, d)
 	}
 	return verdict(d, fvs), nil
 }
@@ -179,17 +183,17 @@ func (o *Offline) Check(ctx context.Context, refs *schemas.ReferenceSet, d schem
 // lexiconOf is the lexicon a sentence about refs' subject is read with:
 // the set's profile in the set's language, or in the sentence's language
 // when the set does not say (a set made by hand).
-func (o *Offline) lexiconOf(refs *schemas.ReferenceSet, sentence string) *lexicon {
+func (o *Offline) lexiconOf(refs *schemas.ReferenceSet, sentence string) *claims.Lexicon {
 	lang := refs.Lang
 	if lang == "" {
 		lang = text.Lang(sentence)
 	}
 	p := o.cfg.Profiles.For(refs.Profile, lang)
 	if l, ok := o.lexicons.Load(p); ok {
-		return l.(*lexicon)
+		return l.(*claims.Lexicon)
 	}
-	l, _ := o.lexicons.LoadOrStore(p, newLexicon(p))
-	return l.(*lexicon)
+	l, _ := o.lexicons.LoadOrStore(p, claims.NewLexicon(p))
+	return l.(*claims.Lexicon)
 }
 
 // verdict wraps fact verdicts into the draft's verdict with the overall
@@ -219,66 +223,14 @@ func verdict(d schemas.Draft, fvs []schemas.FactVerdict) schemas.Verdict {
 	return v
 }
 
-// refDoc is one reference, prepared for matching.
-type refDoc struct {
-	ref   schemas.Reference
-	rs    []rune
-	norm  normText
-	dates []dateSpan
-	// passages are the indices of the document's passages in the index.
-	passages []int
-}
-
-// passage is one sentence of a reference.
-type passage struct {
-	doc        int
-	start, end int // rune offsets in the reference text
-	ns, ne     int // the same range in the normalized text
-	toks       text.TokenSet
-}
-
-// refIndex is a reference set prepared for checking; read-only once built.
-type refIndex struct {
-	docs     []refDoc
-	passages []passage
-	byChunk  map[string]int
-	// postings lists, per token, the passages holding it, in order: a
-	// sentence is scored against every passage of its reference set, and
-	// a topic page's set holds thousands, so a token's passages are
-	// counted from here instead of merging the sentence's tokens with
-	// every passage's.
-	postings map[uint64][]int32
-}
-
-// jaccards returns the token Jaccard of a with every passage, as
-// a.Jaccard(passage.toks) would.
-func (x *refIndex) jaccards(a text.TokenSet) []float64 {
-	out := make([]float64, len(x.passages))
-	if len(a) == 0 {
-		return out
-	}
-	inter := make([]int32, len(x.passages))
-	for _, t := range a {
-		for _, p := range x.postings[t] {
-			inter[p]++
-		}
-	}
-	for p, n := range inter {
-		if n > 0 {
-			out[p] = float64(n) / float64(len(a)+x.passages[p].toks.Len()-int(n))
-		}
-	}
-	return out
-}
-
 // index returns the prepared reference set, from the cache when the same
 // set (same chunk ids and texts) was seen recently.
-func (o *Offline) index(refs *schemas.ReferenceSet) *refIndex {
+func (o *Offline) index(refs *schemas.ReferenceSet) *claims.Index {
 	key := fingerprint(o.seed, refs)
 	if x, ok := o.sets.get(key); ok {
 		return x
 	}
-	return o.sets.add(key, indexWith(refs, o.prepared))
+	return o.sets.add(key, claims.NewIndex(refs, o.prepared))
 }
 
 // fingerprint identifies a reference set's texts within one process (a
@@ -296,35 +248,9 @@ func fingerprint(seed maphash.Seed, refs *schemas.ReferenceSet) uint64 {
 	return h.Sum64()
 }
 
-// prepared is a reference text prepared for matching: what a reference
-// set's index holds of it, shared by every set that holds the same chunk
-// text. Read-only once built.
-type prepared struct {
-	rs    []rune
-	norm  normText
-	dates []dateSpan
-	// passages are its sentences; doc is left zero.
-	passages []passage
-}
-
-func prepare(tab *era.Table, txt string) *prepared {
-	p := &prepared{rs: []rune(txt), norm: normalize(txt), dates: findDates(tab, txt)}
-	for _, sp := range text.SentencesRunes(p.rs) {
-		ns := sort.SearchInts(p.norm.pos, sp.Start)
-		ne := sort.SearchInts(p.norm.pos, sp.End)
-		if ne <= ns {
-			continue
-		}
-		p.passages = append(p.passages, passage{
-			start: sp.Start, end: sp.End, ns: ns, ne: ne, toks: text.NewTokenSet(string(p.rs[sp.Start:sp.End])),
-		})
-	}
-	return p
-}
-
 // prepared returns r's text prepared, from the cache when the same chunk
 // text was prepared recently.
-func (o *Offline) prepared(r schemas.Reference) *prepared {
+func (o *Offline) prepared(r schemas.Reference) *claims.Prepared {
 	var h maphash.Hash
 	h.SetSeed(o.seed)
 	h.WriteString(r.ChunkID)
@@ -334,62 +260,5 @@ func (o *Offline) prepared(r schemas.Reference) *prepared {
 	if p, ok := o.docs.get(key); ok {
 		return p
 	}
-	return o.docs.add(key, prepare(o.cfg.Era, r.Text))
-}
-
-// buildIndex indexes refs, preparing every text.
-func buildIndex(tab *era.Table, refs *schemas.ReferenceSet) *refIndex {
-	return indexWith(refs, func(r schemas.Reference) *prepared { return prepare(tab, r.Text) })
-}
-
-// indexWith indexes refs from their prepared texts.
-func indexWith(refs *schemas.ReferenceSet, prep func(schemas.Reference) *prepared) *refIndex {
-	x := &refIndex{byChunk: make(map[string]int, len(refs.References)), postings: map[uint64][]int32{}}
-	for _, r := range refs.References {
-		if _, dup := x.byChunk[r.ChunkID]; dup || r.Text == "" {
-			continue
-		}
-		di := len(x.docs)
-		x.byChunk[r.ChunkID] = di
-		p := prep(r)
-		doc := refDoc{ref: r, rs: p.rs, norm: p.norm, dates: p.dates, passages: make([]int, 0, len(p.passages))}
-		for _, ps := range p.passages {
-			doc.passages = append(doc.passages, len(x.passages))
-			for _, t := range ps.toks {
-				x.postings[t] = append(x.postings[t], int32(len(x.passages)))
-			}
-			ps.doc = di
-			x.passages = append(x.passages, ps)
-		}
-		x.docs = append(x.docs, doc)
-	}
-	return x
-}
-
-// evidence is the evidence of doc's runes [s, e).
-func (x *refIndex) evidence(doc, s, e int) schemas.Evidence {
-	d := &x.docs[doc]
-	if s < 0 {
-		s = 0
-	}
-	if e > len(d.rs) {
-		e = len(d.rs)
-	}
-	return schemas.Evidence{ChunkID: d.ref.ChunkID, Span: schemas.Span{Start: s, End: e}, Text: string(d.rs[s:e])}
-}
-
-// passageEvidence is the evidence of a whole passage.
-func (x *refIndex) passageEvidence(p int) schemas.Evidence {
-	ps := x.passages[p]
-	return x.evidence(ps.doc, ps.start, ps.end)
-}
-
-// passageAt is the passage of doc that holds rune offset r, or -1.
-func (x *refIndex) passageAt(doc, r int) int {
-	for _, p := range x.docs[doc].passages {
-		if x.passages[p].start <= r && r < x.passages[p].end {
-			return p
-		}
-	}
-	return -1
+	return o.docs.add(key, claims.Prepare(o.cfg.Era, r.Text))
 }

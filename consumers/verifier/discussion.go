@@ -11,7 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	core "github.com/annalist-dev/annalist/internal/lang/en/discourse"
+	"github.com/annalist-dev/annalist/internal/lang/en/discourse"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -25,12 +25,12 @@ const DefaultDiscussionGraphs = 64
 // checked by the sentence's citations (schemas.ParseDiscussionRef):
 //
 //   - turns only: the sentence is an opinion, checked against the turn
-//     with core.VerifyOpinion (the discussion's graph built once and
+//     with discourse.VerifyOpinion (the discussion's graph built once and
 //     cached). VerifyOpinion lets a background name stand where the turn
 //     has a reference expression without asking which entity it denotes;
 //     so a sentence it supports must also name only entities the turn
 //     names or its references were resolved to by the discussion's
-//     resolver (as core.Summarize runs it), else it fails as an entity
+//     resolver (as discourse.Summarize runs it), else it fails as an entity
 //     error — unless the resolver left a reference of that turn as
 //     written, where what the reference denotes is not known. The verdict
 //     keeps VerifyOpinion's status; a not_supported one (attribution,
@@ -69,11 +69,11 @@ type discussions struct {
 // reading is what the verifier keeps of one discussion: its graph and how
 // the discussion's resolver reads each turn's references.
 type reading struct {
-	g *core.Graph
+	g *discourse.Graph
 	// resolved[t] are the entities turn t's references were resolved to
 	// (a group's members included); open[t] says a reference of turn t
 	// was left as written.
-	resolved map[int][]*core.Entity
+	resolved map[int][]*discourse.Entity
 	open     map[int]bool
 }
 
@@ -109,7 +109,7 @@ func (c *discussions) Check(ctx context.Context, refs *schemas.ReferenceSet, d s
 	return c.background(ctx, refs, d, paras)
 }
 
-// opinion checks a turn-cited sentence with core.VerifyOpinion.
+// opinion checks a turn-cited sentence with discourse.VerifyOpinion.
 func (c *discussions) opinion(d schemas.Draft, disc *schemas.Discussion, turns []int) schemas.Verdict {
 	rd := c.reading(disc)
 	g := rd.g
@@ -123,11 +123,11 @@ func (c *discussions) opinion(d schemas.Draft, disc *schemas.Discussion, turns [
 	for _, t := range turns {
 		s.Citations = append(s.Citations, schemas.TurnCitation{Turn: t})
 	}
-	ov := core.VerifyOpinion(*disc, g, s)
+	ov := discourse.VerifyOpinion(*disc, g, s)
 	t := turns[0]
 	if ov.Status == schemas.StatusSupported {
 		if e, found := rd.unresolved(disc, t, d.Text); e != nil {
-			ov = core.OpinionVerdict{Status: schemas.StatusNotSupported, ErrorType: core.OpinionErrorEntity,
+			ov = discourse.OpinionVerdict{Status: schemas.StatusNotSupported, ErrorType: discourse.OpinionErrorEntity,
 				Reason: fmt.Sprintf("%q stands for no reference of turn %d (its references are %s)", e.Name, t, orNone(found))}
 		}
 	}
@@ -200,14 +200,14 @@ func (c *discussions) background(ctx context.Context, refs *schemas.ReferenceSet
 }
 
 // verbatim reports whether s is, white space aside, one sentence of
-// paragraph or a run of consecutive ones (core.SplitSentences), and where
+// paragraph or a run of consecutive ones (discourse.SplitSentences), and where
 // in paragraph it stands (rune offsets).
 func verbatim(paragraph, s string) (start, end int, ok bool) {
 	want := strings.Join(strings.Fields(s), " ")
 	if want == "" {
 		return 0, 0, false
 	}
-	sents := core.SplitSentences(paragraph)
+	sents := discourse.SplitSentences(paragraph)
 	// at[i] is the byte offset of sentence i in the paragraph, -1 when the
 	// splitter's sentence is not found as written
 	at := make([]int, len(sents))
@@ -269,14 +269,14 @@ func (c *discussions) reading(d *schemas.Discussion) *reading {
 }
 
 // read builds d's graph and runs its resolver over the turns as the
-// offline summary does (core.Summarize: the background selection as the
+// offline summary does (discourse.Summarize: the background selection as the
 // focus), keeping each turn's resolutions.
 func read(d schemas.Discussion) *reading {
-	g := core.BuildGraph(d)
-	rd := &reading{g: g, resolved: map[int][]*core.Entity{}, open: map[int]bool{}}
-	r := core.NewResolver(g)
-	r.Focus(core.SelectBackground(d, g))
-	core.Opinions(d, g, r)
+	g := discourse.BuildGraph(d)
+	rd := &reading{g: g, resolved: map[int][]*discourse.Entity{}, open: map[int]bool{}}
+	r := discourse.NewResolver(g)
+	r.Focus(discourse.SelectBackground(d, g))
+	discourse.Opinions(d, g, r)
 	for _, res := range r.Resolutions {
 		if res.Entity == nil {
 			rd.open[res.Turn] = true
@@ -295,12 +295,12 @@ func read(d schemas.Discussion) *reading {
 // known. An organisation where a resolved entity holds a role
 // ("the president" → "FIFA president Gianni Infantino") counts as
 // referred to.
-func (rd *reading) unresolved(disc *schemas.Discussion, t int, s string) (*core.Entity, []string) {
+func (rd *reading) unresolved(disc *schemas.Discussion, t int, s string) (*discourse.Entity, []string) {
 	if t < 0 || t >= len(disc.Turns) || rd.open[t] {
 		return nil, nil
 	}
 	named := rd.g.EntitiesIn(disc.Turns[t].Utterance)
-	ok := func(e *core.Entity) bool {
+	ok := func(e *discourse.Entity) bool {
 		if slices.Contains(named, e) || slices.Contains(rd.resolved[t], e) {
 			return true
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/internal/kit/llmtest"
-	core "github.com/annalist-dev/annalist/internal/lang/en/discourse"
+	"github.com/annalist-dev/annalist/internal/lang/en/discourse"
 	"github.com/annalist-dev/annalist/schemas"
 	"github.com/annalist-dev/annalist/topology"
 )
@@ -62,7 +62,7 @@ const (
 func TestDiscussionOfflineSummaryIsSupported(t *testing.T) {
 	refs := harborRefs(t)
 	c := verifier.WithDiscussions(verifier.NewOffline(verifier.Config{}))
-	s := core.Summarize(*refs.Discussion)
+	s := discourse.Summarize(*refs.Discussion)
 	n := 0
 	check := func(d schemas.Draft) {
 		t.Helper()
@@ -312,7 +312,7 @@ func TestDiscussionLeavesOtherSetsAlone(t *testing.T) {
 func TestDiscussionConcurrentChecks(t *testing.T) {
 	refs := harborRefs(t)
 	c := verifier.WithDiscussions(verifier.NewOffline(verifier.Config{}))
-	s := core.Summarize(*refs.Discussion)
+	s := discourse.Summarize(*refs.Discussion)
 	var drafts []schemas.Draft
 	for _, o := range s.Opinions {
 		for _, op := range o.Sentences {

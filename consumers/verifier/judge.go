@@ -14,6 +14,7 @@ import (
 
 	"github.com/annalist-dev/annalist/internal/kit/ask"
 	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/lang/zh/claims"
 	"github.com/annalist-dev/annalist/internal/ports/genmem"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -150,17 +151,18 @@ func (j *Judge) Check(ctx context.Context, refs *schemas.ReferenceSet, d schemas
 	if d.Conflict && len(d.Facts) > 0 && j.fallback != nil {
 		return j.fallback.Check(ctx, refs, d)
 	}
-	atoms := atomize(j.sel.cfg.Era, j.sel.lexiconOf(refs, d.Text), d.Text)
-	if len(atoms) == 0 {
+	reading := claims.Read(j.sel.cfg.Era, j.sel.lexiconOf(refs, d.Text), d.Text)
+	facts := reading.Facts()
+	if len(facts) == 0 {
 		return verdict(d, nil), nil
 	}
-	data := promptData{Subject: refs.Name, Sentence: d.Text, References: j.selectRefs(refs, d, atoms)}
+	data := promptData{Subject: refs.Name, Sentence: d.Text, References: j.selectRefs(refs, d, facts)}
 	if data.Subject == "" {
 		data.Subject = refs.Subject
 	}
 	data.Aliases = strings.Join(aliasesBut(refs.Aliases, data.Subject), "、")
-	for _, a := range atoms {
-		data.Facts = append(data.Facts, a.fact.Text)
+	for _, f := range facts {
+		data.Facts = append(data.Facts, f.Text)
 	}
 	fvs, calls, err := ask.JSON(ctx, j.model, ask.Request[judgeAnswer, []schemas.FactVerdict]{
 		Prompt: judgePrompt,
@@ -168,14 +170,14 @@ func (j *Judge) Check(ctx context.Context, refs *schemas.ReferenceSet, d schemas
 			data.Feedback = feedback
 			return data
 		},
-		Validate: func(a judgeAnswer) ([]schemas.FactVerdict, error) { return judgement(a, atoms, data.References) },
+		Validate: func(a judgeAnswer) ([]schemas.FactVerdict, error) { return judgement(a, facts, data.References) },
 		Attempts: j.cfg.Attempts,
 		OnReject: func(int, error) { j.stats.invalid.Add(1) },
 	})
 	j.stats.calls.Add(int64(calls))
 	switch {
 	case err == nil:
-		j.eraTable(d.Text, atoms, fvs)
+		reading.ApplyEraTable(fvs)
 		v := verdict(d, fvs)
 		v.LLMCalls = calls
 		return v, nil
@@ -205,22 +207,23 @@ func aliasesBut(aliases []string, name string) []string {
 // scored by the token Jaccard of its best passage with the sentence or one
 // of its facts; the best MaxReferences above MinJaccard, and the cited
 // ones, each cut to a window around its best passage.
-func (j *Judge) selectRefs(refs *schemas.ReferenceSet, d schemas.Draft, atoms []atom) []shownRef {
+func (j *Judge) selectRefs(refs *schemas.ReferenceSet, d schemas.Draft, facts []schemas.Fact) []shownRef {
 	idx := j.sel.index(refs)
 	sets := []text.TokenSet{text.NewTokenSet(d.Text)}
-	for _, a := range atoms {
-		sets = append(sets, text.NewTokenSet(a.fact.Text))
+	for _, f := range facts {
+		sets = append(sets, text.NewTokenSet(f.Text))
 	}
-	score := make([]float64, len(idx.docs))
-	bestP := make([]int, len(idx.docs))
+	score := make([]float64, idx.Docs())
+	bestP := make([]int, idx.Docs())
 	js := make([][]float64, len(sets))
 	for i, ts := range sets {
-		js[i] = idx.jaccards(ts)
+		js[i] = idx.Jaccards(ts)
 	}
-	for p, ps := range idx.passages {
+	for p := range idx.Passages() {
+		doc, _, _ := idx.Passage(p)
 		for i := range sets {
-			if sc := js[i][p]; sc > score[ps.doc] {
-				score[ps.doc], bestP[ps.doc] = sc, p
+			if sc := js[i][p]; sc > score[doc] {
+				score[doc], bestP[doc] = sc, p
 			}
 		}
 	}
@@ -235,22 +238,23 @@ func (j *Judge) selectRefs(refs *schemas.ReferenceSet, d schemas.Draft, atoms []
 		docs = docs[:j.cfg.MaxReferences]
 	}
 	for _, c := range d.Citations {
-		if di, ok := idx.byChunk[c]; ok && !containsInt(docs, di) {
+		if di, ok := idx.DocOf(c); ok && !containsInt(docs, di) {
 			docs = append(docs, di)
 		}
 	}
 	out := make([]shownRef, 0, len(docs))
 	for _, di := range docs {
-		doc := &idx.docs[di]
-		s, e := 0, len(doc.rs)
+		ref := idx.Doc(di)
+		rs := []rune(ref.Text)
+		s, e := 0, len(rs)
 		if e > j.cfg.MaxRefRunes {
-			ps := idx.passages[bestP[di]]
-			mid := (ps.start + ps.end) / 2
+			_, ps, pe := idx.Passage(bestP[di])
+			mid := (ps + pe) / 2
 			s = max(0, mid-j.cfg.MaxRefRunes/2)
-			e = min(len(doc.rs), s+j.cfg.MaxRefRunes)
+			e = min(len(rs), s+j.cfg.MaxRefRunes)
 			s = max(0, e-j.cfg.MaxRefRunes)
 		}
-		out = append(out, shownRef{ChunkID: doc.ref.ChunkID, Text: string(doc.rs[s:e]), full: doc.ref.Text})
+		out = append(out, shownRef{ChunkID: ref.ChunkID, Text: string(rs[s:e]), full: ref.Text})
 	}
 	return out
 }
@@ -282,13 +286,13 @@ type judgeFact struct {
 // fields): one entry per fact in order, statuses and error types from the
 // enums, and for a supported or contradicted fact a quote found verbatim
 // in the chunk it names, which must be one the prompt showed.
-func judgement(a judgeAnswer, atoms []atom, shown []shownRef) ([]schemas.FactVerdict, error) {
-	if len(a.Facts) != len(atoms) {
-		return nil, fmt.Errorf("the answer decides %d facts, want %d", len(a.Facts), len(atoms))
+func judgement(a judgeAnswer, facts []schemas.Fact, shown []shownRef) ([]schemas.FactVerdict, error) {
+	if len(a.Facts) != len(facts) {
+		return nil, fmt.Errorf("the answer decides %d facts, want %d", len(a.Facts), len(facts))
 	}
-	out := make([]schemas.FactVerdict, len(atoms))
+	out := make([]schemas.FactVerdict, len(facts))
 	for i, f := range a.Facts {
-		want := atoms[i].fact
+		want := facts[i]
 		if strings.TrimSpace(f.Text) != want.Text {
 			return nil, fmt.Errorf("fact %d is %q, want %q", i+1, f.Text, want.Text)
 		}
@@ -337,26 +341,4 @@ func quoteEvidence(f judgeFact, shown []shownRef) (schemas.Evidence, error) {
 		return schemas.Evidence{ChunkID: f.ChunkID, Span: schemas.Span{Start: s, End: s + text.RuneLen(q)}, Text: q}, nil
 	}
 	return schemas.Evidence{}, fmt.Errorf("chunk_id %q is not one of the references shown", f.ChunkID)
-}
-
-// eraTable overrides the model on Gregorian years the era table decides:
-// a year that is not the table's year of the era date before it is wrong.
-func (j *Judge) eraTable(sentence string, atoms []atom, fvs []schemas.FactVerdict) {
-	for i, a := range atoms {
-		if a.date == nil || a.date.kind != dateGregorian {
-			continue
-		}
-		for k := i - 1; k >= 0; k-- {
-			ed := atoms[k].date
-			if ed == nil || ed.kind != dateEra {
-				continue
-			}
-			if ed.gregorian != 0 && ed.gregorian != a.date.gregorian {
-				fvs[i].Status, fvs[i].ErrorType = schemas.StatusNotSupported, schemas.ErrorEra
-				fvs[i].Message = fmt.Sprintf("Gregorian year %d does not match %s, which the era table gives as %d",
-					a.date.gregorian, ed.text, ed.gregorian)
-			}
-			break
-		}
-	}
 }

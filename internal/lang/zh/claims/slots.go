@@ -1,4 +1,4 @@
-package verifier
+package claims
 
 import (
 	"fmt"
@@ -54,11 +54,10 @@ func (s *sentenceCheck) detectOther() {
 }
 
 // passVerbs say that the clause's person passed an examination.
-var passVerbs = []rune("举登成中")
+var passVerbs = []rune(charSet("pass_verbs.txt"))
 
 // clauseAdverbs may open an examination clause without naming anyone.
-var clauseAdverbs = []string{"亦", "又", "遂", "乃", "寻", "复", "后", "初", "时", "再", "始", "少", "年",
-	"皆", "并", "俱", "同", "既", "已", "竟", "卒", "终", "果", "旋", "即"}
+var clauseAdverbs = wordList("clause_adverbs.txt")
 
 // otherActor reports whether an examination clause opens with the name of
 // someone who is not the subject before its verb of passing.

@@ -1,4 +1,4 @@
-package verifier
+package claims
 
 import (
 	"fmt"
@@ -249,7 +249,7 @@ func overlaps(s1, e1, s2, e2 int) bool {
 
 // examAround returns the examination phrase that overlaps rs[s:e] (or
 // touches the point s when s == e).
-func (l *lexicon) examAround(rs []rune, s, e int) (string, bool) {
+func (l *Lexicon) examAround(rs []rune, s, e int) (string, bool) {
 	from := max(0, s-4)
 	for i := from; i < len(rs) && i <= e; i++ {
 		n := l.examTermAt(rs, i)
@@ -279,7 +279,7 @@ func markerBefore(rs []rune, i int) bool {
 // inOffice reports whether rs[s:e] lies in an office title: the clause
 // text from s to the clause's end begins with the segment and holds a
 // title that ends within a few runes of it.
-func (l *lexicon) inOffice(rs []rune, s, e int) bool {
+func (l *Lexicon) inOffice(rs []rune, s, e int) bool {
 	end := e
 	for end < len(rs) && end < e+8 && !punct(rs[end]) {
 		end++

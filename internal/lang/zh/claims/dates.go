@@ -1,4 +1,4 @@
-package verifier
+package claims
 
 import (
 	"sort"
@@ -28,11 +28,11 @@ type dateSpan struct {
 }
 
 // relativeWords are year words that stand for a date without numbers.
-var relativeWords = []string{"明年", "是年", "其年", "次年", "翌年", "逾年", "踰年", "越年", "是岁", "明岁", "其岁", "是冬", "是秋", "是春", "是夏", "明日", "是日", "其冬"}
+var relativeWords = wordList("relative_dates.txt")
 
 // durationBefore are characters that make the years after them a length
 // of time (居三年, 凡五年, 历十年, 积二十年) rather than a date.
-const durationBefore = "凡居历积阅垂计几踰逾越"
+var durationBefore = charSet("duration_before.txt")
 
 // findDates returns the date expressions of s in order, without overlap:
 // era dates found by the era table (with the month and day that follow),

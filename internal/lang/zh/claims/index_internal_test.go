@@ -1,4 +1,4 @@
-package verifier
+package claims
 
 import (
 	"math/rand/v2"
@@ -41,4 +41,9 @@ func TestJaccardsAsMerged(t *testing.T) {
 			}
 		}
 	}
+}
+
+// buildIndex indexes refs, preparing every text.
+func buildIndex(tab *era.Table, refs *schemas.ReferenceSet) *Index {
+	return NewIndex(refs, func(r schemas.Reference) *Prepared { return Prepare(tab, r.Text) })
 }

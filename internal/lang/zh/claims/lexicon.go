@@ -1,4 +1,4 @@
-package verifier
+package claims
 
 import (
 	"strings"
@@ -7,10 +7,10 @@ import (
 	"github.com/annalist-dev/annalist/internal/lang/profile"
 )
 
-// lexicon is what the offline checker reads a sentence with: the
-// language of the reference set's profile and its examination terms,
-// offices and kinship words (internal/lang/profile). It is immutable.
-type lexicon struct {
+// Lexicon is what a sentence is read with: the language of a corpus
+// profile and its examination terms, offices and kinship words
+// (internal/lang/profile). It is immutable.
+type Lexicon struct {
 	// english selects the English clause rules; every other language is
 	// read with the classical-Chinese ones, whose word lists are empty
 	// for a profile without Chinese data.
@@ -28,14 +28,19 @@ type lexicon struct {
 	kinWords []string
 }
 
-func newLexicon(p *profile.Profile) *lexicon {
-	l := &lexicon{english: p.Language == profile.LangEnglish, offices: p.Offices,
+// NewLexicon is the lexicon of profile p.
+func NewLexicon(p *profile.Profile) *Lexicon {
+	l := &Lexicon{english: p.Language == profile.LangEnglish, offices: p.Offices,
 		examTerms: runesOf(p.Exams.Select("", "")), provincialTerms: p.Exams.Select(profile.LevelProvincial, "")}
 	for _, k := range p.Kin.WithRole(profile.RoleSentence) {
 		l.kinWords = append(l.kinWords, k.Word)
 	}
 	return l
 }
+
+// English reports whether sentences are read with the English clause
+// rules (the profile's language is English).
+func (l *Lexicon) English() bool { return l.english }
 
 // examRankRunes may follow an examination term as its rank (进士第一).
 func examRank(rs []rune, i int) int {
@@ -55,17 +60,14 @@ func examRank(rs []rune, i int) int {
 }
 
 // officeVerbs introduce an office in a clause (授编修, 擢礼部尚书).
-var officeVerbs = []string{
-	"历官", "官至", "累官", "累迁", "累擢", "召为", "出为", "入为", "改为", "迁为", "擢为",
-	"拜", "授", "擢", "迁", "改", "除", "升", "转", "调", "进", "补", "起",
-}
+var officeVerbs = wordList("office_verbs.txt")
 
 // hasOfficeSuffix reports whether s ends with an office title.
-func (l *lexicon) hasOfficeSuffix(s string) bool { return l.offices.Recognised(s, 1) }
+func (l *Lexicon) hasOfficeSuffix(s string) bool { return l.offices.Recognised(s, 1) }
 
 // examPhrases returns the examination phrases of s (term plus rank), in
 // order.
-func (l *lexicon) examPhrases(s string) []string {
+func (l *Lexicon) examPhrases(s string) []string {
 	rs := []rune(s)
 	var out []string
 	for i := 0; i < len(rs); {
@@ -81,13 +83,16 @@ func (l *lexicon) examPhrases(s string) []string {
 	return out
 }
 
+// examTails may close an examination phrase after the degree (进士出身).
+var examTails = wordList("exam_tails.txt")
+
 // examPassed returns the examination phrase that ends a clause, the form
 // in which a clause says its person passed (举万历十一年进士, 叶向高中举人,
 // 进士第一, 进士出身); "" when the phrase is not at the end (由进士授编修,
 // 与进士韩如璜结乡兵), where the degree qualifies something else.
-func (l *lexicon) examPassed(clause string) string {
+func (l *Lexicon) examPassed(clause string) string {
 	rs := []rune(strings.TrimSpace(clause))
-	for _, tail := range []string{"出身", "及第", "第"} {
+	for _, tail := range examTails {
 		tr := []rune(tail)
 		if len(rs) > len(tr) && hasRunesAt(rs, len(rs)-len(tr), tr) && l.examTermAt(rs, len(rs)-len(tr)-2) > 0 {
 			rs = rs[:len(rs)-len(tr)]
@@ -114,7 +119,7 @@ func (l *lexicon) examPassed(clause string) string {
 
 // provincial reports whether an examination phrase is of the provincial
 // level (举人, 乡试, 解元), below the metropolitan 进士.
-func (l *lexicon) provincial(p string) bool {
+func (l *Lexicon) provincial(p string) bool {
 	for _, t := range l.provincialTerms {
 		if strings.Contains(p, t) {
 			return true
@@ -124,7 +129,7 @@ func (l *lexicon) provincial(p string) bool {
 }
 
 // examTermAt is the length of the longest examination term at rs[i:], or 0.
-func (l *lexicon) examTermAt(rs []rune, i int) int {
+func (l *Lexicon) examTermAt(rs []rune, i int) int {
 	best := 0
 	for _, tr := range l.examTerms {
 		if len(tr) > best && hasRunesAt(rs, i, tr) {
@@ -157,7 +162,7 @@ func isNumeral(r rune) bool {
 }
 
 // nameMarkers precede a name slot: a courtesy, art or posthumous name.
-var nameMarkers = []string{"字", "号", "谥", "又号", "别号", "自号", "小字", "初名", "更名", "改名", "名"}
+var nameMarkers = wordList("name_markers.txt")
 
 // punct reports whether r separates clauses or is otherwise not content.
 func punct(r rune) bool {

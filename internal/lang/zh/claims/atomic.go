@@ -1,4 +1,4 @@
-package verifier
+package claims
 
 import (
 	"regexp"
@@ -43,14 +43,10 @@ const (
 // Atomic has no reference set to take a profile from: it reads the
 // sentence with the generic profile in the sentence's language. It reads
 // the embedded era table (era.Default) on each call; a checker keeps its
-// own table and reads each sentence with its reference set's profile.
+// own table and reads each sentence with its reference set's profile
+// (Read).
 func Atomic(sentence string) []schemas.Fact {
-	atoms := atomize(era.Default(), newLexicon(profile.Default().For(profile.Generic, text.Lang(sentence))), sentence)
-	out := make([]schemas.Fact, len(atoms))
-	for i, a := range atoms {
-		out[i] = a.fact
-	}
-	return out
+	return Read(era.Default(), NewLexicon(profile.Default().For(profile.Generic, text.Lang(sentence))), sentence).Facts()
 }
 
 // atom is a fact with its place in the sentence.
@@ -72,7 +68,7 @@ type clause struct {
 // atomize is Atomic with a given era table, reading the sentence with
 // lex: English clauses under an English profile, classical-Chinese ones
 // otherwise, whatever characters the sentence holds.
-func atomize(tab *era.Table, lex *lexicon, sentence string) []atom {
+func atomize(tab *era.Table, lex *Lexicon, sentence string) []atom {
 	if lex.english {
 		return atomizeEnglish(tab, sentence)
 	}
@@ -253,11 +249,11 @@ var (
 // offices (舍人). Place names use few of them; words such as 乡 or 国 do
 // occur in places (宁乡, 宁国) and are refused only alone (乡人, 国人), and
 // 余 only at the end (百余人, but 余姚人).
-const notPlace = "为以授其之有无诸者所数举舍被年而不也于与乃曰"
+var notPlace = charSet("not_place.txt")
 
 // notPlaceAlone are one-character values of "X人" that are words, not
 // places.
-const notPlaceAlone = "夫门主乡国宗家世时能善得使官中他古今贤愚一常众"
+var notPlaceAlone = charSet("not_place_alone.txt")
 
 // nativeClause returns the place of a "X人" clause.
 func nativeClause(c string) (string, bool) {
@@ -270,7 +266,7 @@ func nativeClause(c string) (string, bool) {
 }
 
 // recogniseClause gives the relation and value of clause ci.
-func recogniseClause(lex *lexicon, c string, ci int, cls []clause, rs []rune, identity bool, prevRel string, sep rune) (rel, val string) {
+func recogniseClause(lex *Lexicon, c string, ci int, cls []clause, rs []rune, identity bool, prevRel string, sep rune) (rel, val string) {
 	next := ""
 	if ci+1 < len(cls) {
 		next = string(rs[cls[ci+1].start:cls[ci+1].end])
@@ -331,21 +327,27 @@ func countNumerals(s string) int {
 	return n
 }
 
+// courtesyPrefixes open a courtesy-name clause besides 字 alone.
+var courtesyPrefixes = wordList("courtesy_prefixes.txt")
+
 // courtesyPrefix is the length of the 字 that opens a courtesy-name
 // clause (字, 一字, 又字, 表字, 小字), or 0.
 func courtesyPrefix(c string) int {
-	for _, p := range []string{"一字", "又字", "表字", "小字"} {
+	for _, p := range courtesyPrefixes {
 		if strings.HasPrefix(c, p) && runeLen(c) > runeLen(p) {
 			return runeLen(p)
 		}
 	}
 	return 0
 }
+
+// otherNamePrefixes open a clause giving another name of the person.
+var otherNamePrefixes = wordList("other_name_prefixes.txt")
 
 // otherNamePrefix is the length of the words that open a clause giving
 // another name of the person (初名X, 更名X), or 0.
 func otherNamePrefix(c string) int {
-	for _, p := range []string{"初名", "原名", "本名", "更名", "小名", "改名"} {
+	for _, p := range otherNamePrefixes {
 		if strings.HasPrefix(c, p) && runeLen(c) > runeLen(p) {
 			return runeLen(p)
 		}
@@ -353,8 +355,13 @@ func otherNamePrefix(c string) int {
 	return 0
 }
 
+// artPrefixes open an art-name clause, longest first.
+var artPrefixes = wordList("art_prefixes.txt")
+
+// artPrefix is the length of the words that open an art-name clause (号,
+// 又号, 别号, 自号), or 0.
 func artPrefix(c string) int {
-	for _, p := range []string{"又号", "别号", "自号", "号"} {
+	for _, p := range artPrefixes {
 		if strings.HasPrefix(c, p) && runeLen(c) > runeLen(p) {
 			return runeLen(p)
 		}
@@ -364,10 +371,10 @@ func artPrefix(c string) int {
 
 // careerVerbs open a clause that lists offices whatever their titles
 // (历官X、Y, 官至Z).
-var careerVerbs = []string{"历官", "官至", "累官", "历任", "累迁至", "累擢至"}
+var careerVerbs = wordList("career_verbs.txt")
 
 // officeOf finds "verb + office title" in a clause and returns the title.
-func (l *lexicon) officeOf(c string) (string, bool) {
+func (l *Lexicon) officeOf(c string) (string, bool) {
 	for _, v := range careerVerbs {
 		if rest, ok := strings.CutPrefix(c, v); ok && runeLen(rest) >= 1 {
 			return rest, true
@@ -391,7 +398,7 @@ func (l *lexicon) officeOf(c string) (string, bool) {
 
 // notDeathBefore are characters that make the 卒 after them a soldier or
 // a servant (士卒, 哨卒, 隶卒) or "hurried" (仓卒), not a death.
-const notDeathBefore = "仓士兵戍狱哨步骑走隶健甲边营役正材亡从"
+var notDeathBefore = charSet("not_death_before.txt")
 
 // isDeath reports whether 卒 (or 薨, 殁) in c means the person died rather
 // than "finally" or "soldier".
@@ -415,11 +422,14 @@ func isDeath(c string) bool {
 	return false
 }
 
+// deathFillers are the death verb and its usual fillers, removed in order.
+var deathFillers = wordList("death_fillers.txt")
+
 // deathValue is what a death clause says about when: the clause without
 // the death verb and its usual fillers.
 func deathValue(c string) string {
 	v := c
-	for _, w := range []string{"卒于", "卒", "薨", "殁", "以疾", "寻", "遂"} {
+	for _, w := range deathFillers {
 		v = strings.ReplaceAll(v, w, "")
 	}
 	return strings.TrimSpace(v)

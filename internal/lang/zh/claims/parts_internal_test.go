@@ -1,11 +1,11 @@
-package verifier
+package claims
 
 import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/internal/lang/profile"
+	"github.com/annalist-dev/annalist/internal/lang/text"
 	"github.com/annalist-dev/annalist/internal/lang/zh/era"
-	"github.com/annalist-dev/annalist/schemas"
 )
 
 // The building blocks are tested from inside: their contracts (what a
@@ -138,38 +138,18 @@ func TestExamPassed(t *testing.T) {
 }
 
 // liezhuanLexicon is the lexicon of the liezhuan profile.
-func liezhuanLexicon() *lexicon {
-	return newLexicon(profile.Default().For(profile.Liezhuan, ""))
+func liezhuanLexicon() *Lexicon {
+	return NewLexicon(profile.Default().For(profile.Liezhuan, ""))
 }
 
-// The reference set's profile decides how a sentence is read, not the
-// characters of the sentence; a set that names neither profile nor
-// language (made by hand) is read in the sentence's language.
-func TestProfileDecidesTheReading(t *testing.T) {
-	o := NewOffline(Config{})
-	english := "Ye Xianggao passed the jinshi in 1583; he was appointed minister of rites."
+// Under the English profile a Chinese clause is no office or degree; the
+// liezhuan profile gives examination terms.
+func TestEnglishProfileReadsNoChineseClause(t *testing.T) {
 	chinese := "叶向高，字进卿，福清人。"
-	for _, tt := range []struct {
-		refs     schemas.ReferenceSet
-		sentence string
-		english  bool
-	}{
-		{schemas.ReferenceSet{Profile: profile.Liezhuan, Lang: "zh"}, english, false},
-		{schemas.ReferenceSet{Profile: profile.English, Lang: "en"}, chinese, true},
-		{schemas.ReferenceSet{Profile: profile.Generic, Lang: "en"}, chinese, true},
-		{schemas.ReferenceSet{Profile: profile.Generic, Lang: "zh"}, english, false},
-		{schemas.ReferenceSet{}, english, true},
-		{schemas.ReferenceSet{}, chinese, false},
-	} {
-		if got := o.lexiconOf(&tt.refs, tt.sentence).english; got != tt.english {
-			t.Errorf("%s/%s %q: english %v, want %v", tt.refs.Profile, tt.refs.Lang, tt.sentence, got, tt.english)
-		}
-	}
-	if len(o.lexiconOf(&schemas.ReferenceSet{Profile: profile.Liezhuan}, "").examTerms) == 0 {
+	if len(NewLexicon(profile.Default().For(profile.Liezhuan, text.Lang(""))).examTerms) == 0 {
 		t.Error("liezhuan lexicon has no examination terms")
 	}
-	// Under the English profile a Chinese clause is no office or degree.
-	for _, a := range atomize(era.Default(), o.lexiconOf(&schemas.ReferenceSet{Profile: profile.English}, chinese), "授翰林院编修，举万历十一年进士。") {
+	for _, a := range atomize(era.Default(), NewLexicon(profile.Default().For(profile.English, text.Lang(chinese))), "授翰林院编修，举万历十一年进士。") {
 		if a.fact.Relation == "office" || a.fact.Relation == "jinshi" {
 			t.Errorf("Chinese rule under the english profile: %+v", a.fact)
 		}

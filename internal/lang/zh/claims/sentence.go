@@ -1,4 +1,4 @@
-package verifier
+package claims
 
 import (
 	"fmt"
@@ -11,9 +11,9 @@ import (
 
 // sentenceCheck is the state of one Check of one sentence.
 type sentenceCheck struct {
-	cfg  Config
-	lex  *lexicon
-	idx  *refIndex
+	cfg  Options
+	lex  *Lexicon
+	idx  *Index
 	refs *schemas.ReferenceSet
 	d    schemas.Draft
 	rs   []rune
@@ -47,7 +47,7 @@ type sentenceCheck struct {
 	decisions map[string][]schemas.Decision
 }
 
-func newSentenceCheck(cfg Config, lex *lexicon, idx *refIndex, refs *schemas.ReferenceSet, d schemas.Draft) *sentenceCheck {
+func newSentenceCheck(cfg Options, lex *Lexicon, idx *Index, refs *schemas.ReferenceSet, d schemas.Draft) *sentenceCheck {
 	s := &sentenceCheck{cfg: cfg, lex: lex, idx: idx, refs: refs, d: d, rs: []rune(d.Text), anchor: -1,
 		aligned: map[int]alignment{}, kgCache: map[string][]schemas.KGFact{}, cited: map[int]bool{},
 		factScore: map[[2]int][]float64{}}
