@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/annalist-dev/annalist/internal/lang/factkit"
 	"github.com/annalist-dev/annalist/internal/lang/profile"
 	"github.com/annalist-dev/annalist/internal/lang/text"
 	"github.com/annalist-dev/annalist/internal/ports/regexmem"
@@ -127,16 +128,16 @@ type Extractor struct {
 	// outcomes by tenant and profile when the memory does not keep them.
 	cues    map[string][][]string
 	tallies map[string]map[string]regexmem.Outcome
-	// rules are the compiled Chinese rules by profile (*profile.Profile →
-	// hanResult): a profile's are built on its first chunk.
-	rules sync.Map
+	// readers are the fact readers by profile language.
+	readers map[string]Reader
 	// inside are the chunks this process extracted that lie inside an
 	// entry (see Linked), by tenant and chunk id; at most maxInside, then
 	// it starts over.
 	inside map[string]struct{}
-	// outside are the Chinese chunks this process extracted that lie
-	// outside every entry, with the sections their headers attribute, by
-	// tenant and chunk id; at most maxOutside, then it starts over.
+	// outside are the chunks this process extracted that lie outside
+	// every entry and whose reader reads known persons (Chinese ones),
+	// with that reading, by tenant and chunk id; at most maxOutside, then
+	// it starts over.
 	outside map[string]outsideChunk
 }
 
@@ -147,11 +148,6 @@ const maxInside = 1 << 18
 // kept whole, text included.
 const maxOutside = 1 << 12
 
-type hanResult struct {
-	hz  *han
-	err error
-}
-
 type compiledPattern struct {
 	re  *regexp.Regexp
 	err error
@@ -161,7 +157,7 @@ type compiledPattern struct {
 // hand-made patterns, plus validated regexes from memory when one is given.
 func New(cfg Config, opts ...Option) *Extractor {
 	e := &Extractor{cfg: cfg.withDefaults(), log: zerolog.Nop(), now: time.Now,
-		compiled: map[string]compiledPattern{}}
+		compiled: map[string]compiledPattern{}, readers: defaultReaders()}
 	for _, o := range opts {
 		o(e)
 	}
@@ -322,33 +318,21 @@ func (e *Extractor) Extract(ctx context.Context, tenant string, c schemas.Chunk)
 	if !outsideEntries(c) {
 		e.rememberInside(tenant, c.ChunkID)
 	}
-	entry := c.Entry
-	if entry == "" {
-		entry = c.Subject
-	}
 	if isGlossaryChunk(c) {
 		return e.extractGlossary(c)
 	}
-	prof := e.profileOf(c)
-	var facts []fact
-	var secs []section
-	switch prof.Language {
-	case profile.LangChinese:
-		hz, err := e.han(prof)
-		if err != nil {
+	var r factkit.Reading
+	if rd := e.readerOf(c); rd != nil {
+		var err error
+		if r, err = rd.Read(e.profileOf(c), c); err != nil {
 			return nil, pipeline.Permanent(fmt.Errorf("extract chunk %s: %w", c.ChunkID, err))
 		}
-		facts, secs = hz.extractHan(c.Text, entry, c.SubEntry, beginsEntry(c))
-		if outsideEntries(c) {
-			e.rememberOutside(tenant, c, secs)
+		if outsideEntries(c) && r.Known != nil {
+			e.rememberOutside(tenant, c, r.Known)
 		}
-		facts = append(facts, hz.listedFacts(c.Text, c.Listed, entry, c.SubEntry)...)
-		facts = append(facts, hz.relativeFacts(c.Text, c.Listed, entry)...)
-		facts = keepPersons(c, facts)
-	case profile.LangEnglish:
-		facts = extractEnglish(c.Text, entry)
 	}
-	more, err := e.fillGaps(ctx, tenant, c, entry, facts, secs)
+	facts := r.Facts
+	more, err := e.fillGaps(ctx, tenant, c, factkit.EntryPerson(c), facts, r.Parts)
 	if err != nil {
 		return nil, err
 	}
@@ -374,37 +358,20 @@ func (e *Extractor) profileOf(c schemas.Chunk) *profile.Profile {
 	return e.cfg.Profiles.For(c.Profile, lang)
 }
 
-// han returns the compiled Chinese rules of p. An error is a profile whose
-// files cannot make the rules: every chunk of it fails the same way.
-func (e *Extractor) han(p *profile.Profile) (*han, error) {
-	if r, ok := e.rules.Load(p); ok {
-		return r.(hanResult).hz, r.(hanResult).err
-	}
-	hz, err := newHan(p)
-	r, _ := e.rules.LoadOrStore(p, hanResult{hz: hz, err: err})
-	return r.(hanResult).hz, r.(hanResult).err
-}
-
-// beginsEntry reports whether c is the first chunk of its entry, the one
-// that states the person's names and origin.
-func beginsEntry(c schemas.Chunk) bool {
-	return c.Subject != "" || (c.Entry != "" && (c.EntryChunk == "" || c.EntryChunk == c.ChunkID))
-}
-
 // fillGaps looks for the expected relations of the entry's person that the
 // hand-made patterns missed: first with regexes from memory (no model
 // call), then, when the gates let it (see Gating in llm.go), with a regex
 // the model writes, then by plan B for the relations whose regexes all
 // failed validation.
 func (e *Extractor) fillGaps(ctx context.Context, tenant string, c schemas.Chunk, target string,
-	facts []fact, secs []section) ([]fact, error) {
-	if target == "" || !beginsEntry(c) || (e.model == nil && e.memory == nil) {
+	facts []factkit.Fact, parts []factkit.Part) ([]factkit.Fact, error) {
+	if target == "" || !factkit.OpensEntry(c) || (e.model == nil && e.memory == nil) {
 		return nil, nil
 	}
 	have := map[string]bool{}
 	for _, f := range facts {
-		if f.head == target {
-			have[f.rel] = true
+		if f.Head == target {
+			have[f.Relation] = true
 		}
 	}
 	var missing []string
@@ -430,15 +397,15 @@ func (e *Extractor) fillGaps(ctx context.Context, tenant string, c schemas.Chunk
 		if tally, err = e.outcomes(ctx, tenant, c.Profile); err != nil {
 			return nil, err
 		}
-		own = ownText(c.Text, secs, target)
+		own = ownText(c.Text, parts, target)
 	}
 	prof := e.profileOf(c)
-	var out []fact
+	var out []factkit.Fact
 	var failed []string
 	asked := map[string]string{}
 	for _, rel := range missing {
 		e.gap(rel, func(g *GapStats) { g.Gaps++ })
-		got, err := e.fromMemory(ctx, tenant, c, rel, target, secs, memory)
+		got, err := e.fromMemory(ctx, tenant, c, rel, target, parts, memory)
 		if err != nil {
 			return nil, err
 		}
@@ -465,7 +432,7 @@ func (e *Extractor) fillGaps(ctx context.Context, tenant string, c schemas.Chunk
 			continue
 		}
 		asked[rel] = shape
-		got, absent, err := e.synthesise(ctx, tenant, c, rel, target, secs, memory)
+		got, absent, err := e.synthesise(ctx, tenant, c, rel, target, parts, memory)
 		if err != nil {
 			return nil, err
 		}
@@ -485,7 +452,7 @@ func (e *Extractor) fillGaps(ctx context.Context, tenant string, c schemas.Chunk
 	if len(failed) == 0 {
 		return out, nil
 	}
-	var got []fact
+	var got []factkit.Fact
 	if !e.cfg.DisablePlanB {
 		var err error
 		if got, err = e.planB(ctx, c, target, failed); err != nil {
@@ -494,7 +461,7 @@ func (e *Extractor) fillGaps(ctx context.Context, tenant string, c schemas.Chunk
 	}
 	filled := map[string]bool{}
 	for _, f := range got {
-		filled[f.rel] = true
+		filled[f.Relation] = true
 	}
 	for _, rel := range failed {
 		if err := e.recordOutcome(ctx, tenant, c.Profile, asked[rel], filled[rel]); err != nil {
@@ -518,7 +485,7 @@ func (e *Extractor) fillGaps(ctx context.Context, tenant string, c schemas.Chunk
 // that validates on the chunk and yields facts about target is used and
 // its hit recorded.
 func (e *Extractor) fromMemory(ctx context.Context, tenant string, c schemas.Chunk, rel, target string,
-	secs []section, memory []regexmem.Pattern) ([]fact, error) {
+	parts []factkit.Part, memory []regexmem.Pattern) ([]factkit.Fact, error) {
 	for _, p := range memory {
 		if p.Relation != rel {
 			continue
@@ -527,7 +494,7 @@ func (e *Extractor) fromMemory(ctx context.Context, tenant string, c schemas.Chu
 		if err != nil {
 			continue
 		}
-		facts, err := matchFacts(c.Text, secs, target, p, ms, MethodLLMRegex)
+		facts, err := matchFacts(c.Text, parts, target, p, ms, MethodLLMRegex)
 		if err != nil {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/annalist-dev/annalist/internal/lang/factkit"
 	"github.com/annalist-dev/annalist/internal/lang/zh/glossary"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
@@ -23,19 +24,19 @@ const (
 // its term (head type "term"): its category, with the definition as
 // evidence, and each other name as an alias. The format is exact, so the
 // confidence is full.
-func glossaryFacts(text string) []fact {
-	var out []fact
+func glossaryFacts(text string) []factkit.Fact {
+	var out []factkit.Fact
 	idx := byteOffsets(text)
 	for _, e := range glossary.Parse(text) {
 		term := e.Term()
-		out = append(out, fact{head: term, headType: glossary.HeadType, rel: glossary.RelCategory,
-			tail: e.Category, tailType: schemas.EntityValue,
-			start: idx[e.DefinitionSpan.Start], end: idx[e.DefinitionSpan.End],
-			method: MethodRegex, pattern: patternGlossaryCategory, conf: 1})
+		out = append(out, factkit.Fact{Head: term, HeadType: glossary.HeadType, Relation: glossary.RelCategory,
+			Tail: e.Category, TailType: schemas.EntityValue,
+			Start: idx[e.DefinitionSpan.Start], End: idx[e.DefinitionSpan.End],
+			Method: MethodRegex, Pattern: patternGlossaryCategory, Confidence: 1})
 		for _, n := range e.Names[1:] {
-			out = append(out, fact{head: term, headType: glossary.HeadType, rel: schemas.RelAlias,
-				tail: n.Text, start: idx[n.Span.Start], end: idx[n.Span.End],
-				method: MethodRegex, pattern: patternGlossaryAlias, conf: 1})
+			out = append(out, factkit.Fact{Head: term, HeadType: glossary.HeadType, Relation: schemas.RelAlias,
+				Tail: n.Text, Start: idx[n.Span.Start], End: idx[n.Span.End],
+				Method: MethodRegex, Pattern: patternGlossaryAlias, Confidence: 1})
 		}
 	}
 	return out

@@ -5,10 +5,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
-	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/internal/lang/profile"
+	"github.com/annalist-dev/annalist/internal/lang/factkit"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -73,17 +71,19 @@ func (e *Extractor) Linked(ctx context.Context, tenant string, u schemas.KGUpdat
 			if c.Validate() != nil {
 				continue
 			}
-			prof := e.profileOf(c)
-			if prof.Language != profile.LangChinese {
+			rd := e.readerOf(c)
+			if rd == nil {
 				continue
 			}
-			hz, err := e.han(prof)
+			r, err := rd.Read(e.profileOf(c), c)
 			if err != nil {
 				return nil, pipeline.Permanent(fmt.Errorf("extract chunk %s: %w", c.ChunkID, err))
 			}
-			_, secs := hz.extractHan(c.Text, "", c.SubEntry, beginsEntry(c))
-			e.rememberOutside(tenant, c, secs)
-			outside = append(outside, outsideChunk{c: c, secs: secs})
+			if r.Known == nil {
+				continue
+			}
+			e.rememberOutside(tenant, c, r.Known)
+			outside = append(outside, outsideChunk{c: c, known: r.Known})
 		}
 	}
 	if len(outside) == 0 {
@@ -105,13 +105,8 @@ func (e *Extractor) Linked(ctx context.Context, tenant string, u schemas.KGUpdat
 	}
 	var out []schemas.Triplet
 	for _, o := range outside {
-		c, secs := o.c, o.secs
-		hz, err := e.han(e.profileOf(c))
-		if err != nil {
-			return nil, pipeline.Permanent(fmt.Errorf("extract chunk %s: %w", c.ChunkID, err))
-		}
-		var facts []fact
-		knownFacts(hz, c.Text, secs, func(n string) bool { return known[n] }, func(f fact) { facts = append(facts, f) })
+		c := o.c
+		facts := o.known(func(n string) bool { return known[n] })
 		for _, t := range triplets(c, facts) {
 			if err := t.Validate(); err != nil {
 				return nil, pipeline.Permanent(fmt.Errorf("extract chunk %s: %w", c.ChunkID, err))
@@ -134,24 +129,24 @@ func (e *Extractor) rememberInside(tenant, id string) {
 	e.inside[tenant+"\x00"+id] = struct{}{}
 }
 
-// outsideChunk is a Chinese chunk outside every entry and the sections
-// its headers attribute.
+// outsideChunk is a chunk outside every entry whose reader reads the
+// facts of known persons, and that reading (factkit.Reading.Known).
 type outsideChunk struct {
-	c    schemas.Chunk
-	secs []section
+	c     schemas.Chunk
+	known func(known func(name string) bool) []factkit.Fact
 }
 
 // rememberOutside keeps chunk c of tenant, which lies outside every
-// entry, with its sections: a chunk outside entries (an archive book's)
-// names many persons, each of whom announces it when linked, so Linked
-// reads it again and again.
-func (e *Extractor) rememberOutside(tenant string, c schemas.Chunk, secs []section) {
+// entry, with its reading of known persons: a chunk outside entries (an
+// archive book's) names many persons, each of whom announces it when
+// linked, so Linked reads it again and again.
+func (e *Extractor) rememberOutside(tenant string, c schemas.Chunk, known func(func(string) bool) []factkit.Fact) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.outside == nil || len(e.outside) >= maxOutside {
 		e.outside = map[string]outsideChunk{}
 	}
-	e.outside[tenant+"\x00"+c.ChunkID] = outsideChunk{c: c, secs: secs}
+	e.outside[tenant+"\x00"+c.ChunkID] = outsideChunk{c: c, known: known}
 }
 
 // knownOutside splits ids into the chunks remembered as outside entries
@@ -186,111 +181,6 @@ func (e *Extractor) notInside(tenant string, ids []string) []string {
 		}
 	}
 	return out
-}
-
-// knownTimeLeads are clauses that may open a sentence before its subject
-// without being one: "十二月，南礼主事周镳上言", "是年，叶向高…".
-var knownTimeLeads = map[string]bool{
-	"是年": true, "是岁": true, "是月": true, "是日": true, "是时": true, "时": true, "初": true,
-	"明年": true, "其年": true, "未几": true, "既而": true, "已而": true, "久之": true, "至是": true,
-}
-
-// knownSentence is a sentence whose subject may be a known person: the
-// names it may open with (longest first) and where they start.
-type knownSentence struct {
-	at, end int
-	names   []string
-}
-
-// knownSentences lists the sentences of text that open (after a time
-// clause at most) with a name-shaped word of two to four characters, and
-// lie outside the sections the chunk's own headers attribute. others are
-// the names the chunk introduces itself, never taken as known subjects.
-func (hz *han) knownSentences(text string, secs []section, others map[string]bool) []knownSentence {
-	var out []knownSentence
-	sentenceStarts(text, func(at int, _ bool) {
-		at += len(text[at:]) - len(strings.TrimLeft(text[at:], " 　\t"))
-		end := len(text)
-		if j := hanEndSet.index(text[at:]); j >= 0 {
-			end = at + j
-		}
-		if at >= end || sectionAt(secs, at) != nil && sectionAt(secs, at).head != "" {
-			return
-		}
-		if cl, _, ok := strings.Cut(text[at:end], "，"); ok && hz.timeLead(cl) {
-			at += len(cl) + len("，")
-		}
-		var ks knownSentence
-		ks.at, ks.end = at, end
-		s := text[at:end]
-		for n, i := 0, 0; i < len(s) && n < 4; n++ {
-			_, size := utf8.DecodeRuneInString(s[i:])
-			i += size
-			if n >= 1 && nameLike(s[:i]) && !others[s[:i]] {
-				ks.names = append([]string{s[:i]}, ks.names...)
-			}
-		}
-		if len(ks.names) > 0 {
-			out = append(out, ks)
-		}
-	})
-	return out
-}
-
-// timeLead reports whether a clause is a date or a time word alone.
-func (hz *han) timeLead(cl string) bool {
-	if knownTimeLeads[cl] {
-		return true
-	}
-	// Every time the patterns below read ends in one of these: a clause
-	// that does not is no time, and the era pattern need not run.
-	if r, _ := utf8.DecodeLastRuneInString(cl); !strings.ContainsRune("年中末初月春夏秋冬", r) {
-		return false
-	}
-	if hz.times.of(cl).matchesAll(cl) {
-		return true
-	}
-	t := strings.TrimSuffix(strings.TrimPrefix(cl, "闰"), "月")
-	return t != cl && t != "" && strings.Trim(t, "正一二三四五六七八九十冬腊") == ""
-}
-
-// knownFacts finds the facts of the known persons that open sentences of
-// a chunk outside entries: each such sentence becomes a section headed by
-// the name as written (the KG writer resolves it by its aliases), and the
-// jinshi, office and death patterns run on those sections only, with the
-// checks that keep a clause about someone else from being his. Patterns
-// are marked ".known".
-func knownFacts(hz *han, text string, secs []section, known func(string) bool, add func(fact)) {
-	others := map[string]bool{}
-	if len(secs) > 0 {
-		others = secs[0].others
-	}
-	var ksecs []section
-	for _, k := range hz.knownSentences(text, secs, others) {
-		for _, n := range k.names {
-			if known(n) {
-				ksecs = append(ksecs, section{start: k.at, end: k.end, head: n,
-					full: utf8.RuneCountInString(n) >= 3, others: others})
-				break
-			}
-		}
-	}
-	if len(ksecs) == 0 {
-		return
-	}
-	mark := func(f fact) {
-		f.pattern += ".known"
-		if f.headType == "" {
-			f.headType = schemas.EntityPerson
-		}
-		if f.method == "" {
-			f.method = MethodRegex
-		}
-		add(f)
-	}
-	hz.jinshiFacts(text, ksecs, mark)
-	hz.officeFacts(text, ksecs, mark)
-	hz.deathFacts(text, ksecs, mark)
 }
 
 // outsideEntries reports whether a chunk belongs to no biography entry:

@@ -11,10 +11,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/internal/lang/text"
-
 	"github.com/annalist-dev/annalist/internal/kit/ask"
+	enfacts "github.com/annalist-dev/annalist/internal/lang/en/facts"
+	"github.com/annalist-dev/annalist/internal/lang/factkit"
 	"github.com/annalist-dev/annalist/internal/lang/profile"
+	"github.com/annalist-dev/annalist/internal/lang/text"
+	zhfacts "github.com/annalist-dev/annalist/internal/lang/zh/facts"
 	"github.com/annalist-dev/annalist/internal/ports/regexmem"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -63,7 +65,7 @@ type planBPromptData struct {
 // the fact (an empty regex).
 type regexFound struct {
 	p     regexmem.Pattern
-	facts []fact
+	facts []factkit.Fact
 }
 
 // synthesise asks the model for a regex for relation rel of person target
@@ -73,7 +75,7 @@ type regexFound struct {
 // then says the model answered, without a rejected regex before, that the
 // chunk does not state the fact. A model error is returned (transient).
 func (e *Extractor) synthesise(ctx context.Context, tenant string, c schemas.Chunk, rel, target string,
-	secs []section, memory []regexmem.Pattern) (facts []fact, absent bool, err error) {
+	parts []factkit.Part, memory []regexmem.Pattern) (facts []factkit.Fact, absent bool, err error) {
 	prof := e.profileOf(c)
 	roles, _ := RoleNames(rel)
 	data := regexPromptData{
@@ -97,7 +99,7 @@ func (e *Extractor) synthesise(ctx context.Context, tenant string, c schemas.Chu
 			if err != nil {
 				return regexFound{}, err
 			}
-			facts, err := matchFacts(c.Text, secs, target, p, ms, MethodLLMRegex)
+			facts, err := matchFacts(c.Text, parts, target, p, ms, MethodLLMRegex)
 			return regexFound{p: p, facts: facts}, err
 		},
 		Attempts: e.cfg.MaxAttempts,
@@ -124,7 +126,7 @@ func (e *Extractor) synthesise(ctx context.Context, tenant string, c schemas.Chu
 	}
 	p := found.p
 	facts = found.facts
-	p.Example = text.Clip(c.Text[facts[0].start:facts[0].end], 80)
+	p.Example = text.Clip(c.Text[facts[0].Start:facts[0].End], 80)
 	p.Created = e.now().UTC()
 	if e.memory != nil {
 		forgetPatterns(ctx, tenant, c.Profile)
@@ -181,24 +183,24 @@ func regexPattern(a regexAnswer, rel string) (regexmem.Pattern, error) {
 }
 
 // matchFacts turns the validated matches of p into facts about target:
-// only matches in target's own part of the chunk count, and at least one
+// only matches in target's own parts of the chunk count, and at least one
 // must.
-func matchFacts(text string, secs []section, target string, p regexmem.Pattern, ms []RegexMatch, method string) ([]fact, error) {
-	var out []fact
+func matchFacts(text string, parts []factkit.Part, target string, p regexmem.Pattern, ms []RegexMatch, method string) ([]factkit.Fact, error) {
+	var out []factkit.Fact
 	conf := confLLMRegex
 	implausible := ""
 	for _, m := range ms {
-		if headAt(secs, m.Start, target) != target {
+		if headAt(parts, m.Start, target) != target {
 			continue
 		}
 		if !plausibleTail(p.Relation, strings.TrimSpace(m.Tail)) {
 			implausible = m.Tail
 			continue
 		}
-		out = append(out, fact{
-			head: target, headType: schemas.EntityPerson, rel: p.Relation,
-			tail: strings.TrimSpace(m.Tail), tailType: tailType(p.Relation, m.Tail),
-			quals: m.Qualifiers, start: m.Start, end: m.End, method: method, pattern: p.Source, conf: conf,
+		out = append(out, factkit.Fact{
+			Head: target, HeadType: schemas.EntityPerson, Relation: p.Relation,
+			Tail: strings.TrimSpace(m.Tail), TailType: tailType(p.Relation, m.Tail),
+			Qualifiers: m.Qualifiers, Start: m.Start, End: m.End, Method: method, Pattern: p.Source, Confidence: conf,
 		})
 	}
 	if len(out) == 0 && implausible != "" {
@@ -212,22 +214,36 @@ func matchFacts(text string, secs []section, target string, p regexmem.Pattern, 
 
 // plausibleTail holds model-made facts to the checks the hand-made
 // patterns' tails pass: a native place must read as the place of an
-// entry's opening (openingPlaceName: not a count of people, not "不知何许").
+// entry's opening (zhfacts.OpeningPlaceName: not a count of people, not
+// "不知何许").
 func plausibleTail(rel, tail string) bool {
 	if rel == schemas.RelNativePlace && !hasLatin(tail) {
-		return openingPlaceName(tail)
+		return zhfacts.OpeningPlaceName(tail)
 	}
 	return true
 }
 
-// headAt is the person the text at byte offset b is about: its section's
-// head, or target when the chunk has no sections (English text).
-func headAt(secs []section, b int, target string) string {
-	if secs == nil {
+// hasLatin reports whether s holds an ASCII letter.
+func hasLatin(s string) bool {
+	for _, r := range s {
+		if r < unicode.MaxASCII && unicode.IsLetter(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// headAt is the person the text at byte offset b is about: its part's
+// head, "" when no part holds it, or target when the chunk has no parts
+// (English text).
+func headAt(parts []factkit.Part, b int, target string) string {
+	if parts == nil {
 		return target
 	}
-	if s := sectionAt(secs, b); s != nil {
-		return s.head
+	for _, p := range parts {
+		if b >= p.Start && b < p.End {
+			return p.Head
+		}
 	}
 	return ""
 }
@@ -250,7 +266,7 @@ func tailType(rel, tail string) string {
 	case schemas.RelRelative:
 		return schemas.EntityPerson
 	case schemas.RelDeath, schemas.RelBirth:
-		if hasLatin(tail) && !enTime(tail) {
+		if hasLatin(tail) && !enfacts.IsTime(tail) {
 			return schemas.EntityPlace
 		}
 		return schemas.EntityTime
@@ -274,7 +290,7 @@ type planBTriplet struct {
 // planBFound is a validated plan B answer: its valid triplets as facts,
 // and how many triplets were dropped.
 type planBFound struct {
-	facts   []fact
+	facts   []factkit.Fact
 	dropped int
 }
 
@@ -282,7 +298,7 @@ type planBFound struct {
 // triplets in a strict JSON schema. A malformed answer is retried with the
 // reason, up to MaxAttempts calls; triplets that fail validation are
 // dropped one by one. A model error is returned (transient).
-func (e *Extractor) planB(ctx context.Context, c schemas.Chunk, target string, wanted []string) ([]fact, error) {
+func (e *Extractor) planB(ctx context.Context, c schemas.Chunk, target string, wanted []string) ([]factkit.Fact, error) {
 	quals := make([]string, 0, len(wanted))
 	views := make([]wantedView, 0, len(wanted))
 	for _, r := range wanted {
@@ -347,40 +363,40 @@ func planBFacts(a planBAnswer, text, target string, wanted []string) (planBFound
 	return out, nil
 }
 
-func planBFact(t planBTriplet, text, target string, wanted map[string]bool) (fact, bool) {
+func planBFact(t planBTriplet, text, target string, wanted map[string]bool) (factkit.Fact, bool) {
 	tail := strings.TrimSpace(t.Tail)
 	if !wanted[t.Relation] || tail == "" || textUnits(tail) > tailBound[t.Relation] || !plausibleTail(t.Relation, tail) {
-		return fact{}, false
+		return factkit.Fact{}, false
 	}
 	roles, _ := RoleNames(t.Relation)
 	for k, v := range t.Qualifiers {
 		if !contains(roles, k) || utf8.RuneCountInString(v) > 20 {
-			return fact{}, false
+			return factkit.Fact{}, false
 		}
 	}
 	start, end := -1, -1
 	if ev := strings.TrimSpace(t.Evidence); ev != "" {
 		if !strings.Contains(ev, tail) || utf8.RuneCountInString(ev) > maxMatchRunes {
-			return fact{}, false
+			return factkit.Fact{}, false
 		}
 		if i := strings.Index(text, ev); i >= 0 {
 			start, end = i, i+len(ev)
 		} else {
-			return fact{}, false
+			return factkit.Fact{}, false
 		}
 	} else if i := strings.Index(text, tail); i >= 0 {
 		start, end = i, i+len(tail)
 	}
 	if start < 0 {
-		return fact{}, false
+		return factkit.Fact{}, false
 	}
 	q := t.Qualifiers
 	if len(q) == 0 {
 		q = nil
 	}
-	return fact{head: target, headType: schemas.EntityPerson, rel: t.Relation, tail: tail,
-		tailType: tailType(t.Relation, tail), quals: q, start: start, end: end,
-		method: MethodLLM, pattern: PromptPlanB, conf: confPlanB}, true
+	return factkit.Fact{Head: target, HeadType: schemas.EntityPerson, Relation: t.Relation, Tail: tail,
+		TailType: tailType(t.Relation, tail), Qualifiers: q, Start: start, End: end,
+		Method: MethodLLM, Pattern: PromptPlanB, Confidence: confPlanB}, true
 }
 
 func contains(xs []string, x string) bool {
@@ -504,16 +520,16 @@ func cueAt(text string, cues [][]string) int {
 	return at
 }
 
-// ownText is the part of the chunk about target: its sections, joined
-// (the whole text when the chunk has no sections, as English text).
-func ownText(text string, secs []section, target string) string {
-	if secs == nil {
+// ownText is the text of the chunk about target: its parts, joined (the
+// whole text when the chunk has no parts, as English text).
+func ownText(text string, parts []factkit.Part, target string) string {
+	if parts == nil {
 		return text
 	}
 	var b strings.Builder
-	for _, s := range secs {
-		if s.head == target {
-			b.WriteString(text[s.start:s.end])
+	for _, p := range parts {
+		if p.Head == target {
+			b.WriteString(text[p.Start:p.End])
 		}
 	}
 	return b.String()

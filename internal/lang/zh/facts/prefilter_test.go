@@ -1,4 +1,4 @@
-package extractor
+package facts
 
 import (
 	"math/rand/v2"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/annalist-dev/annalist/internal/lang/factkit"
 	"github.com/annalist-dev/annalist/internal/lang/profile"
 )
 
@@ -22,7 +23,7 @@ func randomText(rng *rand.Rand, pieces []string, n int) string {
 // TestFilteredIsTheRegexp: a filtered pattern finds what its regexp finds,
 // on texts written to meet and miss its words, first runes and lengths.
 func TestFilteredIsTheRegexp(t *testing.T) {
-	p := profile.Default().For(ProfileLiezhuan, profile.LangChinese)
+	p := profile.Default().For(profile.Liezhuan, profile.LangChinese)
 	hz, err := newHan(p)
 	if err != nil {
 		t.Fatal(err)
@@ -53,10 +54,10 @@ func TestFilteredIsTheRegexp(t *testing.T) {
 }
 
 // TestScansAreThePatterns: the scans of deaths, jinshi degrees and
-// relatives find, sentence by sentence (findAll), what the patterns they
+// relatives find, sentence by sentence (factkit.FindAll), what the patterns they
 // stand for find.
 func TestScansAreThePatterns(t *testing.T) {
-	p := profile.Default().For(ProfileLiezhuan, profile.LangChinese)
+	p := profile.Default().For(profile.Liezhuan, profile.LangChinese)
 	hz, err := newHan(p)
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +66,7 @@ func TestScansAreThePatterns(t *testing.T) {
 		return regexp.MustCompile(strings.TrimSuffix(strings.TrimPrefix(re.String(), "^(?:"), ")"))
 	}
 	for _, c := range []struct {
-		scan    matcher
+		scan    factkit.Matcher
 		re      *regexp.Regexp
 		anchors []string
 		pieces  []string
@@ -82,7 +83,7 @@ func TestScansAreThePatterns(t *testing.T) {
 		rng := rand.New(rand.NewPCG(3, 4))
 		for range 5000 {
 			s := randomText(rng, c.pieces, 24)
-			got, want := findAll(c.scan, s, hanEnds, c.anchors...), findAll(c.re, s, hanEnds, c.anchors...)
+			got, want := factkit.FindAll(c.scan, s, hanEndSet, c.anchors...), factkit.FindAll(c.re, s, hanEndSet, c.anchors...)
 			if !slices.EqualFunc(got, want, slices.Equal) {
 				t.Fatalf("%s on %q: %v, the pattern finds %v", c.re, s, got, want)
 			}

@@ -1,4 +1,4 @@
-package extractor
+package factkit
 
 import (
 	"math/rand/v2"
@@ -18,34 +18,34 @@ func TestRuneSetIsIndexAny(t *testing.T) {
 		if i%2 == 1 {
 			chars += "\ufffd"
 		}
-		s := newRuneSet(chars)
+		s := NewRuneSet(chars)
 		var b strings.Builder
 		for k := rng.IntN(12); k > 0; k-- {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 		}
 		text := b.String()
-		if got, want := s.index(text), strings.IndexAny(text, chars); got != want {
-			t.Fatalf("index(%q) = %d, IndexAny %d", text, got, want)
+		if got, want := s.Index(text), strings.IndexAny(text, chars); got != want {
+			t.Fatalf("Index(%q) = %d, IndexAny %d", text, got, want)
 		}
-		if got, want := s.lastIndex(text), strings.LastIndexAny(text, chars); got != want {
-			t.Fatalf("lastIndex(%q) = %d, LastIndexAny %d", text, got, want)
+		if got, want := s.LastIndex(text), strings.LastIndexAny(text, chars); got != want {
+			t.Fatalf("LastIndex(%q) = %d, LastIndexAny %d", text, got, want)
 		}
-		if got, want := s.in(text), strings.ContainsAny(text, chars); got != want {
-			t.Fatalf("in(%q) = %v, ContainsAny %v", text, got, want)
+		if got, want := s.In(text), strings.ContainsAny(text, chars); got != want {
+			t.Fatalf("In(%q) = %v, ContainsAny %v", text, got, want)
 		}
 	}
 }
 
-// TestDecodeRune: decodeRune decodes as utf8.DecodeRuneInString does,
+// TestDecodeRune: DecodeRune decodes as utf8.DecodeRuneInString does,
 // every three-byte sequence and its prefixes included.
 func TestDecodeRune(t *testing.T) {
 	for b0 := 0xC0; b0 < 0x100; b0++ {
 		for b1 := 0x70; b1 < 0xD0; b1++ {
 			for _, b2 := range []int{0x00, 0x7F, 0x80, 0x9F, 0xA0, 0xBF, 0xC0} {
 				for _, s := range []string{string([]byte{byte(b0), byte(b1), byte(b2)}), string([]byte{byte(b0), byte(b1)})} {
-					r, n := decodeRune(s)
+					r, n := DecodeRune(s)
 					if wr, wn := utf8.DecodeRuneInString(s); r != wr || n != wn {
-						t.Fatalf("decodeRune(%q) = %U, %d; utf8 %U, %d", s, r, n, wr, wn)
+						t.Fatalf("DecodeRune(%q) = %U, %d; utf8 %U, %d", s, r, n, wr, wn)
 					}
 				}
 			}

@@ -1,9 +1,10 @@
-package extractor
+package facts
 
 import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/lang/factkit"
 	"github.com/annalist-dev/annalist/internal/lang/text"
 	"github.com/annalist-dev/annalist/internal/lang/zh/names"
 	"github.com/annalist-dev/annalist/schemas"
@@ -23,7 +24,7 @@ import (
 // names them and says what they were appointed to. The chunk's entry
 // person is left to the rules of his text; the sub-entry's person (sub),
 // written by his given name, is named in full.
-func (hz *han) listedFacts(s string, groups []string, entry, sub string) []fact {
+func (hz *han) listedFacts(s string, groups []string, entry, sub string) []factkit.Fact {
 	if len(groups) == 0 {
 		return nil
 	}
@@ -47,9 +48,9 @@ func (hz *han) listedFacts(s string, groups []string, entry, sub string) []fact 
 		return string(rs[:i])
 	}
 	written, first := l.written, l.first
-	inGroup := func(w []rune) bool { return first.has(w[0]) && written[string(w)] }
+	inGroup := func(w []rune) bool { return first.Has(w[0]) && written[string(w)] }
 	_, entryGiven := hz.surname(entry)
-	var out []fact
+	var out []factkit.Fact
 	// prev is the title of the name just read and prevEnd where it ends;
 	// placed says that name had a native place: a name after "、" that
 	// has no title takes the one before ("参将张应元、汪之凤",
@@ -57,7 +58,7 @@ func (hz *han) listedFacts(s string, groups []string, entry, sub string) []fact 
 	// place when the name before had one ("有诸城谢升、聊城丁志方").
 	prev, prevEnd, placed := "", -1, false
 	for i := 1; i < len(rs); i++ {
-		if !first.has(rs[i]) {
+		if !first.Has(rs[i]) {
 			continue
 		}
 		n := 0
@@ -103,11 +104,11 @@ func (hz *han) listedFacts(s string, groups []string, entry, sub string) []fact 
 			place = jointPlace(rs, i+n)
 		}
 		head := hz.listedHead(name, l, entry, sub)
-		add := func(f fact) {
+		add := func(f factkit.Fact) {
 			// A name the evidence does not read keeps its place in a
 			// list ("主事安玺、仵瑜、臧应奎": the next name takes the
 			// title) but gets no facts.
-			if f.head != "" {
+			if f.Head != "" {
 				out = append(out, f)
 			}
 		}
@@ -131,20 +132,20 @@ func (hz *han) listedFacts(s string, groups []string, entry, sub string) []fact 
 			}
 		}
 		if place != "" {
-			add(fact{head: head, rel: schemas.RelNativePlace, tail: strings.TrimSuffix(place, "人"), tailType: schemas.EntityPlace,
-				start: off[at], end: off[i+n], method: MethodRegex, pattern: "han.listed.native_place", conf: confNarrative})
+			add(factkit.Fact{Head: head, Relation: schemas.RelNativePlace, Tail: strings.TrimSuffix(place, "人"), TailType: schemas.EntityPlace,
+				Start: off[at], End: off[i+n], Method: factkit.MethodRegex, Pattern: "han.listed.native_place", Confidence: confNarrative})
 		}
 		if office != "" {
-			add(fact{head: head, rel: schemas.RelOffice, tail: office, tailType: schemas.EntityOffice,
-				quals: map[string]string{"as": "title"}, start: off[at], end: off[i+n],
-				method: MethodRegex, pattern: "han.listed.office", conf: confNarrative})
+			add(factkit.Fact{Head: head, Relation: schemas.RelOffice, Tail: office, TailType: schemas.EntityOffice,
+				Qualifiers: map[string]string{"as": "title"}, Start: off[at], End: off[i+n],
+				Method: factkit.MethodRegex, Pattern: "han.listed.office", Confidence: confNarrative})
 		} else if v, o, end := hz.appointedAfter(rs, i+n); o != "" && rs[i-1] != '代' {
 			// "而赵亮为庆云典史", "召南海霍子衡为太仆卿": the name, then
 			// the appointment; not after 代, whose subject the post is
 			// ("代应昌为定边副总兵": he replaced 应昌).
-			add(fact{head: head, rel: schemas.RelOffice, tail: o, tailType: schemas.EntityOffice,
-				quals: map[string]string{"verb": v}, start: off[i], end: off[end],
-				method: MethodRegex, pattern: "han.listed.appointed", conf: confNarrative})
+			add(factkit.Fact{Head: head, Relation: schemas.RelOffice, Tail: o, TailType: schemas.EntityOffice,
+				Qualifiers: map[string]string{"verb": v}, Start: off[i], End: off[end],
+				Method: factkit.MethodRegex, Pattern: "han.listed.appointed", Confidence: confNarrative})
 		} else if v := appointingVerb(rs, i); v != "" {
 			// "帝授同敞中书舍人", "乃改同敞尚宝卿": appointed, the name
 			// written between the verb and the office, when the text also
@@ -156,9 +157,9 @@ func (hz *han) listedFacts(s string, groups []string, entry, sub string) []fact 
 				k++
 			}
 			if o := hz.longestOffice(string(rs[i+n : k])); o != "" && (head != name || hz.writtenAsSubject(s, name)) {
-				add(fact{head: head, rel: schemas.RelOffice, tail: o, tailType: schemas.EntityOffice,
-					quals: map[string]string{"verb": v}, start: off[i-1], end: off[i+n+utf8.RuneCountInString(o)],
-					method: MethodRegex, pattern: "han.listed.appointed", conf: confNarrative})
+				add(factkit.Fact{Head: head, Relation: schemas.RelOffice, Tail: o, TailType: schemas.EntityOffice,
+					Qualifiers: map[string]string{"verb": v}, Start: off[i-1], End: off[i+n+utf8.RuneCountInString(o)],
+					Method: factkit.MethodRegex, Pattern: "han.listed.appointed", Confidence: confNarrative})
 			}
 		}
 		prev, prevEnd, placed = office, i+n, place != ""
@@ -233,7 +234,7 @@ func (hz *han) withSurnameOf(entry, given string) string {
 type listing struct {
 	key                      string
 	written                  map[string]bool
-	first                    *runeSet
+	first                    *factkit.RuneSet
 	afterKin, afterLongerKin map[string]bool
 	relatives                map[string]bool
 }
@@ -293,7 +294,7 @@ func (hz *han) listingOf(groups []string) *listing {
 			}
 		}
 	}
-	l.first = newRuneSet(string(first))
+	l.first = factkit.NewRuneSet(string(first))
 	hz.lastListing.l = l
 	return l
 }
@@ -312,7 +313,7 @@ func (hz *han) titledItem(item []rune) string {
 		if len(item) < n+2 {
 			continue
 		}
-		if o := hz.officeEnding(item[:len(item)-n]); o != "" && !officeBannedSet.in(string(item[len(item)-n:])) {
+		if o := hz.officeEnding(item[:len(item)-n]); o != "" && !officeBannedSet.In(string(item[len(item)-n:])) {
 			return o
 		}
 	}
@@ -433,7 +434,7 @@ func (hz *han) titleBefore(pre []rune) (office, place string) {
 		}
 		p := pre[len(pre)-t[0]:]
 		pl := string(p[:len(p)-t[1]])
-		if k, _, _ := hz.cutKin(pl); k != "" || officeBannedSet.in(pl) || placeNotInSet.in(pl) {
+		if k, _, _ := hz.cutKin(pl); k != "" || officeBannedSet.In(pl) || placeNotInSet.In(pl) {
 			continue
 		}
 		if o := hz.officeEnding(pre[:len(pre)-t[0]]); o != "" {
@@ -474,7 +475,7 @@ func (hz *han) placeBefore(pre []rune, listed bool) string {
 	default:
 		return ""
 	}
-	if k, _, _ := hz.cutKin(p); k != "" || officeBannedSet.in(p) || placeNotInSet.in(p) ||
+	if k, _, _ := hz.cutKin(p); k != "" || officeBannedSet.In(p) || placeNotInSet.In(p) ||
 		strings.ContainsRune(personEnds, pre[len(pre)-1]) || hz.offices.Recognised(p, 1) ||
 		pre[len(pre)-2] == '同' || !hz.placeWritten(p) {
 		return ""
@@ -492,7 +493,7 @@ const (
 	placeNotIn   = "一二三四五六七八九十百千被时是年月日则如言"
 )
 
-var placeNotInSet = newRuneSet(placeNotIn)
+var placeNotInSet = factkit.NewRuneSet(placeNotIn)
 
 // officeEnding is the longest office phrase that ends pre, or "": one
 // that holds none of the words of the clause around a title (a verb, a
@@ -518,7 +519,7 @@ func (hz *han) officeEnding(pre []rune) string {
 // orders him ("承畴令", "二千令副将").
 func (hz *han) cleanTitle(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
-	return s != "" && !titleBannedSet.in(s) && !strings.ContainsRune(titleNotFirst, r) &&
+	return s != "" && !titleBannedSet.In(s) && !strings.ContainsRune(titleNotFirst, r) &&
 		!kinInside([]rune(s)) && hz.titlePhrase(s) && !strings.ContainsRune(strings.TrimSuffix(s, "县令"), '令')
 }
 
@@ -528,7 +529,7 @@ func (hz *han) cleanTitle(s string) bool {
 func (hz *han) titlePhrase(s string) bool {
 	if t, ok := strings.CutSuffix(s, "将"); ok {
 		n := utf8.RuneCountInString(s)
-		return n >= 2 && n <= 16 && !officeBannedSet.in(t) && hz.offices.Extracted(s)
+		return n >= 2 && n <= 16 && !officeBannedSet.In(t) && hz.offices.Extracted(s)
 	}
 	return hz.officePhrase(s)
 }
@@ -554,7 +555,7 @@ const (
 	titleNotFirst = "使人令子弟孙侄兄"
 )
 
-var titleBannedSet = newRuneSet(titleBanned)
+var titleBannedSet = factkit.NewRuneSet(titleBanned)
 
 // relativeFacts reads the sentences the text gives a listed relative of
 // the entry's person: "子彦章，万历十七年进士", "子悫，南京工部右侍郎",
@@ -563,16 +564,16 @@ var titleBannedSet = newRuneSet(titleBanned)
 // given name alone, or the entry person's given name and the kinship
 // word), then "，" and a clause that is a degree with its year, a title,
 // or 官 and a title: the relative's, not the entry person's.
-func (hz *han) relativeFacts(s string, groups []string, entry string) []fact {
+func (hz *han) relativeFacts(s string, groups []string, entry string) []factkit.Fact {
 	if len(groups) == 0 || entry == "" {
 		return nil
 	}
 	_, entryGiven := hz.surname(entry)
 	l := hz.listingOf(groups)
-	var out []fact
+	var out []factkit.Fact
 	for i := 0; i < len(s); {
 		start := i
-		if e := stops.index(s[i:]); e >= 0 {
+		if e := stops.Index(s[i:]); e >= 0 {
 			_, size := utf8.DecodeRuneInString(s[i+e:])
 			i += e + size
 		} else {
@@ -610,12 +611,12 @@ func firstClause(s string) string {
 // relativeClauseFacts reads one clause of a relative's sentence at byte
 // offset at: a degree with its year ("万历十七年进士"), a title ("南京工部
 // 右侍郎"), or a verb of office and a title ("官按察使", "亦为贵州总兵官").
-func (hz *han) relativeClauseFacts(head, clause string, at int) []fact {
+func (hz *han) relativeClauseFacts(head, clause string, at int) []factkit.Fact {
 	if m := hz.jinshiAt.FindStringSubmatchIndex(clause); m != nil {
 		era, year := clause[m[2]:m[3]], clause[m[4]:m[5]]
-		return []fact{{head: head, rel: schemas.RelJinshi, tail: era + year, tailType: schemas.EntityTime,
-			quals: map[string]string{"era": era, "year": era + year}, start: at, end: at + m[1],
-			method: MethodRegex, pattern: "han.listed.relative_jinshi", conf: confNarrative}}
+		return []factkit.Fact{{Head: head, Relation: schemas.RelJinshi, Tail: era + year, TailType: schemas.EntityTime,
+			Qualifiers: map[string]string{"era": era, "year": era + year}, Start: at, End: at + m[1],
+			Method: factkit.MethodRegex, Pattern: "han.listed.relative_jinshi", Confidence: confNarrative}}
 	}
 	title, verb := strings.TrimPrefix(clause, "亦"), ""
 	for _, v := range []string{"官至", "累官", "历官", "官", "为", "终", "历", "袭"} {
@@ -632,9 +633,9 @@ func (hz *han) relativeClauseFacts(head, clause string, at int) []fact {
 	if verb != "" {
 		q = map[string]string{"verb": verb}
 	}
-	return []fact{{head: head, rel: schemas.RelOffice, tail: title, tailType: schemas.EntityOffice,
-		quals: q, start: at, end: at + len(clause),
-		method: MethodRegex, pattern: "han.listed.relative_office", conf: confNarrative}}
+	return []factkit.Fact{{Head: head, Relation: schemas.RelOffice, Tail: title, TailType: schemas.EntityOffice,
+		Qualifiers: q, Start: at, End: at + len(clause),
+		Method: factkit.MethodRegex, Pattern: "han.listed.relative_office", Confidence: confNarrative}}
 }
 
 // relativeClause reads the opening of a relative's sentence: the

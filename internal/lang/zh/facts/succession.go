@@ -1,4 +1,4 @@
-package extractor
+package facts
 
 import (
 	"strings"
@@ -36,7 +36,7 @@ func (hz *han) successions(text string) []succession {
 		}
 		name := text[at+m[8] : at+m[9]]
 		titled := m[6] >= 0
-		if !titled && (kinNameStopSet.in(name) || strings.ContainsRune(kinNameFirstStop, firstRune(name))) {
+		if !titled && (kinNameStopSet.In(name) || strings.ContainsRune(kinNameFirstStop, firstRune(name))) {
 			return
 		}
 		sc := succession{at: at, nameEnd: at + m[9], kin: text[at+m[4] : at+m[5]], name: name, titled: titled}
@@ -49,7 +49,7 @@ func (hz *han) successions(text string) []succession {
 	}
 	try(0)
 	for i := 0; i < len(text); {
-		j := clauseEnds.index(text[i:])
+		j := clauseEnds.Index(text[i:])
 		if j < 0 {
 			break
 		}

@@ -1,4 +1,4 @@
-package extractor
+package facts
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/lang/factkit"
 	"github.com/annalist-dev/annalist/internal/lang/text"
 	"github.com/annalist-dev/annalist/internal/lang/zh/names"
 
@@ -221,13 +222,13 @@ const (
 // title ("之", "以", "者" …).
 const officeBanned = "之以而其于与及所者也乃遂命请帝曰不未皆俱并又复因即欲将为此彼何进迁擢改授拜召除调升"
 
-var officeBannedSet = newRuneSet(officeBanned)
+var officeBannedSet = factkit.NewRuneSet(officeBanned)
 
 // officePhrase reports whether s is a plausible office title: it ends with
 // a title the profile's lexicon lets the extractor take.
 func (hz *han) officePhrase(s string) bool {
 	n := utf8.RuneCountInString(s)
-	if n < 2 || n > 16 || officeBannedSet.in(s) || strings.HasPrefix(s, "封") {
+	if n < 2 || n > 16 || officeBannedSet.In(s) || strings.HasPrefix(s, "封") {
 		return false
 	}
 	return hz.offices.Extracted(s)
@@ -242,7 +243,7 @@ func (hz *han) officePhrase(s string) bool {
 // 后张氏", "甘氏"), has that surname and no given name.
 func (hz *han) surname(name string) (sur, given string) {
 	n := utf8.RuneCountInString(name)
-	if n < 2 || rareMarkup.in(name) {
+	if n < 2 || rareMarkup.In(name) {
 		return "", name
 	}
 	if family, ok := strings.CutSuffix(name, "氏"); ok {
@@ -272,7 +273,7 @@ func (hz *han) surname(name string) (sur, given string) {
 }
 
 // rareMarkup are the brackets that spell out a rare character.
-var rareMarkup = newRuneSet("〈〉｛｝")
+var rareMarkup = factkit.NewRuneSet("〈〉｛｝")
 
 // cutKin splits a leading kinship word off s; same says its bearer has the
 // person's surname ("子琮" under 陆文渊 names 陆琮).
@@ -301,7 +302,7 @@ var notNames = map[string]bool{
 // 1–4 Han characters (rare characters may be written 〈…〉), not a clause
 // opener and not a time expression.
 func nameLike(s string) bool {
-	if s == "" || notNameFirst.has(firstRune(s)) {
+	if s == "" || notNameFirst.Has(firstRune(s)) {
 		return false
 	}
 	n := 0
@@ -324,12 +325,12 @@ func nameLike(s string) bool {
 		}
 	}
 	last, _ := utf8.DecodeLastRuneInString(s)
-	return !notNameLast.has(last) && !notNames[s]
+	return !notNameLast.Has(last) && !notNames[s]
 }
 
 // notNameFirst and notNameLast are the characters a name neither begins
 // nor ends with.
-var notNameFirst, notNameLast = newRuneSet("字号名"), newRuneSet("年月日时初末中后岁曰")
+var notNameFirst, notNameLast = factkit.NewRuneSet("字号名"), factkit.NewRuneSet("年月日时初末中后岁曰")
 
 // placeBanned are characters that show a "…人" phrase counts people or
 // qualifies them instead of naming a place ("三千余人", "不知何许人").
@@ -340,15 +341,15 @@ const placeBanned = "千百十数等诸众辈之其不何知无有者也为以�
 // words that count, ask or refer, but not the 诸 of 诸暨 or the 无 of 无锡.
 var openingBanned = strings.NewReplacer("诸", "", "无", "").Replace(placeBanned)
 
-var placeBannedSet, openingBannedSet = newRuneSet(placeBanned), newRuneSet(openingBanned)
+var placeBannedSet, openingBannedSet = factkit.NewRuneSet(placeBanned), factkit.NewRuneSet(openingBanned)
 
-// openingPlaceName reports whether s can be the place of the "P人" clause
+// OpeningPlaceName reports whether s can be the place of the "P人" clause
 // that follows the courtesy name in an entry's opening: a place by its
 // position, two to six Han characters free of openingBanned, not a "同…"
 // (same county as) or "…余" (a count).
-func openingPlaceName(s string) bool {
+func OpeningPlaceName(s string) bool {
 	n := utf8.RuneCountInString(s)
-	if n < 2 || n > 6 || openingBannedSet.in(s) || strings.HasPrefix(s, "同") || strings.HasSuffix(s, "余") {
+	if n < 2 || n > 6 || openingBannedSet.In(s) || strings.HasPrefix(s, "同") || strings.HasSuffix(s, "余") {
 		return false
 	}
 	for _, r := range s {
@@ -362,7 +363,7 @@ func openingPlaceName(s string) bool {
 // placeName reports whether s can be the place of a "…人" clause.
 func placeName(s string) bool {
 	n := utf8.RuneCountInString(s)
-	if n < 1 || n > 6 || placeBannedSet.in(s) {
+	if n < 1 || n > 6 || placeBannedSet.In(s) {
 		return false
 	}
 	switch s {

@@ -1,4 +1,4 @@
-package extractor
+package facts
 
 import (
 	"math/rand/v2"

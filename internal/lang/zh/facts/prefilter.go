@@ -1,4 +1,4 @@
-package extractor
+package facts
 
 import (
 	"regexp"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/annalist-dev/annalist/internal/lang/factkit"
 )
 
 // Go's regexp engine has no literal to skip ahead to in most of the
@@ -27,16 +29,16 @@ type filteredRE struct {
 	// need are words one of which every match holds (nil: none known);
 	// needRunes holds them when each is a single rune.
 	need      []string
-	needRunes *runeSet
+	needRunes *factkit.RuneSet
 	// first are the runes a match begins with (nil: too many, or a
 	// match may be empty); anchored says every match begins at the start
 	// of the text (^, not in multi-line mode).
-	first    *runeSet
+	first    *factkit.RuneSet
 	anchored bool
 	// maxLen is the most bytes a match spans (-1: no bound) and alphabet
 	// the runes it is written with (nil: too many to list).
 	maxLen   int
-	alphabet *runeSet
+	alphabet *factkit.RuneSet
 }
 
 func mustFiltered(expr string) *filteredRE { return filtered(regexp.MustCompile(expr)) }
@@ -63,11 +65,11 @@ func filtered(re *regexp.Regexp) *filteredRE {
 			}
 		}
 		if single {
-			f.needRunes = newRuneSet(f.need...)
+			f.needRunes = factkit.NewRuneSet(f.need...)
 		}
 	}
 	if runes, nullable, ok := firstRunesOf(p); ok && !nullable {
-		f.first = newRuneSet(string(runes))
+		f.first = factkit.NewRuneSet(string(runes))
 	}
 	f.anchored = p.Op == syntax.OpConcat && p.Sub[0].Op == syntax.OpBeginText
 	f.maxLen = -1
@@ -76,7 +78,7 @@ func filtered(re *regexp.Regexp) *filteredRE {
 	}
 	var chars []rune
 	if runesOf(p, &chars) {
-		f.alphabet = newRuneSet(string(chars))
+		f.alphabet = factkit.NewRuneSet(string(chars))
 	}
 	return f
 }
@@ -91,7 +93,7 @@ func (f *filteredRE) reach(s string) int {
 		return len(s)
 	}
 	for i, r := range s {
-		if !f.alphabet.has(r) {
+		if !f.alphabet.Has(r) {
 			return i
 		}
 	}
@@ -101,14 +103,14 @@ func (f *filteredRE) reach(s string) int {
 // rejects reports whether s has no match.
 func (f *filteredRE) rejects(s string) bool {
 	if f.anchored {
-		if f.first != nil && !f.first.has(firstRune(s)) {
+		if f.first != nil && !f.first.Has(firstRune(s)) {
 			return true
 		}
 		s = s[:f.reach(s)]
 	}
 	switch {
 	case f.needRunes != nil:
-		return !f.needRunes.in(s)
+		return !f.needRunes.In(s)
 	case f.need != nil:
 		for _, w := range f.need {
 			if strings.Contains(s, w) {
@@ -172,15 +174,15 @@ func (f *filteredRE) FindAllStringSubmatch(s string, n int) [][]string {
 type wordScan struct {
 	at        func(s string) *filteredRE
 	need      []string
-	needRunes *runeSet
+	needRunes *factkit.RuneSet
 	back      int
-	backRunes *runeSet
+	backRunes *factkit.RuneSet
 }
 
 // newWordScan returns the scan of the pattern all, anchored at the start
 // of the text, running at(s) on a text s: all itself or a pattern that
 // matches s as all does.
-func newWordScan(all *filteredRE, at func(s string) *filteredRE, back int, backRunes *runeSet) *wordScan {
+func newWordScan(all *filteredRE, at func(s string) *filteredRE, back int, backRunes *factkit.RuneSet) *wordScan {
 	return &wordScan{at: at, need: all.need, needRunes: all.needRunes, back: back, backRunes: backRunes}
 }
 
@@ -189,7 +191,7 @@ func newWordScan(all *filteredRE, at func(s string) *filteredRE, back int, backR
 func (w *wordScan) word(s string, pos int) int {
 	switch {
 	case w.needRunes != nil:
-		if i := w.needRunes.index(s[pos:]); i >= 0 {
+		if i := w.needRunes.Index(s[pos:]); i >= 0 {
 			return pos + i
 		}
 		return -1
@@ -224,7 +226,7 @@ func (w *wordScan) FindAllStringSubmatchIndex(s string, n int) [][]int {
 		q := p
 		for q > pos {
 			r, size := utf8.DecodeLastRuneInString(s[pos:q])
-			if w.back >= 0 && p-(q-size) > w.back || w.backRunes != nil && !w.backRunes.has(r) {
+			if w.back >= 0 && p-(q-size) > w.back || w.backRunes != nil && !w.backRunes.Has(r) {
 				break
 			}
 			q -= size

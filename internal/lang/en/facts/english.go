@@ -1,10 +1,11 @@
-package extractor
+package facts
 
 import (
 	"regexp"
 	"strings"
 	"unicode"
 
+	"github.com/annalist-dev/annalist/internal/lang/factkit"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -49,9 +50,14 @@ var enStopFirst = map[string]bool{
 	"And": true, "Although": true, "Since": true, "Until": true, "Upon": true,
 }
 
-// enEnds end the sentences findAll scans: the English patterns do not
-// match across a full stop or a line break.
+// enEnds end the sentences factkit.FindAll scans: the English patterns do
+// not match across a full stop or a line break. enEndSet holds them.
 const enEnds = ".!?\n"
+
+var enEndSet = factkit.NewRuneSet(enEnds)
+
+// confNarrative is the confidence of the facts of the English patterns.
+const confNarrative = 0.75
 
 var enMonths = []string{"January", "February", "March", "April", "May", "June", "July", "August",
 	"September", "October", "November", "December"}
@@ -75,7 +81,7 @@ type enContext struct {
 
 func newEnContext(text, fallback string) *enContext {
 	c := &enContext{text: text, fallback: fallback}
-	for _, m := range findAll(reEnIntro, text, enEnds, "#", " was", " is", " became", " served", " lived", " died") {
+	for _, m := range factkit.FindAll(reEnIntro, text, enEndSet, "#", " was", " is", " became", " served", " lived", " died") {
 		for g := 1; g <= 2; g++ {
 			if m[2*g] >= 0 {
 				name := text[m[2*g]:m[2*g+1]]
@@ -140,21 +146,21 @@ func (c *enContext) head(subj string, at int) string {
 
 // extractEnglish applies the English patterns to text; fallback is the
 // person the chunk is about when it names none ("" when unknown).
-func extractEnglish(text, fallback string) []fact {
+func extractEnglish(text, fallback string) []factkit.Fact {
 	c := newEnContext(text, fallback)
-	var facts []fact
-	add := func(f fact) {
-		f.headType, f.method, f.conf = schemas.EntityPerson, MethodRegex, confNarrative
+	var facts []factkit.Fact
+	add := func(f factkit.Fact) {
+		f.HeadType, f.Method, f.Confidence = schemas.EntityPerson, factkit.MethodRegex, confNarrative
 		facts = append(facts, f)
 	}
-	for _, m := range findAll(reEnBorn, text, enEnds, "born") {
+	for _, m := range factkit.FindAll(reEnBorn, text, enEndSet, "born") {
 		if h := c.head(text[m[2]:m[3]], m[2]); h != "" {
 			for _, f := range lifeEvent(text, m, h, schemas.RelBirth, "en.birth") {
 				add(f)
 			}
 		}
 	}
-	for _, m := range findAll(reEnDied, text, enEnds, "died", "passed") {
+	for _, m := range factkit.FindAll(reEnDied, text, enEndSet, "died", "passed") {
 		if h := c.head(text[m[2]:m[3]], m[2]); h != "" {
 			for _, f := range lifeEvent(text, m, h, schemas.RelDeath, "en.death") {
 				add(f)
@@ -164,21 +170,21 @@ func extractEnglish(text, fallback string) []fact {
 				if a[2] < 0 {
 					g = 4
 				}
-				add(fact{head: h, rel: schemas.RelDeathAge, tail: text[m[4]+a[g] : m[4]+a[g+1]], tailType: schemas.EntityValue,
-					start: m[0], end: m[4] + a[1], pattern: "en.death_age"})
+				add(factkit.Fact{Head: h, Relation: schemas.RelDeathAge, Tail: text[m[4]+a[g] : m[4]+a[g+1]], TailType: schemas.EntityValue,
+					Start: m[0], End: m[4] + a[1], Pattern: "en.death_age"})
 			}
 		}
 	}
-	for _, m := range findAll(reEnNative, text, enEnds, "native of") {
+	for _, m := range factkit.FindAll(reEnNative, text, enEndSet, "native of") {
 		h := c.head(text[m[2]:m[3]], m[2])
 		place := cutAtWords(text[m[4]:m[5]], " and ", " who ", " where ", " in ", " but ")
 		if h == "" || !capitalisedPhrase(place) {
 			continue
 		}
-		add(fact{head: h, rel: schemas.RelNativePlace, tail: place, tailType: schemas.EntityPlace,
-			start: m[0], end: m[4] + len(place), pattern: "en.native_place"})
+		add(factkit.Fact{Head: h, Relation: schemas.RelNativePlace, Tail: place, TailType: schemas.EntityPlace,
+			Start: m[0], End: m[4] + len(place), Pattern: "en.native_place"})
 	}
-	for _, m := range findAll(reEnAppointed, text, enEnds, "appointed") {
+	for _, m := range factkit.FindAll(reEnAppointed, text, enEndSet, "appointed") {
 		h := c.head(text[m[2]:m[3]], m[2])
 		office := cutAtWords(text[m[4]:m[5]], " and ", " but ", " where ", " which ", " who ", " by ")
 		q := map[string]string{"verb": "appointed"}
@@ -193,26 +199,26 @@ func extractEnglish(text, fallback string) []fact {
 			continue
 		}
 		end := m[4] + strings.Index(text[m[4]:m[5]], office) + len(office)
-		add(fact{head: h, rel: schemas.RelOffice, tail: office, tailType: schemas.EntityOffice, quals: q,
-			start: m[0], end: end, pattern: "en.office"})
+		add(factkit.Fact{Head: h, Relation: schemas.RelOffice, Tail: office, TailType: schemas.EntityOffice, Qualifiers: q,
+			Start: m[0], End: end, Pattern: "en.office"})
 	}
-	for _, m := range findAll(reEnStyled, text, enEnds, "name", "styled") {
+	for _, m := range factkit.FindAll(reEnStyled, text, enEndSet, "name", "styled") {
 		h := c.head(text[m[2]:m[3]], m[2])
 		if h == "" {
 			continue
 		}
 		rel := enNameRelation(text[m[4]:m[5]])
-		add(fact{head: h, rel: rel, tail: text[m[6]:m[7]], tailType: schemas.EntityName,
-			start: m[0], end: m[1], pattern: "en." + rel})
+		add(factkit.Fact{Head: h, Relation: rel, Tail: text[m[6]:m[7]], TailType: schemas.EntityName,
+			Start: m[0], End: m[1], Pattern: "en." + rel})
 	}
-	for _, m := range findAll(reEnParen, text, enEnds, "(") {
+	for _, m := range factkit.FindAll(reEnParen, text, enEndSet, "(") {
 		h := c.head(text[m[2]:m[3]], m[2])
 		if h == "" || strings.ContainsAny(h, "\n") {
 			continue
 		}
 		rel := enNameRelation(text[m[4]:m[5]])
-		add(fact{head: h, rel: rel, tail: text[m[6]:m[7]], tailType: schemas.EntityName,
-			start: m[0], end: m[7], pattern: "en.paren." + rel})
+		add(factkit.Fact{Head: h, Relation: rel, Tail: text[m[6]:m[7]], TailType: schemas.EntityName,
+			Start: m[0], End: m[7], Pattern: "en.paren." + rel})
 		if m[8] < 0 {
 			continue
 		}
@@ -220,17 +226,17 @@ func extractEnglish(text, fallback string) []fact {
 		if !capitalisedPhrase(place) {
 			continue
 		}
-		add(fact{head: h, rel: schemas.RelNativePlace, tail: place, tailType: schemas.EntityPlace,
-			start: m[0], end: m[8] + len(place), pattern: "en.paren.native_place"})
+		add(factkit.Fact{Head: h, Relation: schemas.RelNativePlace, Tail: place, TailType: schemas.EntityPlace,
+			Start: m[0], End: m[8] + len(place), Pattern: "en.paren.native_place"})
 	}
-	for _, m := range findAll(reEnHisName, text, enEnds, "name was") {
+	for _, m := range factkit.FindAll(reEnHisName, text, enEndSet, "name was") {
 		h := c.head("He", m[0])
 		if h == "" {
 			continue
 		}
 		rel := enNameRelation(text[m[2]:m[3]])
-		add(fact{head: h, rel: rel, tail: text[m[4]:m[5]], tailType: schemas.EntityName,
-			start: m[0], end: m[1], pattern: "en." + rel})
+		add(factkit.Fact{Head: h, Relation: rel, Tail: text[m[4]:m[5]], TailType: schemas.EntityName,
+			Start: m[0], End: m[1], Pattern: "en." + rel})
 	}
 	return facts
 }
@@ -246,7 +252,7 @@ func enNameRelation(kind string) string {
 // lifeEvent reads the "in X on Y at Z" phrases after "born" or "died": a
 // phrase with a year or a month is the time, a capitalised one the place.
 // Reading stops at the first word that does not continue a phrase.
-func lifeEvent(text string, m []int, head, rel, pattern string) []fact {
+func lifeEvent(text string, m []int, head, rel, pattern string) []factkit.Fact {
 	rest, base := text[m[4]:m[5]], m[4]
 	if i := strings.IndexAny(rest, ",\n"); i >= 0 {
 		rest = rest[:i]
@@ -280,7 +286,7 @@ func lifeEvent(text string, m []int, head, rel, pattern string) []fact {
 		}
 		s := strings.Join(p.words, " ")
 		switch {
-		case timeS == "" && enTime(s):
+		case timeS == "" && IsTime(s):
 			timeS = s
 		case placeS == "" && capitalisedPhrase(s):
 			placeS = s
@@ -289,27 +295,29 @@ func lifeEvent(text string, m []int, head, rel, pattern string) []fact {
 		}
 		end = p.end
 	}
-	var out []fact
+	var out []factkit.Fact
 	if timeS != "" {
 		q := map[string]string{}
 		if placeS != "" {
 			q["place"] = placeS
 		}
-		out = append(out, fact{head: head, rel: rel, tail: timeS, tailType: schemas.EntityTime, quals: q,
-			start: m[0], end: end, pattern: pattern})
+		out = append(out, factkit.Fact{Head: head, Relation: rel, Tail: timeS, TailType: schemas.EntityTime, Qualifiers: q,
+			Start: m[0], End: end, Pattern: pattern})
 	}
 	if placeS != "" {
 		q := map[string]string{}
 		if timeS != "" {
 			q["time"] = timeS
 		}
-		out = append(out, fact{head: head, rel: rel, tail: placeS, tailType: schemas.EntityPlace, quals: q,
-			start: m[0], end: end, pattern: pattern})
+		out = append(out, factkit.Fact{Head: head, Relation: rel, Tail: placeS, TailType: schemas.EntityPlace, Qualifiers: q,
+			Start: m[0], End: end, Pattern: pattern})
 	}
 	return out
 }
 
-func enTime(s string) bool {
+// IsTime reports whether s names a time: a year of three or four digits
+// or a month.
+func IsTime(s string) bool {
 	for _, w := range strings.Fields(s) {
 		if reEnYear.MatchString(strings.Trim(w, ",")) {
 			return true
@@ -372,14 +380,4 @@ func cutAtWords(s string, words ...string) string {
 		}
 	}
 	return strings.TrimSpace(s[:cut])
-}
-
-// hasLatin reports whether s holds an ASCII letter.
-func hasLatin(s string) bool {
-	for _, r := range s {
-		if r < unicode.MaxASCII && unicode.IsLetter(r) {
-			return true
-		}
-	}
-	return false
 }

@@ -1,10 +1,11 @@
-package extractor
+package facts
 
 import (
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/lang/factkit"
 	"github.com/annalist-dev/annalist/internal/lang/zh/names"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -71,7 +72,7 @@ func personShape(name string) bool {
 // keepPersons drops the facts whose head or tail is a person whose name
 // does not have a person's shape (personShape), unless the chunker gave
 // that name: the chunk's entry, subject, sub-entry or main person.
-func keepPersons(c schemas.Chunk, facts []fact) []fact {
+func keepPersons(c schemas.Chunk, facts []factkit.Fact) []factkit.Fact {
 	given := func(n string) bool {
 		return n != "" && (n == c.Entry || n == c.Subject || n == c.SubEntry || n == c.Main)
 	}
@@ -80,11 +81,11 @@ func keepPersons(c schemas.Chunk, facts []fact) []fact {
 	}
 	out := facts[:0]
 	for _, f := range facts {
-		headType := f.headType
+		headType := f.HeadType
 		if headType == "" {
 			headType = schemas.EntityPerson
 		}
-		if ok(f.head, headType) && (f.tail == "" || ok(f.tail, f.tailType)) {
+		if ok(f.Head, headType) && (f.Tail == "" || ok(f.Tail, f.TailType)) {
 			out = append(out, f)
 		}
 	}

@@ -1,4 +1,4 @@
-package extractor
+package facts
 
 import (
 	_ "embed"
@@ -99,7 +99,7 @@ func (hz *han) otherSubject(text string, b int, s *section) (name string, other 
 	}
 	// The clause itself may name the head as the verb's object ("擢宗皋右佥
 	// 都御史").
-	end := clauseEnds.index(text[b:])
+	end := clauseEnds.Index(text[b:])
 	if end < 0 {
 		end = len(text) - b
 	}
@@ -197,13 +197,13 @@ func (hz *han) otherNamed(cl, before, whole string, s *section) (clauseSubject, 
 		return clauseSubject{}, false
 	}
 	// "之俊举进士" after "灵石宋之俊": a given name written in full before.
-	if w := firstRunes(cl, 2); w != "" && nameLike(w) && !isHead(w) && !officeBannedSet.in(w) {
+	if w := firstRunes(cl, 2); w != "" && nameLike(w) && !isHead(w) && !officeBannedSet.In(w) {
 		if full := hz.fullBefore(before, w); full != "" && !isHead(full) {
 			return clauseSubject{kind: subjOther, name: full, pred: cl[len(w):]}, true
 		}
 	}
 	// "打儿汉者", "故都督掌锦衣卫刘侨者": the clause is a person and 者.
-	if rest, ok := strings.CutSuffix(cl, "者"); ok && !officeBannedSet.in(rest) {
+	if rest, ok := strings.CutSuffix(cl, "者"); ok && !officeBannedSet.In(rest) {
 		rs := []rune(rest)
 		if len(rs) >= 2 && len(rs) <= 4 && nameLike(rest) && !isHead(rest) && hz.agents.surname(rs[0]) {
 			return clauseSubject{kind: subjOther, name: rest}, true
@@ -239,7 +239,7 @@ func (hz *han) otherNamed(cl, before, whole string, s *section) (clauseSubject, 
 // "" when neither the text (whole, written elsewhere before a boundary)
 // nor the counts bound it (ok still true: a person is named).
 func (hz *han) nameAfterTitle(rs []rune, whole string) (name, pred string, ok bool) {
-	if len(rs) < 2 || officeBannedSet.in(string(rs[:2])) || kinNameStopSet.in(string(rs[:2])) || !nameLike(string(rs[:2])) ||
+	if len(rs) < 2 || officeBannedSet.In(string(rs[:2])) || kinNameStopSet.In(string(rs[:2])) || !nameLike(string(rs[:2])) ||
 		!hz.agents.surname(rs[0]) {
 		return "", "", false
 	}
@@ -307,7 +307,7 @@ func (hz *han) namedAfter(rest, name string) bool {
 
 // sentenceEnd returns the offset where the sentence holding b ends.
 func sentenceEnd(text string, b int) int {
-	if i := sentenceEnds.index(text[b:]); i >= 0 {
+	if i := sentenceEnds.Index(text[b:]); i >= 0 {
 		return b + i
 	}
 	return len(text)
@@ -570,7 +570,7 @@ func (hz *han) passiveAgent(after string) (agent string, ok bool) {
 	if j := strings.IndexAny(name, "、等"); j >= 0 {
 		name = name[:j]
 	}
-	if n := utf8.RuneCountInString(name); n < 2 || n > 4 || !nameLike(name) || officeBannedSet.in(name) {
+	if n := utf8.RuneCountInString(name); n < 2 || n > 4 || !nameLike(name) || officeBannedSet.In(name) {
 		return "", true
 	}
 	return name, true

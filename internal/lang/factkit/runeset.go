@@ -1,13 +1,13 @@
-package extractor
+package factkit
 
 import "unicode/utf8"
 
-// runeSet is a set of runes with a constant-time membership test. Its
+// RuneSet is a set of runes with a constant-time membership test. Its
 // index functions answer as strings.IndexAny, LastIndexAny and ContainsAny
 // do with the set's characters, without looking each rune of the text up
-// in the list of characters: the rules scan every chunk for punctuation
-// and test short words for banned characters many times over.
-type runeSet struct {
+// in the list of characters: the fact readers scan every chunk for
+// punctuation and test short words for banned characters many times over.
+type RuneSet struct {
 	// lead holds the first bytes of the members' encodings, and every
 	// byte that is not ASCII when the set holds utf8.RuneError, which an
 	// invalid byte decodes to: a text's rune whose first byte is not
@@ -23,9 +23,9 @@ type runeSet struct {
 	other []rune // the members beyond the plane
 }
 
-// newRuneSet returns the set of the characters of chars.
-func newRuneSet(chars ...string) *runeSet {
-	s := &runeSet{}
+// NewRuneSet returns the set of the characters of chars.
+func NewRuneSet(chars ...string) *RuneSet {
+	s := &RuneSet{}
 	for _, cs := range chars {
 		for _, r := range cs {
 			enc := string(r)
@@ -52,7 +52,8 @@ func newRuneSet(chars ...string) *runeSet {
 	return s
 }
 
-func (s *runeSet) has(r rune) bool {
+// Has reports whether r is in the set.
+func (s *RuneSet) Has(r rune) bool {
 	if r >= 0 && r <= 0xFFFF {
 		p := s.page[r>>8]
 		return p != 0 && s.bits[p-1][r>>6&3]&(1<<(r&63)) != 0
@@ -65,10 +66,10 @@ func (s *runeSet) has(r rune) bool {
 	return false
 }
 
-// index returns the byte offset of the first rune of t in the set, or -1.
+// Index returns the byte offset of the first rune of t in the set, or -1.
 // A byte that begins no member's encoding is skipped undecoded; the bytes
 // inside a rune's encoding begin none.
-func (s *runeSet) index(t string) int {
+func (s *RuneSet) Index(t string) int {
 	for i := 0; i < len(t); i++ {
 		if !s.lead[t[i]] {
 			continue
@@ -76,14 +77,14 @@ func (s *runeSet) index(t string) int {
 		if r, ok := decode3(t[i:]); ok {
 			// A rune of three bytes whose last is none of the members'
 			// is no member.
-			if s.last[t[i+2]] && s.has(r) {
+			if s.last[t[i+2]] && s.Has(r) {
 				return i
 			}
 			i += 2
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(t[i:])
-		if s.has(r) {
+		if s.Has(r) {
 			return i
 		}
 		i += size - 1
@@ -91,15 +92,15 @@ func (s *runeSet) index(t string) int {
 	return -1
 }
 
-// lastIndex returns the byte offset of the last rune of t in the set, or
+// LastIndex returns the byte offset of the last rune of t in the set, or
 // -1.
-func (s *runeSet) lastIndex(t string) int {
-	if s.has(utf8.RuneError) {
+func (s *RuneSet) LastIndex(t string) int {
+	if s.Has(utf8.RuneError) {
 		// Which bytes are invalid depends on the bytes before them.
 		for i := len(t); i > 0; {
 			r, size := utf8.DecodeLastRuneInString(t[:i])
 			i -= size
-			if s.has(r) {
+			if s.Has(r) {
 				return i
 			}
 		}
@@ -107,7 +108,7 @@ func (s *runeSet) lastIndex(t string) int {
 	}
 	for i := len(t) - 1; i >= 0; i-- {
 		if s.lead[t[i]] {
-			if r, _ := decodeRune(t[i:]); s.has(r) {
+			if r, _ := DecodeRune(t[i:]); s.Has(r) {
 				return i
 			}
 		}
@@ -115,12 +116,12 @@ func (s *runeSet) lastIndex(t string) int {
 	return -1
 }
 
-// in reports whether t holds a rune of the set.
-func (s *runeSet) in(t string) bool { return s.index(t) >= 0 }
+// In reports whether t holds a rune of the set.
+func (s *RuneSet) In(t string) bool { return s.Index(t) >= 0 }
 
-// decodeRune is utf8.DecodeRuneInString with the three-byte encodings of
+// DecodeRune is utf8.DecodeRuneInString with the three-byte encodings of
 // decode3 decoded inline.
-func decodeRune(s string) (rune, int) {
+func DecodeRune(s string) (rune, int) {
 	if r, ok := decode3(s); ok {
 		return r, 3
 	}

@@ -1,4 +1,4 @@
-package extractor
+package facts
 
 import (
 	"regexp"
@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/lang/factkit"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -49,7 +50,7 @@ var (
 // collectives, not people.
 const kinNameStop = "殁丧卒忧死老母妇姓亦皆以为又既尝遂乃年某等辈归病疾殇亡早没故已尚俱并不无也矣焉孙弟兄女侄婿一二三四五六七八九十数"
 
-var kinNameStopSet = newRuneSet(kinNameStop)
+var kinNameStopSet = factkit.NewRuneSet(kinNameStop)
 
 // kinNameFirstStop may be in a name but not begin one after a kinship word.
 const kinNameFirstStop = "有幼少长子"
@@ -83,7 +84,7 @@ func (hz *han) parseHeaders(text string) []hanHeader {
 	sentenceStarts(text, func(at int, lineStart bool) {
 		at += len(text[at:]) - len(strings.TrimLeft(text[at:], " 　\t"))
 		end := len(text)
-		if j := hanEndSet.index(text[at:]); j >= 0 {
+		if j := hanEndSet.Index(text[at:]); j >= 0 {
 			end = at + j
 		}
 		// "尹竑，字太和，巴人；童存德，字居敬，兰溪人": people listed one
@@ -136,7 +137,7 @@ func (hz *han) headerAt(text string, at int, lineStart bool, out *[]hanHeader) {
 		return
 	}
 	body := text[at : at+comma]
-	if len(body) > 12*utf8.UTFMax || utf8.RuneCountInString(body) > 12 || notInBody.in(body) {
+	if len(body) > 12*utf8.UTFMax || utf8.RuneCountInString(body) > 12 || notInBody.In(body) {
 		return
 	}
 	like := hz.bodyLike(body)
@@ -177,7 +178,7 @@ func (hz *han) headerAt(text string, at int, lineStart bool, out *[]hanHeader) {
 	// "尹竑，字太和，巴人；童存德，字居敬，兰溪人": a semicolon ends one
 	// person's opening.
 	restEnd := len(text)
-	if j := stops.index(text[restStart:]); j >= 0 {
+	if j := stops.Index(text[restStart:]); j >= 0 {
 		restEnd = restStart + j
 	}
 	if h, ok := hz.parseHeader(text, at, bodyEnd, restStart, restEnd, lineStart); ok {
@@ -187,7 +188,7 @@ func (hz *han) headerAt(text string, at int, lineStart bool, out *[]hanHeader) {
 
 // notInBody are the characters a header's name and the words before it
 // do not hold.
-var notInBody = newRuneSet("。；：、 　\t\n")
+var notInBody = factkit.NewRuneSet("。；：、 　\t\n")
 
 // parseHeader reads the clauses after a header's name (text[at:bodyEnd]),
 // up to the end of the sentence (text[restStart:restEnd]), and reports
@@ -280,7 +281,7 @@ func classifyOpeningPlace(s string) hanClause {
 	if m == nil || m[1] != "" {
 		return hanClause{}
 	}
-	if openingPlaceName(m[2]) {
+	if OpeningPlaceName(m[2]) {
 		return hanClause{kind: "place", word: m[1], val: m[2]}
 	}
 	return hanClause{}
@@ -366,7 +367,7 @@ func (hz *han) describedName(body string) int {
 			cut -= size
 		}
 		name, pre := b[cut:], b[:cut]
-		if !nameLike(name) || officeBannedSet.in(name) {
+		if !nameLike(name) || officeBannedSet.In(name) {
 			continue
 		}
 		intro := pre
@@ -392,7 +393,7 @@ func (hz *han) describedName(body string) int {
 func (hz *han) kinBody(b string) bool {
 	k, rest, _ := hz.cutKin(strings.TrimPrefix(b, "其"))
 	n := utf8.RuneCountInString(rest)
-	return k != "" && n >= 1 && n <= 2 && nameLike(rest) && !kinNameStopSet.in(rest) && !strings.ContainsAny(rest, "嗣袭") &&
+	return k != "" && n >= 1 && n <= 2 && nameLike(rest) && !kinNameStopSet.In(rest) && !strings.ContainsAny(rest, "嗣袭") &&
 		!strings.ContainsRune(kinNameFirstStop, firstRune(rest))
 }
 
@@ -530,7 +531,7 @@ func (hz *han) kinBefore(text, given string) string {
 }
 
 func firstRune(s string) rune {
-	r, _ := decodeRune(s)
+	r, _ := factkit.DecodeRune(s)
 	return r
 }
 
@@ -688,27 +689,27 @@ func sectionAt(secs []section, b int) *section {
 	return nil
 }
 
-// hanEnds end the sentences findAll scans; no classical-Chinese pattern
+// hanEnds end the sentences factkit.FindAll scans; no classical-Chinese pattern
 // matches across them.
 const hanEnds = "。\n"
 
 // hanEndSet holds hanEnds. sentenceEnds end a sentence; stops end a
 // sentence or the part of one a semicolon ends; clauseEnds end a clause.
 var (
-	hanEndSet    = newRuneSet(hanEnds)
-	sentenceEnds = newRuneSet("。；！？\n")
-	stops        = newRuneSet("。；\n")
-	clauseEnds   = newRuneSet("，。；\n")
+	hanEndSet    = factkit.NewRuneSet(hanEnds)
+	sentenceEnds = factkit.NewRuneSet("。；！？\n")
+	stops        = factkit.NewRuneSet("。；\n")
+	clauseEnds   = factkit.NewRuneSet("，。；\n")
 )
 
 const clauseBoundaries = "，。；：！？、\n 　"
 
-var clauseBoundarySet = newRuneSet(clauseBoundaries)
+var clauseBoundarySet = factkit.NewRuneSet(clauseBoundaries)
 
 // clauseStart returns the offset where the clause containing b begins,
 // not before lo.
 func clauseStart(text string, b, lo int) int {
-	i := clauseBoundarySet.lastIndex(text[lo:b])
+	i := clauseBoundarySet.LastIndex(text[lo:b])
 	if i < 0 {
 		return lo
 	}
@@ -718,7 +719,7 @@ func clauseStart(text string, b, lo int) int {
 
 // sentenceStart returns the offset where the sentence containing b begins.
 func sentenceStart(text string, b, lo int) int {
-	i := sentenceEnds.lastIndex(text[lo:b])
+	i := sentenceEnds.LastIndex(text[lo:b])
 	if i < 0 {
 		return lo
 	}
@@ -961,7 +962,7 @@ const (
 // entry. It returns the facts and the
 // sections, which LLM-synthesised regexes reuse to attribute their
 // matches.
-func (hz *han) extractHan(text, entry, sub string, begins bool) ([]fact, []section) {
+func (hz *han) extractHan(text, entry, sub string, begins bool) ([]factkit.Fact, []section) {
 	headers := hz.parseHeaders(text)
 	if h, ok := hz.subHeader(text, sub); ok {
 		switch {
@@ -1018,23 +1019,23 @@ func (hz *han) extractHan(text, entry, sub string, begins bool) ([]fact, []secti
 		secs[i].others = others
 		secs[i].relatives = rels
 	}
-	var facts []fact
-	add := func(f fact) {
-		if f.headType == "" {
-			f.headType = schemas.EntityPerson
+	var facts []factkit.Fact
+	add := func(f factkit.Fact) {
+		if f.HeadType == "" {
+			f.HeadType = schemas.EntityPerson
 		}
-		if f.method == "" {
-			f.method = MethodRegex
+		if f.Method == "" {
+			f.Method = factkit.MethodRegex
 		}
 		facts = append(facts, f)
 	}
 	if entry != "" {
 		s, e := hz.mentionSpan(text, entry)
-		add(fact{head: entry, rel: schemas.RelMention, start: s, end: e, pattern: "han.mention", conf: confMention})
+		add(factkit.Fact{Head: entry, Relation: schemas.RelMention, Start: s, End: e, Pattern: "han.mention", Confidence: confMention})
 	}
 	if sub != "" && sub != entry && !slices.ContainsFunc(headers, func(h hanHeader) bool { return h.head == sub }) {
 		s, e := hz.mentionSpan(text, sub)
-		add(fact{head: sub, rel: schemas.RelMention, start: s, end: e, pattern: "han.mention.sub_entry", conf: confMention})
+		add(factkit.Fact{Head: sub, Relation: schemas.RelMention, Start: s, End: e, Pattern: "han.mention.sub_entry", Confidence: confMention})
 	}
 	for i := range headers {
 		h := &headers[i]
@@ -1042,12 +1043,12 @@ func (hz *han) extractHan(text, entry, sub string, begins bool) ([]fact, []secti
 			continue
 		}
 		if h.head != entry {
-			add(fact{head: h.head, rel: schemas.RelMention, start: h.at, end: h.bodyEnd,
-				pattern: "han.mention", conf: confMention})
+			add(factkit.Fact{Head: h.head, Relation: schemas.RelMention, Start: h.at, End: h.bodyEnd,
+				Pattern: "han.mention", Confidence: confMention})
 			if h.kin != "" && entry != "" {
-				add(fact{head: entry, rel: schemas.RelRelative, tail: h.head, tailType: schemas.EntityPerson,
-					quals: map[string]string{"kin": h.kin}, start: h.at, end: h.bodyEnd,
-					pattern: "han.header.kin", conf: confRelative})
+				add(factkit.Fact{Head: entry, Relation: schemas.RelRelative, Tail: h.head, TailType: schemas.EntityPerson,
+					Qualifiers: map[string]string{"kin": h.kin}, Start: h.at, End: h.bodyEnd,
+					Pattern: "han.header.kin", Confidence: confRelative})
 			}
 		}
 		hz.headerFacts(text, h, add)
@@ -1056,23 +1057,23 @@ func (hz *han) extractHan(text, entry, sub string, begins bool) ([]fact, []secti
 		if s.kin == "" || s.head == "" {
 			continue
 		}
-		add(fact{head: s.head, rel: schemas.RelMention, start: s.start, end: s.hdr.bodyEnd,
-			pattern: "han.mention.heir", conf: confMention})
+		add(factkit.Fact{Head: s.head, Relation: schemas.RelMention, Start: s.start, End: s.hdr.bodyEnd,
+			Pattern: "han.mention.heir", Confidence: confMention})
 		if s.pred != "" {
-			add(fact{head: s.pred, rel: schemas.RelRelative, tail: s.head, tailType: schemas.EntityPerson,
-				quals: map[string]string{"kin": s.kin, "succession": "1"}, start: s.start, end: s.hdr.bodyEnd,
-				pattern: "han.succession", conf: confRelative})
+			add(factkit.Fact{Head: s.pred, Relation: schemas.RelRelative, Tail: s.head, TailType: schemas.EntityPerson,
+				Qualifiers: map[string]string{"kin": s.kin, "succession": "1"}, Start: s.start, End: s.hdr.bodyEnd,
+				Pattern: "han.succession", Confidence: confRelative})
 		}
 	}
 	hz.jinshiFacts(text, secs, add)
 	hz.officeFacts(text, secs, add)
 	hz.deathFacts(text, secs, add)
 	hz.kinFacts(text, entry, secs, kins, add)
-	for _, m := range findAll(reSelfHao, text, hanEnds, "自号") {
+	for _, m := range factkit.FindAll(reSelfHao, text, hanEndSet, "自号") {
 		if s := hz.attributable(text, secs, m[0]); s != nil {
-			add(fact{head: s.head, rel: schemas.RelArtName, tail: text[m[2]:m[3]], tailType: schemas.EntityName,
-				quals: map[string]string{"form": "自号"}, start: m[0], end: m[3],
-				pattern: "han.art_name.self", conf: confNarrative})
+			add(factkit.Fact{Head: s.head, Relation: schemas.RelArtName, Tail: text[m[2]:m[3]], TailType: schemas.EntityName,
+				Qualifiers: map[string]string{"form": "自号"}, Start: m[0], End: m[3],
+				Pattern: "han.art_name.self", Confidence: confNarrative})
 		}
 	}
 	return facts, secs
@@ -1091,7 +1092,7 @@ func (hz *han) subHeader(text, sub string) (hanHeader, bool) {
 	if first := text[at:]; !strings.HasPrefix(first, sub) {
 		// "以地震言事者，又有邓洪震，宣化人": the sentence says who he was,
 		// then names him (the chunker began his text at the sentence).
-		if e := stops.index(first); e >= 0 {
+		if e := stops.Index(first); e >= 0 {
 			first = first[:e]
 		}
 		if q := strings.Index(first, sub+"，"); q > 0 {
@@ -1100,7 +1101,7 @@ func (hz *han) subHeader(text, sub string) (hanHeader, bool) {
 			}
 		}
 	}
-	end := clauseEnds.index(text[at:])
+	end := clauseEnds.Index(text[at:])
 	if end <= 0 {
 		return hanHeader{}, false
 	}
@@ -1118,7 +1119,7 @@ func (hz *han) subHeader(text, sub string) (hanHeader, bool) {
 	}
 	restStart := bodyEnd + len("，")
 	restEnd := len(text)
-	if j := stops.index(text[restStart:]); j >= 0 {
+	if j := stops.Index(text[restStart:]); j >= 0 {
 		restEnd = restStart + j
 	}
 	return hz.parseHeader(text, at, bodyEnd, restStart, restEnd, true)
@@ -1147,16 +1148,16 @@ func (hz *han) mentionSpan(text, name string) (int, int) {
 	return 0, 0
 }
 
-func (hz *han) headerFacts(text string, h *hanHeader, add func(fact)) {
+func (hz *han) headerFacts(text string, h *hanHeader, add func(factkit.Fact)) {
 	sur, given := hz.surname(h.head)
 	for _, c := range h.clauses {
 		switch c.kind {
 		case "zi":
-			add(fact{head: h.head, rel: schemas.RelCourtesyName, tail: c.val, tailType: schemas.EntityName,
-				start: c.start, end: c.end, pattern: "han.header.courtesy_name", conf: confHeader})
+			add(factkit.Fact{Head: h.head, Relation: schemas.RelCourtesyName, Tail: c.val, TailType: schemas.EntityName,
+				Start: c.start, End: c.end, Pattern: "han.header.courtesy_name", Confidence: confHeader})
 		case "hao":
-			add(fact{head: h.head, rel: schemas.RelArtName, tail: c.val, tailType: schemas.EntityName,
-				start: c.start, end: c.end, pattern: "han.header.art_name", conf: confHeader})
+			add(factkit.Fact{Head: h.head, Relation: schemas.RelArtName, Tail: c.val, TailType: schemas.EntityName,
+				Start: c.start, End: c.end, Pattern: "han.header.art_name", Confidence: confHeader})
 		case "ming", "xiaozi":
 			tail := c.val
 			if c.kind == "ming" && sur != "" && utf8.RuneCountInString(c.val) <= 2 && !strings.HasPrefix(c.val, sur) && h.full {
@@ -1165,9 +1166,9 @@ func (hz *han) headerFacts(text string, h *hanHeader, add func(fact)) {
 			if tail == h.head {
 				continue
 			}
-			add(fact{head: h.head, rel: schemas.RelAlias, tail: tail, tailType: schemas.EntityName,
-				quals: map[string]string{"kind": c.word, "as_written": c.val}, start: c.start, end: c.end,
-				pattern: "han.header.alias", conf: confAlias})
+			add(factkit.Fact{Head: h.head, Relation: schemas.RelAlias, Tail: tail, TailType: schemas.EntityName,
+				Qualifiers: map[string]string{"kind": c.word, "as_written": c.val}, Start: c.start, End: c.end,
+				Pattern: "han.header.alias", Confidence: confAlias})
 		case "yizixing":
 			// "吴伯宗，名祐，以字行": he went by his courtesy name, the
 			// given name of the header. After "字原礼" (戴思恭，字原礼，
@@ -1177,30 +1178,30 @@ func (hz *han) headerFacts(text string, h *hanHeader, add func(fact)) {
 			// A head not known to be a full name may be a given name
 			// alone ("嘉猷名升，以字行" of 林嘉猷): its surname is unknown.
 			if sur != "" && given != "" && !hasZi && h.full {
-				add(fact{head: h.head, rel: schemas.RelCourtesyName, tail: given, tailType: schemas.EntityName,
-					quals: map[string]string{"note": "以字行"}, start: h.at, end: c.end,
-					pattern: "han.header.courtesy_name", conf: confAlias})
+				add(factkit.Fact{Head: h.head, Relation: schemas.RelCourtesyName, Tail: given, TailType: schemas.EntityName,
+					Qualifiers: map[string]string{"note": "以字行"}, Start: h.at, End: c.end,
+					Pattern: "han.header.courtesy_name", Confidence: confAlias})
 			}
 		case "office":
 			q := map[string]string{"verb": "也"}
 			if c.word != "" {
 				q = map[string]string{"verb": "知", "place": c.word}
 			}
-			add(fact{head: h.head, rel: schemas.RelOffice, tail: c.val, tailType: schemas.EntityOffice,
-				quals: q, start: c.start, end: c.end, pattern: "han.header.office", conf: confOffice})
+			add(factkit.Fact{Head: h.head, Relation: schemas.RelOffice, Tail: c.val, TailType: schemas.EntityOffice,
+				Qualifiers: q, Start: c.start, End: c.end, Pattern: "han.header.office", Confidence: confOffice})
 		case "place":
 			q := map[string]string(nil)
 			if c.word != "" {
 				q = map[string]string{"ancestral": c.word}
 			}
-			add(fact{head: h.head, rel: schemas.RelNativePlace, tail: c.val, tailType: schemas.EntityPlace,
-				quals: q, start: c.start, end: c.end, pattern: "han.header.native_place", conf: confPlace})
+			add(factkit.Fact{Head: h.head, Relation: schemas.RelNativePlace, Tail: c.val, TailType: schemas.EntityPlace,
+				Qualifiers: q, Start: c.start, End: c.end, Pattern: "han.header.native_place", Confidence: confPlace})
 		}
 	}
 }
 
-func (hz *han) jinshiFacts(text string, secs []section, add func(fact)) {
-	for _, m := range findAll(hz.jinshis, text, hanEnds, "进士", "试第") {
+func (hz *han) jinshiFacts(text string, secs []section, add func(factkit.Fact)) {
+	for _, m := range factkit.FindAll(hz.jinshis, text, hanEndSet, "进士", "试第") {
 		s := hz.attributable(text, secs, m[0])
 		if s == nil {
 			continue
@@ -1228,8 +1229,8 @@ func (hz *han) jinshiFacts(text string, secs []section, add func(fact)) {
 		if q["approx"] != "" {
 			conf = confNarrative
 		}
-		add(fact{head: s.head, rel: schemas.RelJinshi, tail: tail, tailType: schemas.EntityTime, quals: q,
-			start: m[0], end: m[1], pattern: "han.jinshi", conf: conf})
+		add(factkit.Fact{Head: s.head, Relation: schemas.RelJinshi, Tail: tail, TailType: schemas.EntityTime, Qualifiers: q,
+			Start: m[0], End: m[1], Pattern: "han.jinshi", Confidence: conf})
 	}
 }
 
@@ -1258,11 +1259,11 @@ func (hz *han) namedDegree(text string, b int, s *section) bool {
 // name of the person promoted ("擢向高礼部尚书"), which is skipped; the
 // office is the longest plausible office phrase after it, and the search
 // resumes after that phrase so "授庶吉士进编修" yields both offices.
-func (hz *han) officeFacts(text string, secs []section, add func(fact)) {
+func (hz *han) officeFacts(text string, secs []section, add func(factkit.Fact)) {
 	for pos := 0; pos < len(text); {
 		// Find the next character that can begin a verb, then match the
 		// anchored pattern there, on a window of a few dozen characters.
-		i := officeVerbStarts.index(text[pos:])
+		i := officeVerbStarts.Index(text[pos:])
 		if i < 0 {
 			return
 		}
@@ -1332,9 +1333,9 @@ func (hz *han) officeFacts(text string, secs []section, add func(fact)) {
 				continue
 			}
 		}
-		add(fact{head: head, rel: schemas.RelOffice, tail: office, tailType: schemas.EntityOffice,
-			quals: map[string]string{"verb": verb}, start: loc[0], end: end,
-			pattern: pattern, conf: confOffice})
+		add(factkit.Fact{Head: head, Relation: schemas.RelOffice, Tail: office, TailType: schemas.EntityOffice,
+			Qualifiers: map[string]string{"verb": verb}, Start: loc[0], End: end,
+			Pattern: pattern, Confidence: confOffice})
 		pos = end
 	}
 }
@@ -1375,13 +1376,13 @@ func officeAt(s string) []int {
 	return nil
 }
 
-func officeVerbStart(r rune) bool { return officeVerbStarts.has(r) }
+func officeVerbStart(r rune) bool { return officeVerbStarts.Has(r) }
 
 // longestOffice returns the longest prefix of run that is an office
 // phrase, or "".
 func (hz *han) longestOffice(run string) string {
 	// No office title contains a banned character: cut there first.
-	if i := officeBannedSet.index(run); i >= 0 {
+	if i := officeBannedSet.Index(run); i >= 0 {
 		run = run[:i]
 	}
 	for end := len(run); end > 0; {
@@ -1394,7 +1395,7 @@ func (hz *han) longestOffice(run string) string {
 	return ""
 }
 
-func (hz *han) deathFacts(text string, secs []section, add func(fact)) {
+func (hz *han) deathFacts(text string, secs []section, add func(factkit.Fact)) {
 	// A person dies once: after the text has told the head's death ("守
 	// 仁既卒"), a death without a named subject is someone else's ("生子正
 	// 亿……隆庆初，袭新建伯。万历五年卒" is the son's).
@@ -1413,7 +1414,7 @@ func (hz *han) deathFacts(text string, secs []section, add func(fact)) {
 		}
 		return false
 	}
-	for _, m := range findAll(hz.deathScan, text, hanEnds, "卒", "薨") {
+	for _, m := range factkit.FindAll(hz.deathScan, text, hanEndSet, "卒", "薨") {
 		timeS, placeS, ageS := sub(text, m, 1), sub(text, m, 3), sub(text, m, 4)
 		start := m[0]
 		if timeS == "" && ageS == "" {
@@ -1456,7 +1457,7 @@ func (hz *han) deathFacts(text string, secs []section, add func(fact)) {
 			add(f)
 		}
 	}
-	for _, m := range findAll(reDeathB, text, hanEnds, "卒", "薨") {
+	for _, m := range factkit.FindAll(reDeathB, text, hanEndSet, "卒", "薨") {
 		s := hz.attributable(text, secs, m[0])
 		if s == nil || died(s, m[0]) {
 			continue
@@ -1518,8 +1519,8 @@ func (hz *han) timeBefore(text string, b int) (string, int) {
 // clause gives its time ("万历五年卒", qualified by the place and the age),
 // and the age at death as a relation of its own ("卒，年七十一"), qualified
 // by the time. An age is never a death's tail: it is not a date.
-func deathFacts(head, timeS, placeS, ageS string, start, end int, pattern string) []fact {
-	var out []fact
+func deathFacts(head, timeS, placeS, ageS string, start, end int, pattern string) []factkit.Fact {
+	var out []factkit.Fact
 	if timeS != "" {
 		q := map[string]string{"time": timeS}
 		if ageS != "" {
@@ -1528,8 +1529,8 @@ func deathFacts(head, timeS, placeS, ageS string, start, end int, pattern string
 		if placeS != "" {
 			q["place"] = placeS
 		}
-		out = append(out, fact{head: head, rel: schemas.RelDeath, tail: timeS, tailType: schemas.EntityTime, quals: q,
-			start: start, end: end, pattern: pattern, conf: confDeath})
+		out = append(out, factkit.Fact{Head: head, Relation: schemas.RelDeath, Tail: timeS, TailType: schemas.EntityTime, Qualifiers: q,
+			Start: start, End: end, Pattern: pattern, Confidence: confDeath})
 	}
 	if ageS != "" {
 		q := map[string]string{}
@@ -1539,8 +1540,8 @@ func deathFacts(head, timeS, placeS, ageS string, start, end int, pattern string
 		if placeS != "" {
 			q["place"] = placeS
 		}
-		out = append(out, fact{head: head, rel: schemas.RelDeathAge, tail: ageS, tailType: schemas.EntityValue, quals: q,
-			start: start, end: end, pattern: strings.TrimSuffix(pattern, ".age") + ".age", conf: confDeath})
+		out = append(out, factkit.Fact{Head: head, Relation: schemas.RelDeathAge, Tail: ageS, TailType: schemas.EntityValue, Qualifiers: q,
+			Start: start, End: end, Pattern: strings.TrimSuffix(pattern, ".age") + ".age", Confidence: confDeath})
 	}
 	return out
 }
@@ -1556,9 +1557,9 @@ type kinName struct {
 func (hz *han) kinNames(text string) []kinName {
 	var out []kinName
 	ok := func(name string) bool {
-		return !kinNameStopSet.in(name) && !strings.ContainsRune(kinNameFirstStop, firstRune(name))
+		return !kinNameStopSet.In(name) && !strings.ContainsRune(kinNameFirstStop, firstRune(name))
 	}
-	for _, m := range findAll(hz.kinOpenings, text, hanEnds, "父", "子", "弟", "兄") {
+	for _, m := range factkit.FindAll(hz.kinOpenings, text, hanEndSet, "父", "子", "弟", "兄") {
 		kin, name := text[m[2]:m[3]], text[m[4]:m[5]]
 		for _, w := range []string{"名", "讳"} {
 			// "次子名琬", "父讳铨": the kinship word, then the name.
@@ -1586,7 +1587,7 @@ func (hz *han) kinNames(text string) []kinName {
 // the person the text is about there. A sub-entry that opens with its own
 // kinship word ("子恭，举人") names the sub-entry's person: the fact is
 // then the entry's person's relative.
-func (hz *han) kinFacts(text, entry string, secs []section, kins []kinName, add func(fact)) {
+func (hz *han) kinFacts(text, entry string, secs []section, kins []kinName, add func(factkit.Fact)) {
 	for _, k := range kins {
 		s := sectionAt(secs, k.start)
 		if s == nil || s.head == "" || (s.hdr != nil && k.start >= s.hdr.at && k.start < s.hdr.bodyEnd) {
@@ -1603,15 +1604,15 @@ func (hz *han) kinFacts(text, entry string, secs []section, kins []kinName, add 
 		}
 		if tail == s.head {
 			if entry != "" && entry != s.head {
-				add(fact{head: entry, rel: schemas.RelRelative, tail: tail, tailType: schemas.EntityPerson,
-					quals: map[string]string{"kin": k.kin, "as_written": k.name}, start: k.start, end: k.end,
-					pattern: "han.kin.sub_entry", conf: confRelative})
+				add(factkit.Fact{Head: entry, Relation: schemas.RelRelative, Tail: tail, TailType: schemas.EntityPerson,
+					Qualifiers: map[string]string{"kin": k.kin, "as_written": k.name}, Start: k.start, End: k.end,
+					Pattern: "han.kin.sub_entry", Confidence: confRelative})
 			}
 			continue
 		}
-		add(fact{head: s.head, rel: schemas.RelRelative, tail: tail, tailType: schemas.EntityPerson,
-			quals: map[string]string{"kin": k.kin, "as_written": k.name}, start: k.start, end: k.end,
-			pattern: "han.kin", conf: confRelative})
+		add(factkit.Fact{Head: s.head, Relation: schemas.RelRelative, Tail: tail, TailType: schemas.EntityPerson,
+			Qualifiers: map[string]string{"kin": k.kin, "as_written": k.name}, Start: k.start, End: k.end,
+			Pattern: "han.kin", Confidence: confRelative})
 	}
 }
 

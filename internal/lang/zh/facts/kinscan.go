@@ -1,10 +1,11 @@
-package extractor
+package facts
 
 import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/annalist-dev/annalist/internal/lang/factkit"
 	"github.com/annalist-dev/annalist/internal/lang/profile"
 )
 
@@ -21,7 +22,7 @@ func kinNamed(text string, kin []profile.KinWord) []string {
 func kinNamedIn(text string, kin byFirstRune[profile.KinWord]) []string {
 	var out []string
 	for i := 0; i < len(text); {
-		r, n := decodeRune(text[i:])
+		r, n := factkit.DecodeRune(text[i:])
 		matched := false
 		for _, k := range kin.of(r) {
 			if !strings.HasPrefix(text[i:], k.Word) {
@@ -58,7 +59,7 @@ func twoHan(s string) (string, bool) {
 // order of the list they come from: a scan for the words of a list that
 // begin a text need try only those that begin with its first rune.
 type byFirstRune[T any] struct {
-	first *runeSet
+	first *factkit.RuneSet
 	items map[rune][]T
 }
 
@@ -76,13 +77,13 @@ func indexByFirstRune[T any](items []T, word func(T) string) byFirstRune[T] {
 		first = append(first, r)
 		idx.items[r] = append(idx.items[r], it)
 	}
-	idx.first = newRuneSet(string(first))
+	idx.first = factkit.NewRuneSet(string(first))
 	return idx
 }
 
 // of returns the items whose word begins with r.
 func (idx byFirstRune[T]) of(r rune) []T {
-	if !idx.first.has(r) {
+	if !idx.first.Has(r) {
 		return nil
 	}
 	return idx.items[r]

@@ -1,4 +1,4 @@
-package extractor
+package facts
 
 import (
 	"fmt"
@@ -79,8 +79,8 @@ func ClauseRoleCounts(texts, listings []string) []byte {
 	}
 	var b strings.Builder
 	b.WriteString("# Counts of clause roles over the development volumes, made by TestClauseRolesTable\n" +
-		"# (go test ./consumers/extractor -run TestClauseRolesTable -update-roles); read by the\n" +
-		"# extractor's agentsTable. Rows, tab-separated:\n" +
+		"# (go test ./internal/lang/zh/facts -run TestClauseRolesTable -update-roles); read by the\n" +
+		"# Chinese fact reader's agentsTable. Rows, tab-separated:\n" +
 		"#   next    C  clauses ending with C that an appointment or punishment verb follows, and those\n" +
 		"#              where the verb takes 之 (an object other than its subject)\n" +
 		"#   follow  C  times C follows, in the text, a two-character name of the listings or the\n#              given name of a three-character one\n" +
