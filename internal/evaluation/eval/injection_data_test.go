@@ -13,11 +13,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/annalist-dev/annalist/infra/kafka"
-	"github.com/annalist-dev/annalist/internal/evaluation/appsystem"
 	"github.com/annalist-dev/annalist/internal/evaluation/eval"
 	"github.com/annalist-dev/annalist/internal/evaluation/inject"
 	"github.com/annalist-dev/annalist/internal/lang/zh/glossary"
 	"github.com/annalist-dev/annalist/internal/wiring/app"
+	"github.com/annalist-dev/annalist/internal/wiring/appsystem"
 	"github.com/annalist-dev/annalist/producers"
 )
 

@@ -6,13 +6,13 @@ import (
 	"path/filepath"
 
 	"github.com/annalist-dev/annalist/infra/llm"
-	"github.com/annalist-dev/annalist/internal/evaluation/appsystem"
 	"github.com/annalist-dev/annalist/internal/evaluation/dataset"
 	"github.com/annalist-dev/annalist/internal/evaluation/eval"
 	"github.com/annalist-dev/annalist/internal/evaluation/inject"
 	"github.com/annalist-dev/annalist/internal/kit/progress"
 	"github.com/annalist-dev/annalist/internal/lang/zh/glossary"
 	"github.com/annalist-dev/annalist/internal/wiring/app"
+	"github.com/annalist-dev/annalist/internal/wiring/appsystem"
 	"github.com/annalist-dev/annalist/producers"
 )
 

@@ -1,8 +1,9 @@
 // Package appsystem adapts a running app (internal/wiring/app) to the
-// systems the evaluations measure (eval.InjectionSystem). It belongs to the
-// evaluation layer, a client of the system: the stages' wiring links no
-// evaluation, and the commands and the evaluation's own tests share this
-// adapter.
+// systems the evaluations measure (eval.InjectionSystem). The evaluations
+// define what they measure as interfaces and import no wiring; this
+// adapter, beside the app and apart from it, implements them, so that the
+// stages' wiring links no evaluation. The commands and the evaluations' own
+// tests share it.
 package appsystem
 
 import (
