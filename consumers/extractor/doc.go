@@ -8,7 +8,7 @@
 //
 //   - "regex": hand-made rules. The stage reads nothing itself: it hands
 //     the chunk to the fact reader of its profile's language (Reader):
-//     internal/lang/zh/facts for classical Chinese, internal/lang/en/facts
+//     internal/lang/zh for classical Chinese, internal/lang/en
 //     for English prose. The chunk's corpus profile (internal/lang/profile)
 //     decides which, whatever characters the text holds, and its eras,
 //     lexicons and kinship words feed the reader's rules. A reader returns
@@ -54,7 +54,7 @@
 // counts chunks, triplets, model calls made and calls saved by remembered
 // regexes. BatchHandler reads the memory's regexes once per batch.
 //
-// Speed is the readers' (see internal/lang/zh/facts): the offline
+// Speed is the readers' (see internal/lang/zh): the offline
 // extractor handles the whole mingshi-liezhuan corpus (1.58 M characters)
 // in about half a second on one core (see BenchmarkExtractCorpus).
 package extractor

@@ -12,11 +12,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/internal/kit/ask"
-	enfacts "github.com/annalist-dev/annalist/internal/lang/en/facts"
+	"github.com/annalist-dev/annalist/internal/lang/en"
 	"github.com/annalist-dev/annalist/internal/lang/factkit"
 	"github.com/annalist-dev/annalist/internal/lang/profile"
 	"github.com/annalist-dev/annalist/internal/lang/text"
-	zhfacts "github.com/annalist-dev/annalist/internal/lang/zh/facts"
+	"github.com/annalist-dev/annalist/internal/lang/zh"
 	"github.com/annalist-dev/annalist/internal/ports/regexmem"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -214,11 +214,11 @@ func matchFacts(text string, parts []factkit.Part, target string, p regexmem.Pat
 
 // plausibleTail holds model-made facts to the checks the hand-made
 // patterns' tails pass: a native place must read as the place of an
-// entry's opening (zhfacts.OpeningPlaceName: not a count of people, not
+// entry's opening (zh.OpeningPlaceName: not a count of people, not
 // "不知何许").
 func plausibleTail(rel, tail string) bool {
 	if rel == schemas.RelNativePlace && !hasLatin(tail) {
-		return zhfacts.OpeningPlaceName(tail)
+		return zh.OpeningPlaceName(tail)
 	}
 	return true
 }
@@ -266,7 +266,7 @@ func tailType(rel, tail string) string {
 	case schemas.RelRelative:
 		return schemas.EntityPerson
 	case schemas.RelDeath, schemas.RelBirth:
-		if hasLatin(tail) && !enfacts.IsTime(tail) {
+		if hasLatin(tail) && !en.IsTime(tail) {
 			return schemas.EntityPlace
 		}
 		return schemas.EntityTime

@@ -1,15 +1,15 @@
 package extractor
 
 import (
-	enfacts "github.com/annalist-dev/annalist/internal/lang/en/facts"
+	"github.com/annalist-dev/annalist/internal/lang/en"
 	"github.com/annalist-dev/annalist/internal/lang/factkit"
 	"github.com/annalist-dev/annalist/internal/lang/profile"
-	zhfacts "github.com/annalist-dev/annalist/internal/lang/zh/facts"
+	"github.com/annalist-dev/annalist/internal/lang/zh"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
 // Reader reads the facts a language's hand-made rules state in a chunk:
-// internal/lang/zh/facts for classical Chinese, internal/lang/en/facts for
+// internal/lang/zh for classical Chinese, internal/lang/en for
 // English. The stage picks the reader by the language of the chunk's
 // profile.
 type Reader interface {
@@ -24,8 +24,8 @@ type Reader interface {
 // other language yields no hand-made facts.
 func defaultReaders() map[string]Reader {
 	return map[string]Reader{
-		profile.LangChinese: &zhfacts.Reader{},
-		profile.LangEnglish: enfacts.Reader{},
+		profile.LangChinese: &zh.Reader{},
+		profile.LangEnglish: en.Reader{},
 	}
 }
 

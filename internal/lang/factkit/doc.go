@@ -1,5 +1,5 @@
 // Package factkit is what the hand-made fact readers of the languages
-// (internal/lang/zh/facts, internal/lang/en/facts) and the extractor stage
+// (internal/lang/zh, internal/lang/en) and the extractor stage
 // that calls them (consumers/extractor) share: the fact a rule finds
 // before it is tied to its chunk (Fact), what a reader returns for a
 // chunk (Reading), which person a chunk is about (EntryPerson,

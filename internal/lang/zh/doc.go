@@ -1,4 +1,10 @@
-// Package facts is the classical-Chinese fact reader: hand-made rules
+// Package zh is the classical-Chinese fact reader, and its subpackages
+// the rest of what annalist knows of the language: era (regnal eras and
+// Gregorian years), names (the name judge fitted on the corpus), segment
+// (entry openings and attached people), claims (a sentence's claims
+// checked against evidence), glossary (examination ranks and offices).
+//
+// The reader applies hand-made rules
 // that read the facts of biographies (liezhuan) and archive books, run by
 // the extractor stage (consumers/extractor) on chunks a Chinese corpus
 // profile reads (Reader). The profile's data feeds the rules: the eras
@@ -84,4 +90,4 @@
 // rune sets (factkit.RuneSet). The offline extractor handles the whole
 // mingshi-liezhuan corpus (1.58 M characters) in about half a second on
 // one core (see BenchmarkExtractCorpus in consumers/extractor).
-package facts
+package zh

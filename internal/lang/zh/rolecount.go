@@ -1,4 +1,4 @@
-package facts
+package zh
 
 import (
 	"fmt"
@@ -79,7 +79,7 @@ func ClauseRoleCounts(texts, listings []string) []byte {
 	}
 	var b strings.Builder
 	b.WriteString("# Counts of clause roles over the development volumes, made by TestClauseRolesTable\n" +
-		"# (go test ./internal/lang/zh/facts -run TestClauseRolesTable -update-roles); read by the\n" +
+		"# (go test ./internal/lang/zh -run TestClauseRolesTable -update-roles); read by the\n" +
 		"# Chinese fact reader's agentsTable. Rows, tab-separated:\n" +
 		"#   next    C  clauses ending with C that an appointment or punishment verb follows, and those\n" +
 		"#              where the verb takes 之 (an object other than its subject)\n" +

@@ -1,4 +1,4 @@
-package facts
+package zh
 
 import (
 	"bufio"
@@ -77,7 +77,7 @@ func NativePlaceChars(volumes []string) []byte {
 	sort.Slice(rs, func(i, j int) bool { return rs[i] < rs[j] })
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Characters of the native places the development volumes' entries give (%d places), made by\n", places)
-	b.WriteString("# TestPlaceCharsTable (go test ./internal/lang/zh/facts -run TestPlaceCharsTable -update-place-chars);\n")
+	b.WriteString("# TestPlaceCharsTable (go test ./internal/lang/zh -run TestPlaceCharsTable -update-place-chars);\n")
 	b.WriteString("# read by the Chinese fact reader's placeWritten. Rows: a character, tab, how many places hold it.\n")
 	for _, r := range rs {
 		fmt.Fprintf(&b, "%c\t%d\n", r, counts[r])

@@ -1,4 +1,5 @@
-// Package facts is the English fact reader: hand-made patterns for
+// Package en is the English fact reader (its subpackage discourse reads
+// discussions): hand-made patterns for
 // English biographical prose, run by the extractor stage
 // (consumers/extractor) on chunks an English corpus profile reads.
 //
@@ -13,4 +14,4 @@
 // none was, and a lone surname to the full name the chunk wrote before.
 // Each pattern runs only on the sentences that hold its anchor words
 // (factkit.FindAll).
-package facts
+package en

@@ -1,4 +1,4 @@
-package facts
+package en
 
 import (
 	"github.com/annalist-dev/annalist/internal/lang/factkit"
