@@ -223,14 +223,3 @@ func patterns(t *testing.T, c schemas.Chunk, ts []schemas.Triplet) []string {
 	}
 	return got
 }
-
-// TestEnglishBracketedNames reads names glossed in brackets.
-func TestEnglishBracketedNames(t *testing.T) {
-	ts := extract(t, englishChunk("e1", "In 1604 Ye Xianggao (courtesy name Jinqing) of Fuqing was made grand secretary."))
-	got := facts(ts)
-	for _, w := range []string{"Ye Xianggao courtesy_name Jinqing", "Ye Xianggao native_place Fuqing"} {
-		if _, ok := got[w]; !ok {
-			t.Errorf("missing %q in %v", w, ts)
-		}
-	}
-}
