@@ -41,14 +41,7 @@ var (
 )
 
 // enStopFirst are capitalised words that start sentences but not names.
-var enStopFirst = map[string]bool{
-	"The": true, "A": true, "An": true, "In": true, "On": true, "At": true, "After": true,
-	"Before": true, "When": true, "While": true, "His": true, "Her": true, "Its": true,
-	"Their": true, "This": true, "That": true, "These": true, "Those": true, "There": true,
-	"It": true, "They": true, "We": true, "I": true, "During": true, "From": true, "By": true,
-	"Of": true, "For": true, "With": true, "As": true, "Later": true, "Then": true, "But": true,
-	"And": true, "Although": true, "Since": true, "Until": true, "Upon": true,
-}
+var enStopFirst = wordSet("stop_first")
 
 // enEnds end the sentences factkit.FindAll scans: the English patterns do
 // not match across a full stop or a line break. enEndSet holds them.
@@ -59,8 +52,8 @@ var enEndSet = factkit.NewRuneSet(enEnds)
 // confNarrative is the confidence of the facts of the English patterns.
 const confNarrative = 0.75
 
-var enMonths = []string{"January", "February", "March", "April", "May", "June", "July", "August",
-	"September", "October", "November", "December"}
+// enMonths are the month names a phrase is a time by.
+var enMonths = wordList("months")
 
 // reEnFullName finds capitalised names of two to four words, the full
 // names a lone surname subject ("Pike was born …") may abbreviate.
@@ -177,7 +170,7 @@ func extractEnglish(text, fallback string) []factkit.Fact {
 	}
 	for _, m := range factkit.FindAll(reEnNative, text, enEndSet, "native of") {
 		h := c.head(text[m[2]:m[3]], m[2])
-		place := cutAtWords(text[m[4]:m[5]], " and ", " who ", " where ", " in ", " but ")
+		place := cutAtWords(text[m[4]:m[5]], nativePlaceEnds...)
 		if h == "" || !capitalisedPhrase(place) {
 			continue
 		}
@@ -186,7 +179,7 @@ func extractEnglish(text, fallback string) []factkit.Fact {
 	}
 	for _, m := range factkit.FindAll(reEnAppointed, text, enEndSet, "appointed") {
 		h := c.head(text[m[2]:m[3]], m[2])
-		office := cutAtWords(text[m[4]:m[5]], " and ", " but ", " where ", " which ", " who ", " by ")
+		office := cutAtWords(text[m[4]:m[5]], officeEnds...)
 		q := map[string]string{"verb": "appointed"}
 		if y := reEnInYear.FindStringSubmatchIndex(office); y != nil {
 			q["year"] = office[y[2]:y[3]]
@@ -222,7 +215,7 @@ func extractEnglish(text, fallback string) []factkit.Fact {
 		if m[8] < 0 {
 			continue
 		}
-		place := cutAtWords(text[m[8]:m[9]], " and ", " who ", " where ", " in ", " but ", " was ", " became ")
+		place := cutAtWords(text[m[8]:m[9]], parenPlaceEnds...)
 		if !capitalisedPhrase(place) {
 			continue
 		}
@@ -239,6 +232,25 @@ func extractEnglish(text, fallback string) []factkit.Fact {
 			Start: m[0], End: m[1], Pattern: "en." + rel})
 	}
 	return facts
+}
+
+// nativePlaceEnds, officeEnds and parenPlaceEnds end the place of "a
+// native of …", the office of "was appointed …" and the place after a
+// name glossed in brackets: each a word with a space either side.
+var (
+	nativePlaceEnds = spaced(wordList("native_place_ends"))
+	officeEnds      = spaced(wordList("office_ends"))
+	parenPlaceEnds  = spaced(wordList("paren_place_ends"))
+)
+
+// spaced returns the words with a space either side, as cutAtWords finds
+// them.
+func spaced(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = " " + w + " "
+	}
+	return out
 }
 
 func enNameRelation(kind string) string {
@@ -266,8 +278,7 @@ func lifeEvent(text string, m []int, head, rel, pattern string) []factkit.Fact {
 	for _, w := range strings.Fields(rest) {
 		i := strings.Index(rest[off:], w) + off
 		off = i + len(w)
-		switch w {
-		case "in", "on", "at", "near":
+		if phrasePreps[w] {
 			phrases = append(phrases, phrase{start: base + i})
 			continue
 		}
@@ -315,6 +326,9 @@ func lifeEvent(text string, m []int, head, rel, pattern string) []factkit.Fact {
 	return out
 }
 
+// phrasePreps open the time and place phrases after "born" or "died".
+var phrasePreps = wordSet("phrase_preps")
+
 // IsTime reports whether s names a time: a year of three or four digits
 // or a month.
 func IsTime(s string) bool {
@@ -347,14 +361,16 @@ func capitalisedPhrase(s string) bool {
 		if i == 0 || i == len(ws)-1 {
 			return false
 		}
-		switch w {
-		case "of", "the", "upon", "de", "on", "la", "le", "du", "von", "van":
-		default:
+		if !nameConnectors[w] {
 			return false
 		}
 	}
 	return !enStopFirst[ws[0]] || len(ws) > 1 && ws[0] == "The"
 }
+
+// nameConnectors are the small words a proper name may hold between
+// capitalised ones ("Duke of Zhou").
+var nameConnectors = wordSet("name_connectors")
 
 // enOffice reports whether s reads as an office title: two to ten words,
 // no finite verb.
@@ -364,14 +380,17 @@ func enOffice(s string) bool {
 		return false
 	}
 	for _, w := range ws {
-		switch strings.ToLower(w) {
-		case "was", "were", "is", "are", "had", "has", "have", "did", "when", "because", "if", "not":
+		if notOfficeWords[strings.ToLower(w)] {
 			return false
 		}
 	}
 	return true
 }
 
+// notOfficeWords, lower-cased, show a phrase is a clause, not a title.
+var notOfficeWords = wordSet("not_office_words")
+
+// cutAtWords returns s up to the first of words it holds, trimmed.
 func cutAtWords(s string, words ...string) string {
 	cut := len(s)
 	for _, w := range words {

@@ -849,13 +849,16 @@ func (hz *han) kinNamesHead(sent, head string) bool {
 // ("成祖即位", "帝遂擢…"): they act on the head, so they do not take the
 // sentence from him.
 func sovereign(subj string) bool {
-	switch subj {
-	case "帝", "上", "天子", "朝廷", "廷议":
+	if sovereignWords[subj] {
 		return true
 	}
 	last, _ := utf8.DecodeLastRuneInString(subj)
 	return strings.ContainsRune("宗祖帝后", last) || strings.HasPrefix(subj, "帝")
 }
+
+// sovereignWords are the subjects that are the emperor or the court
+// whatever they end with ("天子", "廷议").
+var sovereignWords = wordSet("sovereign_words")
 
 // foreignPrevious reports whether the sentence before the one containing b
 // made an heir or a relative the subject. A sentence without a subject
@@ -1347,8 +1350,7 @@ const officeWindow = 6 + 20*4
 // officeVerbs are the verbs that make a person an office holder, in the
 // order officeAt tries them; officeVerbStarts are their first characters.
 var (
-	officeVerbs = []string{"召为", "出为", "入为", "累迁", "累官", "官至", "仕至", "积功至", "累功至", "历官", "历迁",
-		"超擢", "超拜", "授", "除", "擢", "迁", "升", "改", "调", "拜", "进", "历", "官", "为"}
+	officeVerbs      = wordList("office_verbs")
 	officeVerbStarts = indexByFirstRune(officeVerbs, func(v string) string { return v }).first
 )
 
@@ -1406,7 +1408,7 @@ func (hz *han) deathFacts(text string, secs []section, add func(factkit.Fact)) {
 			if utf8.RuneCountInString(n) < 2 {
 				continue
 			}
-			for _, w := range []string{"既卒", "已卒", "卒后", "既殁", "既没", "既死", "死后", "殁后", "没后"} {
+			for _, w := range afterDeathWords {
 				if strings.Contains(before, n+w) {
 					return true
 				}
@@ -1472,6 +1474,10 @@ func (hz *han) deathFacts(text string, secs []section, add func(factkit.Fact)) {
 	}
 }
 
+// afterDeathWords, after a person's name, say the text has told his
+// death ("守仁既卒").
+var afterDeathWords = wordList("after_death_words")
+
 // givenNameAsEra reports whether a date opens with the head's given name
 // where an era name would stand: "天和初举进士" in 刘天和's entry is "(天和)
 // at first passed", not the 天和 era of the Northern Zhou. The era table
@@ -1492,13 +1498,17 @@ func (hz *han) duration(prefix, t string) bool {
 	if strings.HasPrefix(t, "一年") {
 		return true
 	}
-	for _, w := range []string{"又", "居", "逾", "越", "后", "阅", "凡", "历", "积"} {
+	for _, w := range durationLeads {
 		if strings.HasSuffix(prefix, w) {
 			return true
 		}
 	}
 	return false
 }
+
+// durationLeads, right before a year without an era, make it a count of
+// years from an earlier event.
+var durationLeads = wordList("duration_leads")
 
 // timeBefore returns the clause ending with "，" just before b when it is a
 // time expression alone, and where it starts.

@@ -10,10 +10,7 @@ import (
 
 // knownTimeLeads are clauses that may open a sentence before its subject
 // without being one: "十二月，南礼主事周镳上言", "是年，叶向高…".
-var knownTimeLeads = map[string]bool{
-	"是年": true, "是岁": true, "是月": true, "是日": true, "是时": true, "时": true, "初": true,
-	"明年": true, "其年": true, "未几": true, "既而": true, "已而": true, "久之": true, "至是": true,
-}
+var knownTimeLeads = wordSet("time_leads")
 
 // knownSentence is a sentence whose subject may be a known person: the
 // names it may open with (longest first) and where they start.

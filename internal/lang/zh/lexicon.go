@@ -288,15 +288,7 @@ func (hz *han) cutKin(s string) (kin, rest string, same bool) {
 
 // notNames are clause openers that look like a short name before a comma
 // but are time words or connectives.
-var notNames = map[string]bool{
-	"先是": true, "当是时": true, "是时": true, "初": true, "已而": true, "既而": true, "久之": true,
-	"居久之": true, "明年": true, "其后": true, "于是": true, "未几": true, "逾年": true, "时": true,
-	"会": true, "后": true, "及": true, "既": true, "寻": true, "已": true, "然": true, "故": true,
-	"且": true, "今": true, "昔": true, "是岁": true, "是年": true, "其年": true, "俄": true,
-	"顷之": true, "亡何": true, "无何": true, "越数日": true, "至是": true, "自是": true,
-	"帝": true, "上": true, "太祖": true, "成祖": true, "诏": true, "疏": true, "赞曰": true,
-	"故事": true, "是月": true, "是日": true, "其冬": true, "其秋": true, "其春": true, "其夏": true,
-}
+var notNames = wordSet("not_names")
 
 // nameLike reports whether s can be a person's name (or a given name):
 // 1–4 Han characters (rare characters may be written 〈…〉), not a clause
@@ -366,15 +358,12 @@ func placeName(s string) bool {
 	if n < 1 || n > 6 || placeBannedSet.In(s) {
 		return false
 	}
-	switch s {
-	case "邑", "乡", "里", "国", "本", "一", "故", "中", "乡里", "邑里", "其乡",
-		// "…人" words that are not "a man of …": 行人 and 舍人 are offices,
-		// 门人 a disciple, 庶人 a commoner …
-		"行", "舍", "门", "夫", "贵", "庶", "商", "友", "工", "美", "妇", "女", "家", "主", "宫",
-		"罪", "仇", "世", "古", "时", "今", "后", "他", "众", "圣", "贤", "小", "大", "野", "文":
+	// "…人" words that are not "a man of …": 邑人 and 乡里人 say whose,
+	// 行人 and 舍人 are offices, 门人 a disciple, 庶人 a commoner …
+	if notPlaces[s] || personRenWords[s] {
 		return false
 	}
-	for _, w := range []string{"同邑", "同里", "同县", "同郡", "同乡"} {
+	for _, w := range samePlaceWords {
 		if strings.Contains(s, w) {
 			return false
 		}
@@ -390,15 +379,20 @@ func placeName(s string) bool {
 		!reNumberedYear.MatchString(s)
 }
 
+// notPlaces and personRenWords are the words before 人 that name no
+// native place: the place the text spoke of ("邑人") and words for a
+// person ("门人"); samePlaceWords say "of the same place" ("同县").
+var (
+	notPlaces      = wordSet("not_places")
+	personRenWords = wordSet("person_ren_words")
+	samePlaceWords = wordList("same_place_words")
+)
+
 // reNumberedYear is a year numbered in an era or a reign (元年, 十一年):
 // no place name holds one (永年 is a place: 永 is no numeral).
 var reNumberedYear = regexp.MustCompile(`(?:元|[〇一二三四五六七八九十])年`)
 
 // ownClauseWords may stand between a clause boundary and a verb without
-// naming another subject: time words and adverbs.
-var ownClauseWords = []string{
-	"居久之", "久之", "未几", "既而", "已而", "明年", "其年", "是年", "逾年", "次年", "寻以", "亡何",
-	"无何", "顷之", "俄而", "后又", "其后", "既", "寻", "遂", "乃", "复", "再", "又", "累", "旋",
-	"俄", "即", "已", "后", "因", "亦", "仍", "竟", "终", "始", "初", "会", "时", "而", "及", "是岁",
-	"以是月", "是月", "是日", "其月", "是夕", "以疾", "以病", "以老", "春", "夏", "秋", "冬",
-}
+// naming another subject: time words and adverbs, in the order they are
+// cut off.
+var ownClauseWords = wordList("own_clause_words")

@@ -376,7 +376,7 @@ func (hz *han) appointedAfter(rs []rune, i int) (verb, office string, end int) {
 
 // appointVerbs are the verbs of an appointment a name is the subject of,
 // longest first.
-var appointVerbs = []string{"累官", "官至", "仕至", "历官", "累迁", "终", "为", "官", "授", "擢", "迁", "历"}
+var appointVerbs = wordList("appoint_verbs")
 
 // kinOnly reports a "name" made of kinship words alone ("子孙").
 func (hz *han) kinOnly(name string) bool {
@@ -619,7 +619,7 @@ func (hz *han) relativeClauseFacts(head, clause string, at int) []factkit.Fact {
 			Method: factkit.MethodRegex, Pattern: "han.listed.relative_jinshi", Confidence: confNarrative}}
 	}
 	title, verb := strings.TrimPrefix(clause, "亦"), ""
-	for _, v := range []string{"官至", "累官", "历官", "官", "为", "终", "历", "袭"} {
+	for _, v := range relativeOfficeVerbs {
 		if t, ok := strings.CutPrefix(title, v); ok {
 			title, verb = t, v
 			break
@@ -637,6 +637,10 @@ func (hz *han) relativeClauseFacts(head, clause string, at int) []factkit.Fact {
 		Qualifiers: q, Start: at, End: at + len(clause),
 		Method: factkit.MethodRegex, Pattern: "han.listed.relative_office", Confidence: confNarrative}}
 }
+
+// relativeOfficeVerbs are the verbs of office that may open a clause of a
+// relative's sentence, in the order they are tried.
+var relativeOfficeVerbs = wordList("relative_office_verbs")
 
 // relativeClause reads the opening of a relative's sentence: the
 // relative's name (with the entry's surname when the kinship keeps it),
