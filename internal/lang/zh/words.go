@@ -2,41 +2,23 @@ package zh
 
 import (
 	"embed"
-	"strings"
+
+	"github.com/annalist-dev/annalist/internal/lang/wordlist"
 )
 
 // wordFiles holds the classical-Chinese word lists of the fact reader,
-// one file per list under data/: one word a line, after header lines
-// starting with '#' that say what the list holds and which rule reads it.
+// one file per list under data/ (internal/lang/wordlist says the shape).
 // The count tables beside them (clause_roles.tsv, place_chars.tsv) are
 // read on their own.
 //
 //go:embed data/*.txt
 var wordFiles embed.FS
 
-// wordList returns the words of data/<name>.txt in file order, without
-// its comment and blank lines. A list the package names and does not
-// embed is a build mistake, so it panics.
-func wordList(name string) []string {
-	b, err := wordFiles.ReadFile("data/" + name + ".txt")
-	if err != nil {
-		panic("zh: word list " + name + ": " + err.Error())
-	}
-	var out []string
-	for _, line := range strings.Split(string(b), "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		out = append(out, line)
-	}
-	return out
-}
+// words reads the lists of wordFiles (internal/lang/wordlist).
+var words = wordlist.New(wordFiles, "data", "zh")
+
+// wordList returns the words of data/<name>.txt in file order.
+func wordList(name string) []string { return words.List(name) }
 
 // wordSet returns the words of data/<name>.txt as a set.
-func wordSet(name string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range wordList(name) {
-		m[w] = true
-	}
-	return m
-}
+func wordSet(name string) map[string]bool { return words.Set(name) }

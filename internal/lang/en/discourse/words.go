@@ -4,41 +4,24 @@ import (
 	"embed"
 	"regexp"
 	"strings"
+
+	"github.com/annalist-dev/annalist/internal/lang/wordlist"
 )
 
 // wordFiles holds the package's English word lists, one file per list
-// under data/: one word or phrase a line, after header lines starting
-// with '#' that say what the list holds and which rule reads it.
+// under data/ (internal/lang/wordlist says the shape).
 //
 //go:embed data/*.txt
 var wordFiles embed.FS
 
-// wordList returns the words of data/<name>.txt in file order, without
-// its comment and blank lines. A list the package names and does not
-// embed is a build mistake, so it panics.
-func wordList(name string) []string {
-	b, err := wordFiles.ReadFile("data/" + name + ".txt")
-	if err != nil {
-		panic("discourse: word list " + name + ": " + err.Error())
-	}
-	var out []string
-	for _, line := range strings.Split(string(b), "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		out = append(out, line)
-	}
-	return out
-}
+// words reads the lists of wordFiles (internal/lang/wordlist).
+var words = wordlist.New(wordFiles, "data", "discourse")
+
+// wordList returns the words of data/<name>.txt in file order.
+func wordList(name string) []string { return words.List(name) }
 
 // wordSet returns the words of data/<name>.txt as a set.
-func wordSet(name string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range wordList(name) {
-		m[w] = true
-	}
-	return m
-}
+func wordSet(name string) map[string]bool { return words.Set(name) }
 
 // alternation returns the words of data/<name>.txt as the alternatives of
 // a regular expression, in file order, each quoted and followed by

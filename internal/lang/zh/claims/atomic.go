@@ -249,11 +249,11 @@ var (
 // offices (舍人). Place names use few of them; words such as 乡 or 国 do
 // occur in places (宁乡, 宁国) and are refused only alone (乡人, 国人), and
 // 余 only at the end (百余人, but 余姚人).
-var notPlace = charSet("not_place.txt")
+var notPlace = charSet("not_place")
 
 // notPlaceAlone are one-character values of "X人" that are words, not
 // places.
-var notPlaceAlone = charSet("not_place_alone.txt")
+var notPlaceAlone = charSet("not_place_alone")
 
 // nativeClause returns the place of a "X人" clause.
 func nativeClause(c string) (string, bool) {
@@ -328,7 +328,7 @@ func countNumerals(s string) int {
 }
 
 // courtesyPrefixes open a courtesy-name clause besides 字 alone.
-var courtesyPrefixes = wordList("courtesy_prefixes.txt")
+var courtesyPrefixes = wordList("courtesy_prefixes")
 
 // courtesyPrefix is the length of the 字 that opens a courtesy-name
 // clause (字, 一字, 又字, 表字, 小字), or 0.
@@ -342,7 +342,7 @@ func courtesyPrefix(c string) int {
 }
 
 // otherNamePrefixes open a clause giving another name of the person.
-var otherNamePrefixes = wordList("other_name_prefixes.txt")
+var otherNamePrefixes = wordList("other_name_prefixes")
 
 // otherNamePrefix is the length of the words that open a clause giving
 // another name of the person (初名X, 更名X), or 0.
@@ -356,7 +356,7 @@ func otherNamePrefix(c string) int {
 }
 
 // artPrefixes open an art-name clause, longest first.
-var artPrefixes = wordList("art_prefixes.txt")
+var artPrefixes = wordList("art_prefixes")
 
 // artPrefix is the length of the words that open an art-name clause (号,
 // 又号, 别号, 自号), or 0.
@@ -371,7 +371,7 @@ func artPrefix(c string) int {
 
 // careerVerbs open a clause that lists offices whatever their titles
 // (历官X、Y, 官至Z).
-var careerVerbs = wordList("career_verbs.txt")
+var careerVerbs = wordList("career_verbs")
 
 // officeOf finds "verb + office title" in a clause and returns the title.
 func (l *Lexicon) officeOf(c string) (string, bool) {
@@ -398,7 +398,7 @@ func (l *Lexicon) officeOf(c string) (string, bool) {
 
 // notDeathBefore are characters that make the 卒 after them a soldier or
 // a servant (士卒, 哨卒, 隶卒) or "hurried" (仓卒), not a death.
-var notDeathBefore = charSet("not_death_before.txt")
+var notDeathBefore = charSet("not_death_before")
 
 // isDeath reports whether 卒 (or 薨, 殁) in c means the person died rather
 // than "finally" or "soldier".
@@ -423,7 +423,7 @@ func isDeath(c string) bool {
 }
 
 // deathFillers are the death verb and its usual fillers, removed in order.
-var deathFillers = wordList("death_fillers.txt")
+var deathFillers = wordList("death_fillers")
 
 // deathValue is what a death clause says about when: the clause without
 // the death verb and its usual fillers.

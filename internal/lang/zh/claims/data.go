@@ -3,30 +3,22 @@ package claims
 import (
 	"embed"
 	"strings"
+
+	"github.com/annalist-dev/annalist/internal/lang/wordlist"
 )
 
-// data holds the word lists the rules read: one entry per line, lines
-// starting with # (each file's header) and blank lines skipped.
+// data holds the word lists the rules read, one file per list under data/
+// (internal/lang/wordlist says the shape).
 //
 //go:embed data/*.txt
 var data embed.FS
 
-// wordList is the list data/name holds, in the file's order.
-func wordList(name string) []string {
-	b, err := data.ReadFile("data/" + name)
-	if err != nil {
-		panic("claims: " + err.Error())
-	}
-	var out []string
-	for _, l := range strings.Split(string(b), "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		out = append(out, l)
-	}
-	return out
-}
+// words reads the lists of data (internal/lang/wordlist).
+var words = wordlist.New(data, "data", "claims")
 
-// charSet is the characters data/name lists, one a line, as one string.
+// wordList is the list data/<name>.txt holds, in the file's order.
+func wordList(name string) []string { return words.List(name) }
+
+// charSet is the characters data/<name>.txt lists, one a line, as one
+// string.
 func charSet(name string) string { return strings.Join(wordList(name), "") }

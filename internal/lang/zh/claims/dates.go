@@ -28,11 +28,11 @@ type dateSpan struct {
 }
 
 // relativeWords are year words that stand for a date without numbers.
-var relativeWords = wordList("relative_dates.txt")
+var relativeWords = wordList("relative_dates")
 
 // durationBefore are characters that make the years after them a length
 // of time (居三年, 凡五年, 历十年, 积二十年) rather than a date.
-var durationBefore = charSet("duration_before.txt")
+var durationBefore = charSet("duration_before")
 
 // findDates returns the date expressions of s in order, without overlap:
 // era dates found by the era table (with the month and day that follow),

@@ -60,7 +60,7 @@ func examRank(rs []rune, i int) int {
 }
 
 // officeVerbs introduce an office in a clause (授编修, 擢礼部尚书).
-var officeVerbs = wordList("office_verbs.txt")
+var officeVerbs = wordList("office_verbs")
 
 // hasOfficeSuffix reports whether s ends with an office title.
 func (l *Lexicon) hasOfficeSuffix(s string) bool { return l.offices.Recognised(s, 1) }
@@ -84,7 +84,7 @@ func (l *Lexicon) examPhrases(s string) []string {
 }
 
 // examTails may close an examination phrase after the degree (进士出身).
-var examTails = wordList("exam_tails.txt")
+var examTails = wordList("exam_tails")
 
 // examPassed returns the examination phrase that ends a clause, the form
 // in which a clause says its person passed (举万历十一年进士, 叶向高中举人,
@@ -162,7 +162,7 @@ func isNumeral(r rune) bool {
 }
 
 // nameMarkers precede a name slot: a courtesy, art or posthumous name.
-var nameMarkers = wordList("name_markers.txt")
+var nameMarkers = wordList("name_markers")
 
 // punct reports whether r separates clauses or is otherwise not content.
 func punct(r rune) bool {

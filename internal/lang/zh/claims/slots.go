@@ -54,10 +54,10 @@ func (s *sentenceCheck) detectOther() {
 }
 
 // passVerbs say that the clause's person passed an examination.
-var passVerbs = []rune(charSet("pass_verbs.txt"))
+var passVerbs = []rune(charSet("pass_verbs"))
 
 // clauseAdverbs may open an examination clause without naming anyone.
-var clauseAdverbs = wordList("clause_adverbs.txt")
+var clauseAdverbs = wordList("clause_adverbs")
 
 // otherActor reports whether an examination clause opens with the name of
 // someone who is not the subject before its verb of passing.
