@@ -20,7 +20,10 @@
 // from internal/lang/zh/era), career and highest office, notable acts copied from
 // the entry, death — and each sentence is either copied verbatim from a
 // cited chunk or templated from KG facts whose evidence is in the cited
-// chunk, in the language of the sources. LLM drafts the same plan item by
+// chunk, in the language of the sources. The plan is the stage's; how a
+// sentence is worded and how a source's sentence is read (its names, its
+// dates, its clauses, the grades of its offices) is the language's, in
+// internal/lang/zh/compose. LLM drafts the same plan item by
 // item through an eino chat model, with the references and the accepted
 // sentences in the prompt, and checks that its citations are references.
 //
@@ -29,7 +32,7 @@
 // The references of other documents than the entry's (the chunks the
 // entity linker resolved to the subject, and his own chunks there) give
 // the page what they say of him whether or not the extractor read a fact
-// in them (elsewhere.go). A sentence of such a text names him by his name,
+// in them (elsewhere.go, reading them with compose.Reader). A sentence of such a text names him by his name,
 // or by an alias or given name once the text has named him. Every such
 // sentence of a text about him — one that names him, sentence for
 // sentence, at least as often as his own entry does: an archive note, in

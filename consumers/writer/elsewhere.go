@@ -3,13 +3,10 @@ package writer
 import (
 	"cmp"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/annalist-dev/annalist/internal/lang/profile"
-	"github.com/annalist-dev/annalist/internal/lang/zh/era"
+	"github.com/annalist-dev/annalist/internal/lang/zh/compose"
 )
 
 // Counters of a plan (Offline.PlanStats), carried into the page's stats.
@@ -57,14 +54,6 @@ const (
 	// LeftOutOverruled: it states a value an expert decision ruled out.
 	LeftOutOverruled = "overruled"
 )
-
-// sectionTitles are the titles of a biography's sections by the sources'
-// language: the life, and the part for evidence from other documents the
-// plan has when such evidence is not dated.
-var sectionTitles = map[string][2]string{
-	profile.LangChinese: {"生平", "其他文献"},
-	profile.LangEnglish: {"Life", "From other documents"},
-}
 
 // budget is how many sentences of a page n sentences of evidence are
 // worth: ⌈√(n/3)⌉, so that a page grows with its sources but summarises
@@ -195,18 +184,16 @@ func (p *planner) fromElsewhere() []aside {
 }
 
 // namedIn reports which sentences of a text of another document name the
-// subject: by his name, or by an alias or his given name once the text
-// has named him (a classical text writes 申时行 once, then 时行; a courtesy
-// name or a given name the text has not introduced may be anyone's, or
-// no name at all: 延之入 is "invited him in").
+// subject (compose.NamedIn).
 func (p *planner) namedIn(ss []passage) []bool {
-	out := make([]bool, len(ss))
-	introduced := false
+	return compose.NamedIn(textsOf(ss), p.refs.Name, p.names)
+}
+
+// textsOf are the words of passages.
+func textsOf(ss []passage) []string {
+	out := make([]string, len(ss))
 	for i, ps := range ss {
-		if p.refs.Name != "" && strings.Contains(ps.text, p.refs.Name) {
-			introduced = true
-		}
-		out[i] = introduced && p.mentions(ps.text)
+		out[i] = ps.text
 	}
 	return out
 }
@@ -228,272 +215,32 @@ func (p *planner) entryShare() float64 {
 // end mark.
 func passageKey(s string) string { return "\x00" + strings.TrimRight(s, "。.！？!?") }
 
-// topical reports whether a name of the subject opens a clause of s,
-// alone or after an office title (大学士申时行等言): he is that clause's
-// topic, not a name in a list (徐阶、张居正、申时行…) or an object.
-func (p *planner) topical(s string) bool {
-	for _, n := range p.names {
-		for off := 0; ; {
-			i := strings.Index(s[off:], n)
-			if i < 0 {
-				break
-			}
-			i += off
-			off = i + len(n)
-			lead := s[:i]
-			if b := strings.LastIndexAny(lead, clauseEnds); b >= 0 {
-				_, w := utf8.DecodeRuneInString(lead[b:])
-				lead = lead[b+w:]
-			}
-			if lead = strings.TrimSpace(lead); lead == "" || p.title(lead) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// clauseEnds are the marks that end a clause (a list's 、 does not).
-const clauseEnds = "，。；：！？,;:!?\n"
-
-// title reports whether s reads as an office title before a name: it
-// ends with an office term of the profile's lexicon (大学士, 巡抚都御史,
-// 南京吏部尚书), is no longer than the longest titles the lexicon's terms
-// head (太子太保礼部尚书), and gives no date (十三年七月与副将 is a clause of
-// its own that names him as a companion).
-func (p *planner) title(s string) bool {
-	if utf8.RuneCountInString(s) > maxTitleRunes || !p.prof.Offices.Recognised(s, 2) {
-		return false
-	}
-	var c clock
-	if y, _ := p.read(s, &c); y != 0 {
-		return false
-	}
-	return p.w.NotableYears == nil || !p.w.NotableYears.MatchString(s)
-}
-
-// maxTitleRunes bounds the office title a clause may open with before the
-// subject's name.
-const maxTitleRunes = 8
+// topical reports whether a name of the subject opens a clause of s
+// (compose.Reader.Topical).
+func (p *planner) topical(s string) bool { return p.rd.Topical(s, p.names) }
 
 // extract is the part of a sentence of another document that a page
-// copies: the whole sentence when it fits MaxCopy, else the clause in
-// which the subject is first named, with the clause before it when that
-// one dates it, and as many clauses after it as the bound allows (what
-// he did follows his name; the clauses before it are another's), closed
-// with the sentence's end mark. ok is false when that clause alone is too
-// long.
+// copies (compose.Reader.Extract): the whole sentence when it fits
+// MaxCopy, else the clauses from the one that first names the subject.
+// ok is false when that clause alone is too long.
 func (p *planner) extract(ps passage) (passage, bool) {
-	rs := []rune(ps.text)
-	limit := p.maxCopy()
-	if len(rs) <= limit {
-		return ps, true
-	}
-	at := -1
-	for _, n := range p.names {
-		if i := strings.Index(ps.text, n); i >= 0 && (at < 0 || utf8.RuneCountInString(ps.text[:i]) < at) {
-			at = utf8.RuneCountInString(ps.text[:i])
-		}
-	}
-	if at < 0 {
+	c, ok := p.rd.Extract(ps.text, p.names, p.maxCopy())
+	if !ok {
 		return passage{}, false
 	}
-	// Clause spans [start, end), each with its closing mark.
-	var spans [][2]int
-	start := 0
-	for i, r := range rs {
-		if strings.ContainsRune(clauseEnds, r) {
-			spans = append(spans, [2]int{start, i + 1})
-			start = i + 1
-		}
-	}
-	if start < len(rs) {
-		spans = append(spans, [2]int{start, len(rs)})
-	}
-	k := slices.IndexFunc(spans, func(s [2]int) bool { return s[0] <= at && at < s[1] })
-	lo, hi := k, k
-	fits := func(lo, hi int) bool { return spans[hi][1]-spans[lo][0] < limit } // room for the end mark
-	if k < 0 || !fits(lo, hi) {
-		return passage{}, false
-	}
-	if lo > 0 && fits(lo-1, hi) {
-		var c clock
-		if y, _ := p.read(string(rs[spans[lo-1][0]:spans[lo-1][1]]), &c); y != 0 {
-			lo--
-		}
-	}
-	for hi+1 < len(spans) && fits(lo, hi+1) {
-		hi++
-	}
-	s, e := spans[lo][0], spans[hi][1]
-	body := strings.TrimRightFunc(string(rs[s:e]), func(r rune) bool {
-		return strings.ContainsRune(clauseEnds+"、 ", r)
-	})
-	end := "。"
-	if last, _ := utf8.DecodeLastRuneInString(ps.text); endsSentence(string(last)) {
-		end = string(last)
-	} else if p.prof.Language != "" && p.prof.Language != profile.LangChinese {
-		end = "."
-	}
-	return passage{chunk: ps.chunk, start: ps.start + s, end: ps.start + s + utf8.RuneCountInString(body),
-		text: body + end, lineStart: ps.lineStart && lo == 0}, true
-}
-
-// clock is what a reader knows of the time while reading a text: the era
-// of the last era date read and the year last read.
-type clock struct {
-	era  era.Era
-	year int
-}
-
-// datesOf reads the sentences of the subject's entry, a text in time
-// order, and returns the Gregorian year each is dated to: the first date
-// it gives — an era date (one written with an approximate time, 万历中, at
-// that part of the era), a Gregorian year, or, at the start of a clause, a
-// year the text counts in the era it last named (四十年, 明年, 是年) — or,
-// when it gives none, the year last read (0 before any).
-func (p *planner) datesOf(ss []passage) []int {
-	out := make([]int, len(ss))
-	var c clock
-	for i, ps := range ss {
-		if out[i], _ = p.read(ps.text, &c); out[i] == 0 {
-			out[i] = c.year
-		}
-	}
-	return out
+	return passage{chunk: ps.chunk, start: ps.start + c.Start, end: ps.start + c.End, text: c.Text,
+		lineStart: ps.lineStart && c.First}, true
 }
 
 // dateOf is the year sentence j of a text of another document is dated
-// to (0: none): its own date, or a year it counts (是年, 明年, 四十年) from
-// the sentence right before it when that one names its date (嘉靖三十二年，
-// …。是年，…). A count goes no further back: such a text may be about other
-// men at other times, and an era named paragraphs before, or in passing
-// (自万历末至是), is no longer the one it counts in.
+// to (compose.Reader.DateOf): its own date, or a year it counts from the
+// sentence right before it when that one names its date.
 func (p *planner) dateOf(ss []passage, j int) int {
-	var c clock
+	before := ""
 	if j > 0 {
-		if _, named := p.read(ss[j-1].text, &c); !named {
-			c = clock{}
-		}
+		before = ss[j-1].text
 	}
-	y, _ := p.read(ss[j].text, &c)
-	return y
-}
-
-// timeMark is a date read in a text, by its rune offset.
-type timeMark struct {
-	at, end int
-	year    int
-	era     *era.Era
-	count   string // a year counted in the era last named, as written
-}
-
-// read returns the first year s gives (0: none), moving c on to the
-// last, and whether s names a date of its own (an era date or a
-// Gregorian year, not only a counted one).
-func (p *planner) read(s string, c *clock) (int, bool) {
-	var marks []timeMark
-	for _, d := range p.cfg.Era.Find(s) {
-		e, ok := p.cfg.Era.Resolve(d.Era, d.Year)
-		switch {
-		case !ok:
-		case d.Gregorian != 0:
-			marks = append(marks, timeMark{at: d.Start, end: d.End, year: d.Gregorian, era: &e})
-		case d.Approx != "":
-			marks = append(marks, timeMark{at: d.Start, end: d.End, year: approxYear(e, d.Approx), era: &e})
-		}
-	}
-	for _, y := range era.FindGregorian(s) {
-		if !slices.ContainsFunc(marks, func(m timeMark) bool { return y.Start < m.end && m.at < y.End }) {
-			marks = append(marks, timeMark{at: y.Start, end: y.End, year: y.Value})
-		}
-	}
-	if re := p.w.NotableYears; re != nil {
-		marks = append(marks, countedYears(re, s, marks)...)
-	}
-	slices.SortFunc(marks, func(a, b timeMark) int { return cmp.Compare(a.at, b.at) })
-	first, named := 0, false
-	for _, m := range marks {
-		y := m.year
-		switch {
-		case m.era != nil:
-			c.era = *m.era
-		case m.count != "":
-			y = counted(m.count, c)
-		}
-		if y == 0 {
-			continue
-		}
-		named = named || m.count == ""
-		c.year = y
-		if first == 0 {
-			first = y
-		}
-	}
-	return first, named
-}
-
-// countedYears are the years s counts at the start of a clause (the
-// profile's year words: 四十年夏，…; 明年，…), outside the dates already
-// read.
-func countedYears(re *regexp.Regexp, s string, marks []timeMark) []timeMark {
-	var out []timeMark
-	for _, loc := range re.FindAllStringIndex(s, -1) {
-		lead := s[:loc[0]]
-		if lead != "" {
-			r, _ := utf8.DecodeLastRuneInString(lead)
-			if !strings.ContainsRune(clauseEnds, r) && r != ' ' {
-				continue
-			}
-		}
-		at := utf8.RuneCountInString(lead)
-		end := at + utf8.RuneCountInString(s[loc[0]:loc[1]])
-		if slices.ContainsFunc(marks, func(m timeMark) bool { return at < m.end && m.at < end }) {
-			continue
-		}
-		out = append(out, timeMark{at: at, end: end, count: s[loc[0]:loc[1]]})
-	}
-	return out
-}
-
-// counted is the Gregorian year of a counted year: a numeral in the era
-// last named (四十年), the year after the one last read (明年), or that
-// year itself (是年, 其年); 0 when the reader knows no era or year to
-// count from. A numeral that counts back from the year last read in that
-// era is of a reign the text did not name (神宗即位 … 十一年 after 嘉靖
-// 四十一年): the reader no longer knows the era, and c forgets it.
-func counted(w string, c *clock) int {
-	n := strings.TrimSuffix(w, "年")
-	if v, ok := era.ParseNumeral(n); ok {
-		if c.era.Name == "" {
-			return 0
-		}
-		g, ok := c.era.Gregorian(v)
-		if !ok || c.year != 0 && g < c.year && c.year <= c.era.End+1 {
-			c.era = era.Era{}
-			return 0
-		}
-		return g
-	}
-	if c.year == 0 {
-		return 0
-	}
-	if strings.HasPrefix(n, "明") {
-		return c.year + 1
-	}
-	return c.year
-}
-
-// approxYear places an approximate era date (internal/lang/zh/era's Approx) in its
-// era: its first year for 初, its last for 末, its middle otherwise (中, 间).
-func approxYear(e era.Era, approx string) int {
-	switch approx {
-	case "初":
-		return e.Start
-	case "末":
-		return e.End
-	}
-	return e.Start + (e.End-e.Start)/2
+	return p.rd.DateOf(before, ss[j].text)
 }
 
 // placeElsewhere puts the chosen sentences of other documents on the
@@ -535,15 +282,12 @@ func (p *planner) placeElsewhere(life []PlanItem, tailFrom int, chosen []aside) 
 	}
 	out = append(out, dated...)
 	if len(undated) > 0 {
-		titles, ok := sectionTitles[p.prof.Language]
-		if !ok {
-			titles = sectionTitles[profile.LangEnglish]
-		}
+		life, other := compose.SectionTitles(p.prof.Language)
 		for i := range out {
-			out[i].Section = titles[0]
+			out[i].Section = life
 		}
 		for _, it := range undated {
-			it.Section = titles[1]
+			it.Section = other
 			out = append(out, it)
 		}
 	}
@@ -557,7 +301,7 @@ func (p *planner) placeElsewhere(life []PlanItem, tailFrom int, chosen []aside) 
 // follows it from tailFrom on among them — the first date its own words
 // give.
 func (p *planner) dateLife(life []PlanItem, tailFrom int) {
-	years := p.datesOf(p.body)
+	years := p.rd.Dates(textsOf(p.body))
 	at := map[string]int{}
 	for i, ps := range p.body {
 		at[passageKey(ps.text)] = years[i]
@@ -567,7 +311,7 @@ func (p *planner) dateLife(life []PlanItem, tailFrom int) {
 			life[i].year = y
 			continue
 		}
-		var c clock
-		life[i].year, _ = p.read(life[i].Text, &c)
+		var c compose.Clock
+		life[i].year, _ = p.rd.Read(life[i].Text, &c)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"hash/fnv"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/annalist-dev/annalist/internal/lang/profile"
 	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/lang/zh/compose"
 	"github.com/annalist-dev/annalist/internal/lang/zh/era"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -250,6 +250,7 @@ type planner struct {
 	cfg   OfflineConfig
 	prof  *profile.Profile
 	w     profile.Writing
+	rd    compose.Reader // reads the time and the clauses of the sources' sentences
 	byID  map[string]schemas.Reference
 	facts []schemas.KGFact // usable facts: chunk in the set, decisions applied
 	names []string         // the subject's names and given names, longest first
@@ -269,6 +270,7 @@ func newPlanner(refs *schemas.ReferenceSet, cfg OfflineConfig) *planner {
 	p := &planner{refs: refs, cfg: cfg, prof: profileOf(cfg.Profiles, refs), byID: map[string]schemas.Reference{},
 		used: map[string]bool{}, said: map[string]bool{}, onPage: map[string]bool{}, stats: map[string]int64{}}
 	p.w = p.prof.Writing
+	p.rd = compose.NewReader(p.prof, cfg.Era)
 	for _, r := range refs.References {
 		p.byID[r.ChunkID] = r
 	}
@@ -310,28 +312,10 @@ func usableFacts(refs *schemas.ReferenceSet, byID map[string]schemas.Reference) 
 	return out
 }
 
-// subjectNames are the names a sentence may call the subject by: the name,
-// the aliases, and the given name (without a one- or two-character
-// surname), longest first.
+// subjectNames are the names a sentence may call the subject by, longest
+// first (compose.SubjectNames).
 func subjectNames(refs *schemas.ReferenceSet) []string {
-	var out []string
-	add := func(s string) {
-		if utf8.RuneCountInString(s) >= 2 && !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	add(refs.Name)
-	for _, a := range refs.Aliases {
-		add(a)
-	}
-	if rs := []rune(refs.Name); len(rs) >= 3 && text.IsHan(rs[0]) {
-		add(string(rs[1:]))
-		if len(rs) >= 4 {
-			add(string(rs[2:]))
-		}
-	}
-	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	return out
+	return compose.SubjectNames(refs.Name, refs.Aliases)
 }
 
 func (p *planner) first(rel string) (schemas.KGFact, bool) {
@@ -363,7 +347,7 @@ func (p *planner) all(rel string) []schemas.KGFact {
 func (p *planner) entryChunk() string {
 	identity := []string{schemas.RelCourtesyName, schemas.RelNativePlace, schemas.RelArtName}
 	for _, r := range p.refs.References {
-		if r.Source == schemas.SourceEntity && p.opensWithName(strings.TrimLeftFunc(r.Text, isBlank)) &&
+		if r.Source == schemas.SourceEntity && p.opensWithName(strings.TrimLeftFunc(r.Text, compose.IsBlank)) &&
 			slices.ContainsFunc(p.facts, func(f schemas.KGFact) bool {
 				return f.ChunkID == r.ChunkID && slices.Contains(identity, f.Relation)
 			}) {
@@ -376,7 +360,7 @@ func (p *planner) entryChunk() string {
 		}
 	}
 	for _, r := range p.refs.References {
-		if r.Source == schemas.SourceEntity && p.opensWithName(strings.TrimLeftFunc(r.Text, isBlank)) {
+		if r.Source == schemas.SourceEntity && p.opensWithName(strings.TrimLeftFunc(r.Text, compose.IsBlank)) {
 			return r.ChunkID
 		}
 	}
@@ -459,78 +443,20 @@ func follows(a, b string) bool {
 	return y == x+1
 }
 
-// split cuts a reference into trimmed sentences.
+// split cuts a reference into trimmed sentences (compose.Sentences).
 func split(r schemas.Reference) []passage {
-	rs := []rune(r.Text)
-	// at[i] is the byte offset of rune i: a passage's text is a slice of
-	// the reference's, not a copy.
-	at := make([]int, len(rs)+1)
-	b := 0
-	for i, x := range rs {
-		at[i] = b
-		b += utf8.RuneLen(x)
-	}
-	at[len(rs)] = b
 	var out []passage
-	for _, sp := range text.SentencesRunes(rs) {
-		s, e := sp.Start, sp.End
-		for s < e && isBlank(rs[s]) {
-			s++
-		}
-		for e > s && isBlank(rs[e-1]) {
-			e--
-		}
-		// Blank, and Markdown headings, which are titles, not sentences.
-		if s == e || rs[s] == '#' {
-			continue
-		}
-		out = append(out, passage{chunk: r.ChunkID, start: s, end: e, text: r.Text[at[s]:at[e]],
-			lineStart: lineBefore(rs, s)})
+	for _, sn := range compose.Sentences(r.Text) {
+		out = append(out, passage{chunk: r.ChunkID, start: sn.Start, end: sn.End, text: sn.Text, lineStart: sn.LineStart})
 	}
 	return out
 }
 
-// lineBefore reports whether only blanks stand between the start of a line
-// (or of the text) and rs[s].
-func lineBefore(rs []rune, s int) bool {
-	for k := s - 1; k >= 0; k-- {
-		switch {
-		case rs[k] == '\n':
-			return true
-		case !isBlank(rs[k]):
-			return false
-		}
-	}
-	return true
-}
+// subEntry reports whether a sentence opens someone else's paragraph
+// (compose.SubEntry).
+func (p *planner) subEntry(s string) bool { return compose.SubEntry(s, p.refs.Name, p.names) }
 
-func isBlank(r rune) bool {
-	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\u3000'
-}
-
-// reSubEntry is the opening of a relative's or an attached person's
-// paragraph inside an entry: an optional kinship word, a name, then a
-// courtesy name or a native place ("子琮，字季玉", "元善，全椒人", "同时朱国祯，
-// 字文宁").
-var reSubEntry = regexp.MustCompile(`^(?:又|同时|时有|其后)?(?:父|子|弟|兄|孙|侄|从子|从弟|族子|族弟|长子|次子|门人)?(\p{Han}{1,4}?)(?:者)?，(?:字|号|初名|\p{Han}{1,8}人[。，])`)
-
-// subEntry reports whether a sentence opens someone else's paragraph.
-func (p *planner) subEntry(s string) bool {
-	m := reSubEntry.FindStringSubmatch(s)
-	if m == nil {
-		return false
-	}
-	return !slices.Contains(p.names, m[1]) && m[1] != p.refs.Name
-}
-
-func (p *planner) mentions(s string) bool {
-	for _, n := range p.names {
-		if strings.Contains(s, n) {
-			return true
-		}
-	}
-	return false
-}
+func (p *planner) mentions(s string) bool { return compose.Mentions(s, p.names) }
 
 // factsIn returns the usable facts whose evidence lies in the passage.
 func (p *planner) factsIn(ps passage) []schemas.KGFact {
@@ -592,8 +518,7 @@ func (p *planner) copyItem(kind string, ps passage) PlanItem {
 // supported as the source, when the whole source sentence is too long.
 func (p *planner) evidenceItem(kind string, f schemas.KGFact) PlanItem {
 	p.say(f)
-	t := strings.TrimRight(f.Evidence, "，。；、 ") + "。"
-	return PlanItem{Kind: kind, Text: t, Citations: []string{f.ChunkID}, Facts: []schemas.Fact{factOf(f)}}
+	return PlanItem{Kind: kind, Text: compose.EvidenceSentence(f.Evidence), Citations: []string{f.ChunkID}, Facts: []schemas.Fact{factOf(f)}}
 }
 
 // factItem copies the sentence of a fact's evidence when it is short
@@ -770,88 +695,32 @@ func (p *planner) overruled(s string) bool {
 	return false
 }
 
-// opensWithName reports whether s begins with a name of the subject, or
-// with the name's characters in order among its first few (秦愍王樉 for
-// 秦王樉: a prince's entry writes his posthumous title into his name).
-func (p *planner) opensWithName(s string) bool {
-	for _, n := range p.names {
-		if strings.HasPrefix(s, n) {
-			return true
-		}
-	}
-	name := []rune(p.refs.Name)
-	if len(name) < 2 {
-		return false
-	}
-	rs := []rune(s)
-	rs = rs[:min(len(rs), len(name)+3)]
-	i := 0
-	for _, r := range rs {
-		if i < len(name) && r == name[i] {
-			i++
-		}
-	}
-	return i == len(name) && len(rs) > 0 && rs[0] == name[0]
-}
+// opensWithName reports whether s begins with a name of the subject
+// (compose.OpensWithName).
+func (p *planner) opensWithName(s string) bool { return compose.OpensWithName(s, p.refs.Name, p.names) }
 
-// examination is "{era date}（{Gregorian}年），{Name}举进士。", or with a
-// rank "{era date}（{Gregorian}年）进士{rank}。" in the source's words
-// (examPhrase), from the jinshi fact; the Gregorian year comes from the era table and is
-// left out when the date is approximate or the table cannot place it.
+// examination is the sentence of the jinshi fact, its era date with the
+// Gregorian year (compose.Examination); the year is left out when the
+// date is approximate or the era table cannot place it.
 func (p *planner) examination() (PlanItem, bool) {
 	f, ok := p.first(schemas.RelJinshi)
 	if !ok {
 		return PlanItem{}, false
 	}
 	p.say(f)
-	date := f.Value
-	var b strings.Builder
-	b.WriteString(date)
 	it := PlanItem{Kind: ItemExamination, Citations: []string{f.ChunkID}, Facts: []schemas.Fact{factOf(f)}}
-	if g := p.gregorian(date); g != 0 {
-		y := strconv.Itoa(g)
-		b.WriteString("（" + y + "年）")
-		it.Facts = append(it.Facts, schemas.Fact{Text: y + "年", Relation: relDate, Value: y, ChunkID: f.ChunkID})
+	g := compose.Gregorian(p.cfg.Era, f.Value)
+	if g != 0 {
+		it.Facts = append(it.Facts, schemas.Fact{Text: compose.GregorianText(g), Relation: relDate,
+			Value: strconv.Itoa(g), ChunkID: f.ChunkID})
 	}
-	if phrase := examPhrase(f); phrase != "进士" {
-		// The ranked form of the biographies, the rank as the source
-		// writes it: 万历十一年进士第一, 天顺四年会试第一.
-		b.WriteString(phrase + "。")
-	} else {
-		b.WriteString("，" + p.refs.Name + "举进士。")
-	}
-	it.Text = b.String()
+	it.Text = compose.Examination(p.refs.Name, f.Value, g, compose.ExamPhrase(f.Value, f.Evidence, f.Qualifiers["rank"] != ""))
 	return it, true
 }
 
-// examPhrase is the examination as the evidence words it after the date
-// ("进士第三人", "会试第一", "进士及第"), or "进士" when the evidence gives
-// no rank or cannot be read so.
-func examPhrase(f schemas.KGFact) string {
-	i := strings.Index(f.Evidence, f.Value)
-	if i < 0 || f.Qualifiers["rank"] == "" {
-		return "进士"
-	}
-	phrase := strings.TrimRight(f.Evidence[i+len(f.Value):], "，。；、 ")
-	if !strings.Contains(phrase, "第") || utf8.RuneCountInString(phrase) > 8 {
-		return "进士"
-	}
-	return phrase
-}
-
-// gregorian is the Gregorian year of an era date written alone, 0 when
-// there is none.
-func (p *planner) gregorian(date string) int {
-	ds := p.cfg.Era.Find(date)
-	if len(ds) != 1 || ds[0].Approx != "" || ds[0].Start != 0 || ds[0].End != utf8.RuneCountInString(date) {
-		return 0
-	}
-	return ds[0].Gregorian
-}
-
-// career is "历官{o1}、{o2}、{o3}。" — up to three of the posts held before
-// the highest, the first and the last of them included — and
-// "官至{highest}。". Honorary titles and titles the rank lexicon does not
+// career is the list of offices held (compose.Career) — up to three of
+// the posts held before the highest, the first and the last of them
+// included — and the highest office (compose.Highest). Honorary titles and titles the rank lexicon does not
 // know are left out of the choice of the highest; the list takes any
 // post. The highest is claimed only when the subject's entry names no
 // office of a higher grade anywhere (the extractor may have missed the
@@ -861,9 +730,7 @@ func (p *planner) career() (career, highest PlanItem, ok bool) {
 	var offices []schemas.KGFact
 	seen := map[string]bool{}
 	for _, f := range p.all(schemas.RelOffice) {
-		// 本部尚书, "minister of the same ministry", names no office
-		// out of its sentence.
-		if !seen[f.Value] && !p.prof.Offices.Honorary(f.Value) && !strings.HasPrefix(f.Value, "本") {
+		if !seen[f.Value] && !p.prof.Offices.Honorary(f.Value) && !compose.Anaphoric(f.Value) {
 			seen[f.Value] = true
 			offices = append(offices, f)
 		}
@@ -875,14 +742,14 @@ func (p *planner) career() (career, highest PlanItem, ok bool) {
 	for i, f := range offices {
 		titles[i] = f.Value
 	}
-	hi := highestOffice(p.prof.Offices, titles)
+	hi := compose.HighestOffice(p.prof.Offices, titles)
 	if hi >= 0 {
-		g, _ := grade(p.prof.Offices, titles[hi])
+		g, _ := compose.Grade(p.prof.Offices, titles[hi])
 		var body strings.Builder
 		for _, ps := range p.body {
 			body.WriteString(ps.text)
 		}
-		if outranked(p.prof.Offices, body.String(), g) {
+		if compose.Outranked(p.prof.Offices, body.String(), g) {
 			hi = -1
 		}
 	}
@@ -904,7 +771,7 @@ func (p *planner) career() (career, highest PlanItem, ok bool) {
 	if hi >= 0 {
 		f := offices[hi]
 		p.say(f)
-		highest = PlanItem{Kind: ItemHighest, Text: "官至" + f.Value + "。", Citations: []string{f.ChunkID},
+		highest = PlanItem{Kind: ItemHighest, Text: compose.Highest(f.Value), Citations: []string{f.ChunkID},
 			Facts: []schemas.Fact{factOf(f)}}
 	}
 	return career, highest, true
@@ -915,7 +782,7 @@ func careerItem(fs []schemas.Fact) PlanItem {
 	for i, f := range fs {
 		vals[i] = f.Value
 	}
-	return PlanItem{Kind: ItemCareer, Text: "历官" + strings.Join(vals, "、") + "。", Citations: citationsOf(fs),
+	return PlanItem{Kind: ItemCareer, Text: compose.Career(vals), Citations: citationsOf(fs),
 		Facts: fs}
 }
 
@@ -950,41 +817,27 @@ func (p *planner) careerSentences() []PlanItem {
 	return out
 }
 
-// rePosthumous is a posthumous name given: 谥X, 追谥X, 赐谥X (not 尊谥, an
-// honorific of a living emperor or empress).
-var rePosthumous = regexp.MustCompile(`(?:^|，|追|予|赐|改)谥(?:曰)?\p{Han}{2}(?:[，。；]|$)`)
-
-// posthumous copies the sentence giving the posthumous name unless the
-// death sentence has it; of a long sentence, the clause alone.
+// posthumous copies the sentence giving the posthumous name
+// (compose.PosthumousAt) unless the death sentence has it; of a long
+// sentence, the clause alone.
 func (p *planner) posthumous() (PlanItem, bool) {
 	for _, ps := range p.body {
-		loc := rePosthumous.FindStringIndex(ps.text)
+		at := compose.PosthumousAt(ps.text)
 		if p.used[key(ps)] {
-			if loc != nil {
+			if at >= 0 {
 				return PlanItem{}, false
 			}
 			continue
 		}
-		// A death in the sentence is someone else's (the subject's death
-		// sentence is taken), and a colon opens a quotation.
-		if loc == nil || strings.ContainsAny(ps.text, "：卒薨") {
+		if at < 0 || compose.PosthumousUnfit(ps.text) {
 			continue
 		}
 		if utf8.RuneCountInString(ps.text) <= p.cfg.MaxCopy {
 			return p.copyItem(ItemPosthumous, ps), true
 		}
-		i := loc[0] + strings.Index(ps.text[loc[0]:], "谥")
-		start := strings.LastIndex(ps.text[:i], "，") + len("，")
-		if start < len("，") {
-			start = 0
-		}
-		end := strings.IndexAny(ps.text[i:], "，。；")
-		if end < 0 {
-			end = len(ps.text) - i
-		}
-		clause := ps.text[start : i+end]
+		clause, sentence := compose.PosthumousClause(ps.text, at)
 		p.used[key(ps)] = true
-		return PlanItem{Kind: ItemPosthumous, Text: clause + "。", Citations: []string{ps.chunk},
+		return PlanItem{Kind: ItemPosthumous, Text: sentence, Citations: []string{ps.chunk},
 			Facts: []schemas.Fact{{Text: clause, ChunkID: ps.chunk}}}, true
 	}
 	return PlanItem{}, false
@@ -1008,7 +861,7 @@ func (p *planner) notable() []PlanItem {
 	var cands []candidate
 	for i, ps := range slices.Concat(p.body, p.other) {
 		n := utf8.RuneCountInString(ps.text)
-		if p.used[key(ps)] || n < 8 || n > maxCopy || !endsSentence(ps.text) || p.overruled(ps.text) {
+		if p.used[key(ps)] || n < 8 || n > maxCopy || !compose.EndsSentence(ps.text) || p.overruled(ps.text) {
 			continue
 		}
 		// The profile's skip words: deaths have their own sentence, a
@@ -1078,13 +931,4 @@ func (p *planner) notable() []PlanItem {
 		out = append(out, it)
 	}
 	return out
-}
-
-func endsSentence(s string) bool {
-	r, _ := utf8.DecodeLastRuneInString(s)
-	switch r {
-	case '。', '！', '？', '.', '!', '?', '”', '」', '"':
-		return true
-	}
-	return false
 }
