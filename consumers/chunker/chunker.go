@@ -13,6 +13,7 @@ import (
 
 	"github.com/annalist-dev/annalist/internal/kit/logging"
 	"github.com/annalist-dev/annalist/internal/lang/profile"
+	"github.com/annalist-dev/annalist/internal/lang/quotes"
 	"github.com/annalist-dev/annalist/internal/lang/text"
 	"github.com/annalist-dev/annalist/internal/lang/zh/segment"
 	"github.com/annalist-dev/annalist/pipeline"
@@ -214,6 +215,16 @@ func (c *Chunker) Segment(ctx context.Context, doc schemas.Document) (Result, er
 			doc.DocID, ErrUnknownProfile, name, strings.Join(c.cfg.Profiles.Names(), ", ")))
 	}
 	res := Result{Profile: name}
+	if name == quotes.Profile {
+		res.Method = MethodPattern
+		var err error
+		if res.Chunks, err = quoteChunks(doc, lang); err != nil {
+			return Result{}, err
+		}
+		c.stats.documents.Add(1)
+		c.stats.chunks.Add(1)
+		return res, nil
+	}
 	var marks []segment.Mark
 	var er *entryRules
 	switch prof.Chunking {

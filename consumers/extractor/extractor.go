@@ -321,6 +321,9 @@ func (e *Extractor) Extract(ctx context.Context, tenant string, c schemas.Chunk)
 	if isGlossaryChunk(c) {
 		return e.extractGlossary(c)
 	}
+	if isQuoteChunk(c) {
+		return e.extractQuote(c)
+	}
 	var r factkit.Reading
 	if rd := e.readerOf(c); rd != nil {
 		var err error

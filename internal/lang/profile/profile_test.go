@@ -21,7 +21,7 @@ func TestEmbeddedProfilesLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{profile.English, profile.Generic, profile.Glossary, profile.Liezhuan}
+	want := []string{profile.English, profile.Generic, profile.Glossary, profile.Liezhuan, "quotes"}
 	if got := s.Names(); !slices.Equal(got, want) {
 		t.Fatalf("names %v, want %v", got, want)
 	}

@@ -4,18 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/annalist-dev/annalist/internal/kit/progress"
+	"github.com/annalist-dev/annalist/internal/lang/quotes"
 	"github.com/annalist-dev/annalist/internal/wiring/app"
 	"github.com/annalist-dev/annalist/producers"
 )
 
 // cmdIngest publishes files, directories or JSONL on stdin ("-") as
-// documents; `ingest discussions FILE` publishes discussions instead
+// documents; `ingest --collection quotes FILE` a quotation collection in
+// the quotable format, one document per quotation (ingestQuotes); `ingest discussions FILE` publishes discussions instead
 // (ingestDiscussions: a directory named discussions is ./discussions). Embedded (no --brokers): the ingestion stages run in this
 // process, or in the process that owns --data-dir (serve, demo), which
 // this one then joins: it only publishes and waits until the owner's
@@ -39,6 +43,10 @@ func cmdIngest(ctx context.Context, io IO, args []string) error {
 	if len(pos) == 0 {
 		return fmt.Errorf("%w: want PATH... (files, directories, or - for JSONL on stdin), or `discussions FILE`", errUsage)
 	}
+	quoteCollection := opts.Collection == quotes.Collection
+	if quoteCollection && len(pos) != 1 {
+		return fmt.Errorf("%w: want `ingest --collection %s FILE` (one quotable JSON file, or - for stdin)", errUsage, quotes.Collection)
+	}
 	// Refused before any service starts, with the names to choose from.
 	if err := producers.CheckProfile(opts.Profile); err != nil {
 		return fmt.Errorf("%w: --profile: %w", errUsage, err)
@@ -49,6 +57,9 @@ func cmdIngest(ctx context.Context, io IO, args []string) error {
 	}
 	defer a.Close()
 	publish := func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
+		if quoteCollection {
+			return ingestQuotes(ctx, io, pos[0], s.tenant, sink)
+		}
 		if len(pos) == 1 && pos[0] == "-" {
 			return producers.IngestJSONL(ctx, io.Stdin, "stdin", producers.JSONLDefaults(opts), s.tenant, sink)
 		}
@@ -173,4 +184,19 @@ func nothingIngested(sum producers.Summary) error {
 	default:
 		return fmt.Errorf("nothing ingested: all %d inputs were refused; the first: %s", len(sum.Errors), sum.Errors[0])
 	}
+}
+
+// ingestQuotes publishes the quotation collection of path ("-" is stdin)
+// to sink: one document per quotation, refused records in the summary's
+// errors.
+func ingestQuotes(ctx context.Context, io IO, path, tenant string, sink producers.Sink) (producers.Summary, error) {
+	if path == "-" {
+		return producers.IngestQuotes(ctx, io.Stdin, "stdin", tenant, sink)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return producers.Summary{}, fmt.Errorf("ingest quotations: %w", err)
+	}
+	defer f.Close()
+	return producers.IngestQuotes(ctx, f, filepath.Base(path), tenant, sink)
 }
