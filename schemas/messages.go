@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -369,6 +370,11 @@ type Request struct {
 	// Trigger, on a regeneration, says what changed: the scheduler sets
 	// it, and the page version records it (Page.Reason, TriggerDocIDs).
 	Trigger *Trigger `json:"trigger,omitempty"`
+	// Documents, on an answer request, are the documents the answer is
+	// written from (ALCE's retrieved documents, cited by their 1-based
+	// place in this list); without them the answer's planner retrieves
+	// its own. Other kinds ignore them.
+	Documents []AnswerDocument `json:"documents,omitempty"`
 }
 
 // Request reasons.
@@ -401,6 +407,11 @@ func (r Request) Validate() error {
 	if err := required(TypeRequest, [2]string{"request_id", r.RequestID}, [2]string{"kind", r.Kind},
 		[2]string{"subject", r.Subject}); err != nil {
 		return err
+	}
+	for i, d := range r.Documents {
+		if strings.TrimSpace(d.Text) == "" {
+			return invalid(TypeRequest, "document %d has no text", i+1)
+		}
 	}
 	return ValidKind(r.Kind)
 }

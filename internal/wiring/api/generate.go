@@ -49,6 +49,9 @@ func generationRoutes(d Deps) []route {
 			Subject  string            `json:"subject"`
 			Params   map[string]string `json:"params"`
 			Priority int               `json:"priority"`
+			// Documents, for an answer, are the documents it is written
+			// from (ALCE's [{title, text}]).
+			Documents []schemas.AnswerDocument `json:"documents"`
 		}
 		if !decodeBody(w, r, &body) {
 			return
@@ -61,7 +64,7 @@ func generationRoutes(d Deps) []route {
 			writeError(w, http.StatusBadRequest, "subject is required")
 			return
 		}
-		probe := schemas.Request{RequestID: "-", Kind: body.Kind, Subject: body.Subject}
+		probe := schemas.Request{RequestID: "-", Kind: body.Kind, Subject: body.Subject, Documents: body.Documents}
 		if err := d.Requester.ValidateRequest(probe); errors.Is(err, schemas.ErrInvalid) {
 			writeError(w, http.StatusBadRequest, err.Error())
 			return
@@ -95,7 +98,7 @@ func generationRoutes(d Deps) []route {
 			w.Header().Set("X-Trace-Id", t)
 		}
 		req, err := d.Requester.Request(ctx, tenant, schemas.Request{Kind: body.Kind,
-			Subject: body.Subject, Params: body.Params, Priority: body.Priority})
+			Subject: body.Subject, Params: body.Params, Priority: body.Priority, Documents: body.Documents})
 		if errors.Is(err, schemas.ErrInvalid) {
 			writeError(w, http.StatusBadRequest, err.Error())
 			return

@@ -16,6 +16,7 @@ import (
 	"github.com/annalist-dev/annalist/consumers/solver"
 	"github.com/annalist-dev/annalist/consumers/verifier"
 	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/consumers/writer/answer"
 	"github.com/annalist-dev/annalist/consumers/writer/biography"
 	"github.com/annalist-dev/annalist/consumers/writer/summary"
 	"github.com/annalist-dev/annalist/consumers/writer/topic"
@@ -186,10 +187,10 @@ const topicVectorK = 30
 // Kinds is the process's kind registry, built once and shared by the
 // writer and every entry point (Request, the API): the biography kind,
 // planned by Retriever and drafted by the offline extractive drafter and,
-// when an LLM is configured, the LLM drafter; the topic page; and the
-// discussion summary, planned from the stored discussions. A kind is added by
-// registering it here (or, in a test, on the returned registry before
-// the stages run). It needs the KG and chunk store (redis).
+// when an LLM is configured, the LLM drafter; the topic page; the
+// discussion summary, planned from the stored discussions; and the answer.
+// A kind is added by registering it here (or, in a test, on the returned
+// registry before the stages run). It needs the KG and chunk store (redis).
 func (a *App) Kinds() (*kind.Registry, error) {
 	a.gen.mu.Lock()
 	defer a.gen.mu.Unlock()
@@ -236,8 +237,30 @@ func (a *App) Kinds() (*kind.Registry, error) {
 			return nil, err
 		}
 	}
+	// The answer: a question answered from the documents the request
+	// carries, or from a retrieval over the KG, the linker's mentions and
+	// the vectors; every sentence cites a minimal supporting set.
+	if err := reg.Register(a.answerSpec()); err != nil {
+		return nil, err
+	}
 	a.gen.kinds = reg
 	return reg, nil
+}
+
+// answerSpec is the answer kind on the app's stores and model, its
+// citation agent on the claim-support judge.
+func (a *App) answerSpec() kind.Spec {
+	popts := []answer.Option{answer.WithRetrieval(a.KG, a.Chunks)}
+	if a.Vectors != nil && a.Embedder != nil {
+		popts = append(popts, answer.WithVectors(a.Embedder, a.Vectors, max(a.Config.Generate.VectorK, topicVectorK)))
+	}
+	cfg := answer.Config{Support: answer.SupportJudge{}}
+	off := answer.NewOffline(cfg)
+	var llm *answer.LLM
+	if a.Chat != nil {
+		llm = answer.NewLLM(cfg, answer.LLMConfig{}, a.Chat, off)
+	}
+	return answer.Spec(answer.NewPlanner(popts...), off, llm)
 }
 
 // ValidateRequest checks a request against the registered kinds
@@ -278,8 +301,10 @@ func (a *App) Writer() (*writer.Loop, error) {
 // Checker is the verifier: the LLM judge when configured, else the
 // offline checker, either wrapped for discussion summaries
 // (verifier.WithDiscussions: an opinion is checked against its turn, a
-// background sentence against its paragraphs). It is built once and
-// shared (safe for concurrent use).
+// background sentence against its paragraphs) and for answers
+// (verifier.WithAnswers: a sentence against the documents it cites, by
+// the claim-support judge). It is built once and shared (safe for
+// concurrent use).
 func (a *App) Checker() verifier.Checker {
 	a.gen.mu.Lock()
 	defer a.gen.mu.Unlock()
@@ -289,7 +314,7 @@ func (a *App) Checker() verifier.Checker {
 		if a.Chat != nil && a.Config.Generate.Verifier != "offline" {
 			c = verifier.NewJudge(verifier.JudgeConfig{}, verifier.WithModel(a.Chat), verifier.WithFallback(off))
 		}
-		a.gen.checker = verifier.WithDiscussions(c)
+		a.gen.checker = verifier.WithAnswers(verifier.WithDiscussions(c), answer.SupportJudge{})
 	}
 	return a.gen.checker
 }

@@ -10,7 +10,10 @@ import (
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// answerPlanner plans an answer as one reference.
+// kindTimeline is a kind no process registers: the test registers it.
+const kindTimeline = "timeline"
+
+// answerPlanner plans a page as one reference.
 type answerPlanner struct{}
 
 func (answerPlanner) Plan(_ context.Context, _ string, r schemas.Request) (*schemas.ReferenceSet, error) {
@@ -29,11 +32,11 @@ func (answerDrafter) Draft(_ context.Context, refs *schemas.ReferenceSet, _ []sc
 	return schemas.Draft{Text: r.Text, Citations: []string{r.ChunkID}}, false, nil
 }
 
-// TestAddingAKindIsOneRegistration registers a do-nothing kind (the wire
-// kind answer: a one-reference plan and one sentence copied from it) on
+// TestAddingAKindIsOneRegistration registers a do-nothing kind (kind
+// timeline: a one-reference plan and one sentence copied from it) on
 // the app's registry, publishes a request of that kind through the real
 // stages (embedded kfake broker over TCP, a child redis-server) and checks
-// that the page is stored under kind answer, verified and cited, and that
+// that the page is stored under kind timeline, verified and cited, and that
 // the subject's biography is untouched.
 func TestAddingAKindIsOneRegistration(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -51,12 +54,12 @@ func TestAddingAKindIsOneRegistration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := []schemas.Request{{Kind: schemas.KindAnswer, Subject: subject}}
+	req := []schemas.Request{{Kind: kindTimeline, Subject: subject}}
 	if _, err := a.Generate(ctx, schemas.DefaultTenant, false, false, req); err == nil {
-		t.Fatal("a request of kind answer was accepted before the kind was registered")
+		t.Fatal("a request of kind timeline was accepted before the kind was registered")
 	}
 
-	if err := kinds.Register(kind.Spec{Name: schemas.KindAnswer, Planner: answerPlanner{},
+	if err := kinds.Register(kind.Spec{Name: kindTimeline, Planner: answerPlanner{},
 		Drafters: map[string]kind.Drafter{kind.EngineOffline: answerDrafter{}},
 		Layout:   kind.Layout{Sections: []kind.Section{{Name: "answer"}}}}); err != nil {
 		t.Fatal(err)
@@ -71,12 +74,12 @@ func TestAddingAKindIsOneRegistration(t *testing.T) {
 		t.Fatalf("answer request: %+v", r.Status)
 	}
 	p := r.Page
-	if p.Kind != schemas.KindAnswer || p.Subject != subject || p.Version != 1 || len(p.Sentences) != 1 ||
+	if p.Kind != kindTimeline || p.Subject != subject || p.Version != 1 || len(p.Sentences) != 1 ||
 		p.Sentences[0].Text != "陆文渊，字静之。" || p.Sentences[0].Status != schemas.StatusSupported ||
 		len(p.Sentences[0].Citations) != 1 || p.Sentences[0].Citations[0].ChunkID != "answer-0" {
 		t.Fatalf("answer page = %+v", p)
 	}
-	if cur, err := a.Pages.CurrentOf(ctx, schemas.DefaultTenant, schemas.KindAnswer, subject); err != nil || cur.RequestID != r.Request.RequestID {
+	if cur, err := a.Pages.CurrentOf(ctx, schemas.DefaultTenant, kindTimeline, subject); err != nil || cur.RequestID != r.Request.RequestID {
 		t.Fatalf("stored answer = %+v, %v", cur, err)
 	}
 	cur, err := a.Pages.Current(ctx, schemas.DefaultTenant, subject)

@@ -13,7 +13,7 @@ import (
 	"github.com/annalist-dev/annalist/topology"
 )
 
-// `annalist generate answer X` names a kind this process has not
+// `annalist generate timeline X` names a kind this process has not
 // registered: it exits 1 with the registry's message, and nothing was
 // recorded or published (no request status in Redis, no record on the
 // requests topic).
@@ -28,9 +28,9 @@ func TestGenerateRefusesAnUnregisteredKind(t *testing.T) {
 	rs := redistest.Server(t)
 	common := []string{"--brokers", b.Addrs()[0], "--redis-addr", rs.Addr(), "--data-dir", t.TempDir(), "--log-level", "error"}
 
-	for _, args := range [][]string{{"answer", "翰林院"}} {
+	for _, args := range [][]string{{"timeline", "翰林院"}} {
 		_, stderr, code := run(t, append(append([]string{"generate"}, args...), common...)...)
-		const want = "kind answer is not registered (registered: biography, discussion_summary, topic_page)"
+		const want = "kind timeline is not registered (registered: answer, biography, discussion_summary, topic_page)"
 		if code != 1 || !strings.Contains(stderr, want) {
 			t.Fatalf("generate %s: exit %d, stderr %q; want exit 1 saying %q", strings.Join(args, " "), code, stderr, want)
 		}

@@ -102,6 +102,7 @@ let cleanup = null;
 const routes = [
   [/^#\/entity\/(.+)$/, (m) => entityPage(decodeURIComponent(m[1]))],
   [/^#\/topic\/(.+)$/, (m) => topicPage(decodeURIComponent(m[1]))],
+  [/^#\/answer\/(.+)$/, (m) => answerPage(decodeURIComponent(m[1]))],
   [/^#\/discussions$/, () => discussionsPage()],
   [/^#\/discussions\/(.+)$/, (m) => discussionPage(decodeURIComponent(m[1]))],
   [/^#\/ingest$/, () => ingestPage()],
@@ -116,7 +117,7 @@ function route() {
   const hash = location.hash;
   for (const a of document.querySelectorAll('[data-nav]')) {
     const nav = a.getAttribute('data-nav');
-    const active = nav === 'search' ? (hash === '' || hash === '#/' || hash.startsWith('#/entity/') || hash.startsWith('#/topic/'))
+    const active = nav === 'search' ? (hash === '' || hash === '#/' || hash.startsWith('#/entity/') || hash.startsWith('#/topic/') || hash.startsWith('#/answer/'))
       : nav === 'discussions' ? (hash === '#/discussions' || hash.startsWith('#/discussions/'))
         : hash === '#/' + nav;
     if (active) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
@@ -199,6 +200,7 @@ function searchPage() {
       found = people.concat(topics);
       status.textContent = list.length ? list.length + ' found' : 'Nothing named ' + q;
       put(results,
+        h('p', null, h('a', { href: '#/answer/' + enc(q), id: 'answer-link', class: 'small' }, 'Answer “' + q + '” from the sources')),
         people.length ? h('h2', { id: 'people-h', class: 'rhead' }, 'People') : null,
         people.length ? h('ul', { class: 'results people', 'aria-labelledby': 'people-h' }, people.map(resultItem)) : null,
         topics.length ? h('h2', { id: 'topics-h', class: 'rhead' }, 'Topics') : null,
@@ -579,6 +581,59 @@ function topicPage(topic) {
   });
 
   loadHead();
+  loadPage();
+  return () => { if (stopStream) stopStream(); };
+}
+
+// answerSentence is one sentence of an answer with its citation markers:
+// each shows the cited document's text on hover, focus or click.
+function answerSentence(st, i, numbers, chunks) {
+  const marks = (st.citations || []).map((c) => {
+    if (!numbers.has(c.chunk_id)) numbers.set(c.chunk_id, numbers.size + 1);
+    const n = numbers.get(c.chunk_id);
+    return citationMarker(n, { chunkId: c.chunk_id, label: 'Document ' + n + (c.doc_id ? ' · ' + c.doc_id : ''),
+      text: chunks.get(c.chunk_id) || c.text || '', lang: 'en' });
+  });
+  const status = st.status || 'supported';
+  return h('li', { class: 'sentence s-' + status, 'data-index': st.index !== undefined ? st.index : i },
+    h('span', { class: 'stext', lang: 'en' }, st.text), h('span', { class: 'cites' }, marks),
+    h('span', { class: 'badge b-' + status, title: st.note || '' }, statusLabel[status] || status));
+}
+
+// answerPage shows the answer to a question (kind answer): its sentences,
+// each citing the passages that support it (hover or focus a marker for
+// the passage), and asks for one when there is none.
+function answerPage(question) {
+  const body = h('section', { class: 'answer', 'aria-labelledby': 'answer-h' });
+  const live = h('section', { class: 'live', 'aria-live': 'polite', hidden: true });
+  const genBtn = h('button', { type: 'button', id: 'generate' }, 'Answer');
+  setPage(question, h('div', { class: 'actions' }, genBtn), live, body);
+  let stopStream = null;
+  const loadPage = async () => {
+    put(body, h('h2', { id: 'answer-h' }, 'Answer'), h('p', { class: 'muted' }, 'Loading…'));
+    let page;
+    try {
+      page = await api('/v1/pages/' + enc(question) + '?kind=answer&text=1');
+    } catch (err) {
+      put(body, h('h2', { id: 'answer-h' }, 'Answer'), err.status === 404
+        ? h('p', { class: 'muted', id: 'no-page' }, 'No answer yet.')
+        : errorBox(err));
+      return;
+    }
+    genBtn.textContent = 'Answer again';
+    const chunks = new Map(Object.entries(page.chunks || {}));
+    const numbers = new Map();
+    const ol = h('ol', { class: 'bio', id: 'answer' });
+    for (const [i, st] of (page.sentences || []).entries()) ol.append(answerSentence(st, i, numbers, chunks));
+    put(body, h('h2', { id: 'answer-h' }, 'Answer ', h('span', { class: 'muted' }, 'version ' + page.version)),
+      (page.sentences || []).length ? ol : h('p', { class: 'muted' }, 'No sentence the sources support.'),
+      page.generated_at ? h('p', { class: 'muted' }, 'Generated ' + page.generated_at) : null);
+  };
+  genBtn.addEventListener('click', () => {
+    if (stopStream) stopStream();
+    generatePage(live, genBtn, 'answer', question, (list, d, numbers) => list.append(answerSentence(d, d.index, numbers, new Map())),
+      loadPage, (stop) => { stopStream = stop; });
+  });
   loadPage();
   return () => { if (stopStream) stopStream(); };
 }
