@@ -45,7 +45,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"topology":  {"print the streaming graph; `topology apply --brokers …` creates the topics", cmdTopology},
 		"chunk":     {"print the chunks of one file as the chunker stage makes them", cmdChunk},
-		"eval":      {"quality metrics: `eval segmentation|extraction|retrieval|injection|mentions|topics --data DIR`, `eval kgds --data FILE`", cmdEval},
+		"eval":      {"quality metrics: `eval segmentation|extraction|retrieval|injection|mentions|topics --data DIR`, `eval kgds|support --data FILE`", cmdEval},
 		"kg":        {"`kg show NAME`: an entity, its aliases, edges and source chunks", cmdKG},
 		"ingest":    {"publish files, directories or JSONL (-) as documents and wait for the pipeline; `ingest discussions FILE|-`: discussions (KGDS) to summarise", cmdIngest},
 		"bench":     {"performance: `bench ingest|generate|regenerate --data DIR [--kind biography|topic|all]`, `bench discussions --data FILE [--n N]`, `bench vector [--dataset clustered]`", cmdBench},
@@ -57,8 +57,11 @@ func commands() map[string]command {
 		"verify":    {"`verify --subject NAME --text SENTENCE [--correct]`: one sentence through verifier, router and solvers", cmdVerify},
 		"dlt":       {"`dlt list|replay TOPIC|all [--since 1h] [--offset P:O]`: dead letters, why, and their replay after a fix", cmdDLT},
 		"retract":   {"`retract DOC_ID|SOURCE`: withdraw a document; its chunks, facts, links and vectors are removed and its pages updated", cmdRetract},
+		"answer":    {"`answer QUESTION [--docs FILE]`: an attributed answer, every sentence citing a minimal set of supporting documents", cmdAnswer},
 		"summarize": {"`summarize discussion FILE|-`: a discussion's background paragraphs and each participant's opinions (offline, no service)", cmdSummarize},
 		"retrieve":  {"`retrieve NAME`: the reference set the writer would use, and the vector-only top-k", cmdRetrieve},
+		"support":   {"`support --claim TEXT --evidence-file F`: whether the passages support the claim completely, partially or not at all, and where", cmdSupport},
+		"quote":     {"`quote TOPIC_OR_TEXT [--n N]`: quotations of the ingested collection that fit, verbatim and attributed", cmdQuote},
 		"help":      {"`help [COMMAND]`: the commands and their usage; `help --markdown`: the reference as Markdown (docs/commands.md)", cmdHelp},
 	}
 }

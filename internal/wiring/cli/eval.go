@@ -15,7 +15,7 @@ func cmdEval(ctx context.Context, io IO, args []string) error {
 	// command line without the suite's name.
 	for i, a := range args {
 		suite := map[string]func(context.Context, IO, []string) error{
-			"retrieval": evalRetrieval, "injection": evalInjection, "mentions": evalMentions, "topics": evalTopics, "kgds": evalKGDS, "extraction": evalExtraction, "linking": evalLinking}[a]
+			"retrieval": evalRetrieval, "injection": evalInjection, "mentions": evalMentions, "topics": evalTopics, "kgds": evalKGDS, "extraction": evalExtraction, "linking": evalLinking, "support": evalSupport, "quotes": evalQuotes}[a]
 		if suite != nil {
 			return suite(ctx, io, append(append([]string{}, args[:i]...), args[i+1:]...))
 		}

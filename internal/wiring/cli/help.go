@@ -77,8 +77,8 @@ var helpReference = []helpEntry{
 			"`--no-wait` prints the request id. " +
 			"A request that fails (unknown subject, no page by `--request-deadline`) prints the reason on stderr " +
 			"(with `--json`, its status `{request_id, state: \"failed\", error, …}` on stdout) and exits 1.\n\n" +
-			"`generate KIND NAME` takes any registered kind; an unregistered one (`generate answer X`) exits 1 with " +
-			"`kind answer is not registered (registered: biography, discussion_summary, topic_page)` before anything is published."},
+			"`generate KIND NAME` takes any registered kind; an unregistered one (`generate timeline X`) exits 1 with " +
+			"`kind timeline is not registered (registered: answer, biography, discussion_summary, topic_page)` before anything is published."},
 	{"generate", "generate topic TOPIC [--json]",
 		"A topic page (APOLLO). TOPIC is any entity or alias — a native place as the text writes it (松江华亭, 长洲), " +
 			"an office (吏部尚书), an era year (嘉靖二十三年), a person, a glossary term — or free text (Severn Navigation Board).\n\n" +
@@ -97,12 +97,36 @@ var helpReference = []helpEntry{
 	{"retrieve", "retrieve NAME [--json] [--k N]",
 		"The reference set the writer would use (`kg`) and the vector-only baseline's top-k (`vector`), each `[{chunk_id, text, score}]`."},
 
+	{"quote", "quote TOPIC_OR_TEXT [--json] [--n N]",
+		"The quotations of the collection ingested with `ingest --collection quotes FILE` that fit a topic or a text, best first: " +
+			"`[{text, author, score, chunk_id, tags}]`, text byte for byte as the collection holds it and author as it names them. " +
+			"Candidates are the quotations of the tags the query names (the knowledge graph) and the nearest by embedding; " +
+			"a fitted model ranks them (tag, word overlap, embedding similarity, the author's record in the collection) and " +
+			"maximal marginal relevance keeps near-duplicates out. An empty collection prints `[]`."},
+
 	{"retract", "retract DOC_ID|SOURCE [--json]",
 		"Retracts a document (by id, or the current version of a source). " +
 			"It is marked retracted at once (every stage skips what is left of it), " +
 			"then the retractor removes its chunks, mentions, vectors and every fact only it gave " +
 			"(a fact another document also states keeps that provenance), and the scheduler regenerates the pages that cited it. " +
 			"Prints the mark `{doc_id, source, reason, at}`; asking again prints the same mark; an unknown id or source exits 1."},
+
+	{"answer", "answer QUESTION [--docs FILE] [--json] [--tau F] [--answer-sentences N] [--llm-base-url URL --llm-model M]",
+		"An attributed answer (RAAC, in ALCE's format): every sentence cites a minimal set of documents that support it.\n\n" +
+			"- `--docs FILE` (or - for stdin): ALCE documents `[{title, text}]` (or an ALCE item `{docs: […]}`); citations index them from 1, as ALCE writes `[k]`. " +
+			"The answer is made in the process, without services: the offline engine extracts the sentences most relevant to the question " +
+			"(BM25, term weights counted on the documents' sentences); with `--llm-base-url` and `--llm-model` the model proposes sentences and citations " +
+			"(prompt `answer.v1`, strict JSON), and falls back to the offline engine when no answer can be used.\n" +
+			"- The citation agent checks each sentence with the claim-support judge: its own citations reduced to a minimal subset, " +
+			"else citations discovered among the other documents, else the sentence is dropped. " +
+			"The calibration gate drafts again from the documents the supported sentences cite when the draft's citation quality " +
+			"(F1 of ALCE citation recall and precision) is below `--tau` (default 0.8; negative: no gate) and keeps the better draft. " +
+			"The verifier checks every sentence again; one it turns down is not printed.\n" +
+			"- Without `--docs`, the question is a request of kind `answer` through the generation stages, answered from a retrieval over the KG, " +
+			"the linker's mentions and the vectors (as `POST /v1/requests {\"kind\": \"answer\", \"subject\": QUESTION, \"documents\"?: […]}`).\n\n" +
+			"Output: `{question, sentences: [{text, citations: [k, …]}], documents?, dropped, quality: {sentences, recall, precision, score}, " +
+			"gate: {tau, fired, reduced, first, second, kept, note}, engine, fallback?, stats: {sentences, unverified, llm_calls, fallbacks}}`. " +
+			"Documents that are not JSON, none, or one without text: exit 1 naming it; no question or a bad `--tau`: exit 2."},
 
 	{"summarize", "summarize discussion FILE|- [--json]",
 		"A discussion summary (KGDS), offline and without services. " +
@@ -112,6 +136,16 @@ var helpReference = []helpEntry{
 			"(`turn` 0-based into `KGD`; one line per summary for several). " +
 			"Not JSON, no `SBK`/`KGD`, an empty turn: exit 1 naming the record. " +
 			"A discussion without `id` gets `d-<16 hex>` from its content (the id the stream gives it too)."},
+
+	{"support", "support --claim TEXT --evidence-file F [--engine offline|llm] [--json]",
+		"Whether evidence supports a claim, without services. F holds one or more passages separated by blank lines " +
+			"(`-` reads stdin; a passage may open with a source line `[n] URL` and a blank line, as ExpertQA writes them); " +
+			"citation markers such as `[1]` in the claim are ignored. Output:\n\n" +
+			"`{label: complete|partial|missing, spans: [{passage, start, end, text}], score, engine}`\n\n" +
+			"(`passage` 0-based, `start`/`end` rune offsets into it; `score` the probability of complete support). " +
+			"The offline engine is a logistic model fitted on ExpertQA (`internal/lang/en/support/data/model.tsv`); " +
+			"`--engine llm` asks the model on the `--llm-*` server, keeps only verbatim spans and falls back to the offline judge " +
+			"when its answers are all rejected (`fell_back`). No claim, no evidence file, an unreadable or empty one: exit 2."},
 
 	{"kg", "kg show NAME [--text] [--json]",
 		"The entity a name or alias denotes: `aliases`, `edges` (`relation`, `tail`, `chunk_id`, span, evidence, method), `chunks`; " +
@@ -214,6 +248,22 @@ var helpReference = []helpEntry{
 			"- opinion entity recall against the gold opinions' **bold** entities, and entity precision " +
 			"(of the opinions' entities, the share the gold opinions name, bold or in plain text; `entity_precision_bold` counts bold only);\n" +
 			"- the share of opinion sentences still carrying a bare third-person pronoun (and the gold's own)."},
+
+	{"eval", "eval quotes --data DIR_OR_FILE [--topics 50] [--top 10] [--seed 1] --json",
+		"Quotations (`internal/evaluation/eval/quotes.go`): the collection (a quotable file, or a folder holding `quotable_quotes.json`) is ingested " +
+			"into a fresh data directory with the tags of a held-out fifth (quotations whose id's FNV-1a hash is 0 modulo 5) withheld; " +
+			"`quote` is asked for five quotations for `--topics` tags drawn with `--seed` and for the `--top` most frequent tags but \"Famous Quotes\", " +
+			"ranking within all quotations, the development ones and the held-out ones. Output: `verbatim_rate` and `attribution_rate` " +
+			"(every returned text is a record's content byte for byte, by that record's author), and precision@5 by tag " +
+			"(`top_tag_scores`, `random_tag_scores`: `p5_all`, `p5_dev`, `p5_held_out`) with macro averages over the tags " +
+			"at least five quotations of the split carry (`top_tags`, `random_tags`)."},
+
+	{"eval", "eval support --data FILE [--engine offline|llm] --json",
+		"Claim support on ExpertQA (`internal/evaluation/eval/support.go`; default data `expertqa/domain_test.jsonl`): every claim with evidence " +
+			"and an expert label of Complete (positive), Partial or Incomplete (negative) is judged; overall, `dev` and `held_out` " +
+			"(questions whose FNV-1a hash is 0 modulo 5) each give `agreement`, `balanced_accuracy`, the recalls, the `confusion` " +
+			"(expert label × judge label) and the `majority_baseline`; `skipped` counts the Missing, N/A and evidence-less claims; " +
+			"`anchor_safe_agreement` is SAFE's 0.72 agreement with humans. `--engine llm` adds the judge's counters and the model's usage."},
 
 	{"bench", "bench ingest --data DIR [--engine offline|llm] [--processes K] --json",
 		"The whole ingestion pipeline, embedded, from an empty data directory: " +
