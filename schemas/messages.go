@@ -375,6 +375,10 @@ type Request struct {
 	// place in this list); without them the answer's planner retrieves
 	// its own. Other kinds ignore them.
 	Documents []AnswerDocument `json:"documents,omitempty"`
+	// Quotes asks a topic page or a discussion summary for at most one
+	// quotation per section, from the quotes collection, verbatim,
+	// attributed and cited. Other kinds ignore it.
+	Quotes bool `json:"quotes,omitempty"`
 }
 
 // Request reasons.

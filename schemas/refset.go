@@ -16,6 +16,10 @@ const (
 	// SourceGlossary: a glossary entry (offices, examination ranks, old
 	// place names) a solver looked up.
 	SourceGlossary = "glossary"
+	// SourceQuote: a quotation of the quotes collection, added to a page
+	// asked for with quotations (Request.Quotes); Reference.Author names
+	// who said it.
+	SourceQuote = "quote"
 )
 
 // Reference is one chunk a page may cite.
@@ -29,6 +33,10 @@ type Reference struct {
 	Source string  `json:"source"`
 	// Entity is the id of the entity the chunk was reached through.
 	Entity string `json:"entity,omitempty"`
+	// Author, on a quotation (SourceQuote), is who said it: the chunk's
+	// subject as the collection names them. A sentence quoting the chunk
+	// must attribute it to this author.
+	Author string `json:"author,omitempty"`
 }
 
 // KGFact is one knowledge-graph fact about the subject, with the chunk and

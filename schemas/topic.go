@@ -65,6 +65,10 @@ type OutlineSection struct {
 	Items []OutlineItem `json:"items"`
 }
 
+// RelQuote is the relation of an outline item that quotes a quotation of
+// the quotes collection: its Chunk is the quotation, its Name the author.
+const RelQuote = "quote"
+
 // OutlineItem is one planned sentence: what it is about and where the
 // sources say it.
 type OutlineItem struct {

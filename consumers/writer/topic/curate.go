@@ -119,6 +119,7 @@ type Curator struct {
 	maxEntities int
 	maxFrontier int
 	maxItems    int
+	quotes      Quotes
 }
 
 var _ kind.Planner = (*Curator)(nil)
@@ -145,6 +146,9 @@ func (c *Curator) Plan(ctx context.Context, tenant string, req schemas.Request) 
 		fresh = t.DocIDs
 	}
 	rs, err := c.curate(ctx, tenant, topic, fresh)
+	if err == nil && req.Quotes {
+		err = c.addQuotes(ctx, tenant, topic, rs)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("curate topic %q: %w", topic, err)
 	}

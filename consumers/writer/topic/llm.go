@@ -239,6 +239,8 @@ func (l *LLM) draftData(refs *schemas.ReferenceSet, accepted []schemas.PageSente
 	d := llmDraftData{Topic: topicOf(refs), Language: l.language(refs), Index: index + 1, Section: it.Section,
 		Hint: it.Text, Cite: strings.Join(it.Citations, ", "), References: l.references(refs, it.Citations)}
 	switch {
+	case it.Relation == schemas.RelQuote:
+		d.Task = fmt.Sprintf("the quotation of %s, word for word as the hint gives it, attributed to %s, citing %s.", it.Name, it.Name, d.Cite)
 	case it.Name != "" && it.Relation != "":
 		d.Task = fmt.Sprintf("what the sources say of %s (%s: %s).", it.Name, it.Relation, it.Value)
 	case it.Name != "":

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/annalist-dev/annalist/consumers/writer"
+	"github.com/annalist-dev/annalist/internal/lang/quotes"
 	"github.com/annalist-dev/annalist/internal/lang/text"
 	"github.com/annalist-dev/annalist/internal/ports/kind"
 	"github.com/annalist-dev/annalist/schemas"
@@ -99,6 +100,15 @@ func (o *Offline) plan(refs *schemas.ReferenceSet) []Item {
 		for _, oi := range sec.Items {
 			ref, ok := refs.Reference(oi.Chunk)
 			if !ok {
+				continue
+			}
+			if oi.Relation == schemas.RelQuote {
+				s := quotes.Sentence(refs.Lang, oi.Name, ref.Text)
+				if !planned[s] {
+					planned[s] = true
+					out = append(out, Item{Section: sec.Title, Text: s, Citations: []string{oi.Chunk},
+						Name: oi.Name, Relation: oi.Relation, Value: oi.Value, Period: oi.Period})
+				}
 				continue
 			}
 			var ns []string

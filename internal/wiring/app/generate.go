@@ -165,6 +165,24 @@ type generationAgents struct {
 	checker verifier.Checker
 	solvers map[string]solver.Solver
 	kinds   *kind.Registry
+	quotes  topic.Quotes
+}
+
+// ErrKindsBuilt is returned by SetQuotes once the kind registry is built.
+var ErrKindsBuilt = errors.New("the kinds are already built")
+
+// SetQuotes gives the topic page its quotation finder (topic.WithQuotes:
+// a request with Quotes draws at most one quotation per section from q).
+// It must be called before the kinds are built (Kinds); a process that
+// never calls it refuses requests for quotations with topic.ErrNoQuotes.
+func (a *App) SetQuotes(q topic.Quotes) error {
+	a.gen.mu.Lock()
+	defer a.gen.mu.Unlock()
+	if a.gen.kinds != nil {
+		return ErrKindsBuilt
+	}
+	a.gen.quotes = q
+	return nil
 }
 
 // eraTable is the process's era table.
@@ -216,6 +234,9 @@ func (a *App) Kinds() (*kind.Registry, error) {
 	topts = append(topts, topic.WithEra(a.eraTableLocked()))
 	if a.Vectors != nil && a.Embedder != nil {
 		topts = append(topts, topic.WithVectors(a.Embedder, a.Vectors, max(a.Config.Generate.VectorK, topicVectorK)))
+	}
+	if a.gen.quotes != nil {
+		topts = append(topts, topic.WithQuotes(a.gen.quotes))
 	}
 	toff := topic.NewOffline(topic.OfflineConfig{})
 	var tllm topic.Engine
@@ -303,7 +324,9 @@ func (a *App) Writer() (*writer.Loop, error) {
 // (verifier.WithDiscussions: an opinion is checked against its turn, a
 // background sentence against its paragraphs) and for answers
 // (verifier.WithAnswers: a sentence against the documents it cites, by
-// the claim-support judge). It is built once and shared (safe for
+// the claim-support judge), and for quotations (verifier.WithQuotes: a
+// quotation verbatim and attributed to its chunk's author, or not
+// published). It is built once and shared (safe for
 // concurrent use).
 func (a *App) Checker() verifier.Checker {
 	a.gen.mu.Lock()
@@ -314,7 +337,7 @@ func (a *App) Checker() verifier.Checker {
 		if a.Chat != nil && a.Config.Generate.Verifier != "offline" {
 			c = verifier.NewJudge(verifier.JudgeConfig{}, verifier.WithModel(a.Chat), verifier.WithFallback(off))
 		}
-		a.gen.checker = verifier.WithAnswers(verifier.WithDiscussions(c), answer.SupportJudge{})
+		a.gen.checker = verifier.WithQuotes(verifier.WithAnswers(verifier.WithDiscussions(c), answer.SupportJudge{}))
 	}
 	return a.gen.checker
 }

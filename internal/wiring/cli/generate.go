@@ -18,6 +18,7 @@ func cmdGenerate(ctx context.Context, stdio IO, args []string) error {
 	var s service
 	s.register(fs)
 	noWait := fs.Bool("no-wait", false, "publish the request and print its id without waiting for the page")
+	withQuotes := fs.Bool("quotes", false, "add at most one quotation per section of a topic page, from the ingested quotes collection (verbatim, attributed, cited)")
 	timeout := fs.Duration("timeout", 0, "give up waiting after this long (default: the request deadline, --request-deadline, and 30s more)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -30,6 +31,9 @@ func cmdGenerate(ctx context.Context, stdio IO, args []string) error {
 	if kind == "topic" {
 		kind = schemas.KindTopicPage // the shorthand of the command line
 	}
+	if *withQuotes && kind != schemas.KindTopicPage {
+		return fmt.Errorf("%w: --quotes is for topic pages (`generate topic NAME --quotes`), not %s", errUsage, kind)
+	}
 	// The generation stages' needs: a topic's curation searches the
 	// vectors for free text.
 	a, _, err := s.open(ctx, stdio, app.NeedsFor(app.GenerateStages()))
@@ -37,6 +41,20 @@ func cmdGenerate(ctx context.Context, stdio IO, args []string) error {
 		return err
 	}
 	defer a.Close()
+	// The quotations are found in this process: its writer must draft
+	// the page.
+	if *withQuotes {
+		if !s.embedded() || a.Joined || *noWait {
+			return fmt.Errorf("%w: --quotes needs the generation stages in this process (embedded, not joined to a running owner, without --no-wait)", errUsage)
+		}
+		f, err := newQuoteFinder(a)
+		if err != nil {
+			return err
+		}
+		if err := a.SetQuotes(writerQuotes{f}); err != nil {
+			return err
+		}
+	}
 	// Joined to the owner of the data directory, the command publishes and
 	// waits on the owner's generation stages; an owner that will not run
 	// them is said at once, not after the wait's timeout.
@@ -72,7 +90,7 @@ func cmdGenerate(ctx context.Context, stdio IO, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	res, err := a.Generate(ctx, s.tenant, runStages, !*noWait, []schemas.Request{{Kind: kind, Subject: subject}})
+	res, err := a.Generate(ctx, s.tenant, runStages, !*noWait, []schemas.Request{{Kind: kind, Subject: subject, Quotes: *withQuotes}})
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("no page within %s: %w (is a process running the generation stages? `annalist serve` or `annalist consume`)", *timeout, err)
 	}
