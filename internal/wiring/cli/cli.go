@@ -45,7 +45,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"topology":  {"print the streaming graph; `topology apply --brokers …` creates the topics", cmdTopology},
 		"chunk":     {"print the chunks of one file as the chunker stage makes them", cmdChunk},
-		"eval":      {"quality metrics: `eval segmentation|extraction|retrieval|injection|mentions|topics --data DIR`, `eval kgds|support --data FILE`", cmdEval},
+		"eval":      {"quality metrics: `eval segmentation|extraction|retrieval|injection|mentions|topics --data DIR`, `eval kgds|support --data FILE`, `eval quotes --data DIR|FILE`", cmdEval},
 		"kg":        {"`kg show NAME`: an entity, its aliases, edges and source chunks", cmdKG},
 		"ingest":    {"publish files, directories or JSONL (-) as documents and wait for the pipeline; `ingest discussions FILE|-`: discussions (KGDS) to summarise", cmdIngest},
 		"bench":     {"performance: `bench ingest|generate|regenerate --data DIR [--kind biography|topic|all]`, `bench discussions --data FILE [--n N]`, `bench vector [--dataset clustered]`", cmdBench},

@@ -31,7 +31,7 @@ func cmdEval(ctx context.Context, io IO, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("%w: want a suite: segmentation, retrieval, injection, mentions, topics or kgds", errUsage)
+		return fmt.Errorf("%w: want a suite: segmentation, extraction, retrieval, injection, mentions, topics, linking, kgds, support or quotes", errUsage)
 	}
 	log, err := c.logger(io.Stderr)
 	if err != nil {
