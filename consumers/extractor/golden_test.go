@@ -1,13 +1,9 @@
 package extractor_test
 
 import (
-	"bufio"
-	"bytes"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"path"
@@ -15,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/annalist-dev/annalist/internal/kit/goldentest"
 
 	"github.com/annalist-dev/annalist/consumers/extractor"
 	"github.com/annalist-dev/annalist/schemas"
@@ -102,43 +100,22 @@ type placedReading struct {
 	line int
 }
 
-// loadReadings parses a golden file, rejecting unknown fields, trailing
-// data, cases without a name, a text or an assertion, and names written
-// twice.
+// loadReadings parses a golden file (internal/kit/goldentest: unknown
+// fields, trailing data, cases without a name and names written twice are
+// refused) and rejects cases without a text or an assertion.
 func loadReadings(file string) ([]placedReading, error) {
-	b, err := golden.ReadFile(file)
+	cases, err := goldentest.Read[reading](golden, file)
 	if err != nil {
 		return nil, err
 	}
-	var out []placedReading
-	names := map[string]int{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+	out := make([]placedReading, 0, len(cases))
+	for _, c := range cases {
+		if err := c.Value.validate(); err != nil {
+			return nil, fmt.Errorf("%s:%d: %q: %w", c.File, c.Line, c.Name, err)
 		}
-		at := fmt.Sprintf("%s:%d", file, n)
-		dec := json.NewDecoder(strings.NewReader(line))
-		dec.DisallowUnknownFields()
-		var r reading
-		if err := dec.Decode(&r); err != nil {
-			return nil, fmt.Errorf("%s: %w", at, err)
-		}
-		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s: data after the case", at)
-		}
-		if err := r.validate(); err != nil {
-			return nil, fmt.Errorf("%s: %q: %w", at, r.Name, err)
-		}
-		if first, ok := names[r.Name]; ok {
-			return nil, fmt.Errorf("%s: case %q is also on line %d", at, r.Name, first)
-		}
-		names[r.Name] = n
-		out = append(out, placedReading{reading: r, file: file, line: n})
+		out = append(out, placedReading{reading: c.Value, file: c.File, line: c.Line})
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // validate rejects a case that cannot be read or asserts nothing.

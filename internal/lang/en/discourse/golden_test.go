@@ -1,15 +1,13 @@
 package discourse
 
 import (
-	"bufio"
-	"bytes"
 	"embed"
-	"encoding/json"
-	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/annalist-dev/annalist/internal/kit/goldentest"
 
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -23,52 +21,14 @@ import (
 var goldenFiles embed.FS
 
 // errorf reports a failed expectation of one golden case.
-type errorf func(format string, args ...any)
+type errorf = goldentest.Fail
 
-// runGolden decodes every case of testdata/<file> into a T and runs
-// check on it as a subtest named after the case; the messages check
-// reports name the file, the line and the case.
+// runGolden runs check on every case of testdata/<file>
+// (internal/kit/goldentest): a subtest per case, messages naming the file,
+// the line and the case.
 func runGolden[T any](t *testing.T, file string, check func(c T, fail errorf)) {
 	t.Helper()
-	path := "testdata/" + file
-	data, err := goldenFiles.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	cases := 0
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		var head struct {
-			Name string `json:"name"`
-		}
-		var c T
-		dec := json.NewDecoder(strings.NewReader(text))
-		dec.DisallowUnknownFields()
-		if err := json.Unmarshal([]byte(text), &head); err != nil || head.Name == "" {
-			t.Fatalf("%s:%d: a case needs a \"name\" (%v)", path, line, err)
-		}
-		if err := dec.Decode(&c); err != nil {
-			t.Fatalf("%s:%d: %s: %v", path, line, head.Name, err)
-		}
-		cases++
-		t.Run(head.Name, func(t *testing.T) {
-			check(c, func(format string, args ...any) {
-				t.Helper()
-				t.Errorf("%s:%d: %s: %s", path, line, head.Name, fmt.Sprintf(format, args...))
-			})
-		})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if cases == 0 {
-		t.Fatalf("%s: no cases", path)
-	}
+	goldentest.Run(t, goldenFiles, "testdata/"+file, func(_ *testing.T, c T, fail errorf) { check(c, fail) })
 }
 
 // discussionOf builds a discussion from paragraphs and turns (Person1 and

@@ -1,13 +1,13 @@
 package support
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/annalist-dev/annalist/internal/kit/goldentest"
 )
 
 // judgeCase is one line of testdata/judge.jsonl: a claim, its evidence, the
@@ -21,39 +21,22 @@ type judgeCase struct {
 }
 
 func TestJudgeGolden(t *testing.T) {
-	f, err := os.Open("testdata/judge.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	n := 0
-	for sc.Scan() {
-		var c judgeCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("line %d: %v", n+1, err)
+	goldentest.Run(t, os.DirFS("testdata"), "judge.jsonl", func(t *testing.T, c judgeCase, fail goldentest.Fail) {
+		r := Judge(c.Claim, c.Evidence)
+		var got []string
+		for _, s := range r.Spans {
+			got = append(got, s.Text)
+			if rs := []rune(c.Evidence[s.Passage]); string(rs[s.Start:s.End]) != s.Text {
+				fail("span %+v is not the passage's runes [%d, %d)", s, s.Start, s.End)
+			}
 		}
-		n++
-		t.Run(c.Name, func(t *testing.T) {
-			r := Judge(c.Claim, c.Evidence)
-			var got []string
-			for _, s := range r.Spans {
-				got = append(got, s.Text)
-				if rs := []rune(c.Evidence[s.Passage]); string(rs[s.Start:s.End]) != s.Text {
-					t.Errorf("span %+v is not the passage's runes [%d, %d)", s, s.Start, s.End)
-				}
-			}
-			if r.Label != c.Label || !slices.Equal(got, c.Spans) && (len(got) > 0 || len(c.Spans) > 0) {
-				t.Errorf("label %q spans %q (score %.3f), want %q %q", r.Label, got, r.Score, c.Label, c.Spans)
-			}
-			if r.Score < 0 || r.Score > 1 {
-				t.Errorf("score %v outside [0, 1]", r.Score)
-			}
-		})
-	}
-	if n == 0 {
-		t.Fatal("no cases")
-	}
+		if r.Label != c.Label || !slices.Equal(got, c.Spans) && (len(got) > 0 || len(c.Spans) > 0) {
+			fail("label %q spans %q (score %.3f), want %q %q", r.Label, got, r.Score, c.Label, c.Spans)
+		}
+		if r.Score < 0 || r.Score > 1 {
+			fail("score %v outside [0, 1]", r.Score)
+		}
+	})
 }
 
 func TestStripCitations(t *testing.T) {

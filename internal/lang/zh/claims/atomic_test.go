@@ -1,11 +1,11 @@
 package claims_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
 	"reflect"
 	"testing"
+
+	"github.com/annalist-dev/annalist/internal/kit/goldentest"
 
 	"github.com/annalist-dev/annalist/internal/lang/zh/claims"
 	"github.com/annalist-dev/annalist/schemas"
@@ -20,35 +20,15 @@ type atomicCase struct {
 }
 
 func TestAtomic(t *testing.T) {
-	f, err := os.Open("testdata/atomic.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	n := 0
-	for sc.Scan() {
-		var tt atomicCase
-		if err := json.Unmarshal(sc.Bytes(), &tt); err != nil {
-			t.Fatalf("line %d: %v", n+1, err)
+	goldentest.Run(t, os.DirFS("testdata"), "atomic.jsonl", func(t *testing.T, tt atomicCase, fail goldentest.Fail) {
+		got := claims.Atomic(tt.Sentence)
+		if len(got) == 0 && len(tt.Facts) == 0 {
+			return
 		}
-		n++
-		t.Run(tt.Name, func(t *testing.T) {
-			got := claims.Atomic(tt.Sentence)
-			if len(got) == 0 && len(tt.Facts) == 0 {
-				return
-			}
-			if !reflect.DeepEqual(got, tt.Facts) {
-				t.Errorf("Atomic(%q)\n got  %+v\n want %+v", tt.Sentence, got, tt.Facts)
-			}
-		})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if n == 0 {
-		t.Fatal("no cases in testdata/atomic.jsonl")
-	}
+		if !reflect.DeepEqual(got, tt.Facts) {
+			fail("Atomic(%q)\n got  %+v\n want %+v", tt.Sentence, got, tt.Facts)
+		}
+	})
 }
 
 // FuzzAtomic checks that any text splits without panicking and into facts

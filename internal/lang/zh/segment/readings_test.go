@@ -1,8 +1,6 @@
 package segment_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -10,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/annalist-dev/annalist/internal/kit/goldentest"
 
 	"github.com/annalist-dev/annalist/internal/lang/profile"
 	"github.com/annalist-dev/annalist/internal/lang/text"
@@ -21,7 +21,7 @@ import (
 // what the liezhuan rules read in it. Only the fields a case gives are
 // checked.
 type reading struct {
-	Case string `json:"case"`
+	Name string `json:"name"`
 	// Text is the volume; "{pad N}" stands for N times pad.
 	Text string `json:"text"`
 	// Entries are the persons the pieces open, in order: a main entry's
@@ -43,35 +43,22 @@ const pad = "历官有声，民甚德之。"
 
 var padRE = regexp.MustCompile(`\{pad (\d+)\}`)
 
+// loadReadings reads testdata/readings.jsonl (internal/kit/goldentest)
+// with each "{pad N}" written out.
 func loadReadings(t *testing.T) []reading {
 	t.Helper()
-	f, err := os.Open("testdata/readings.jsonl")
+	cases, err := goldentest.Read[reading](os.DirFS("testdata"), "readings.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []reading
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		var r reading
-		dec := json.NewDecoder(strings.NewReader(line))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&r); err != nil {
-			t.Fatalf("readings.jsonl line %d: %v", n, err)
-		}
+	out := make([]reading, 0, len(cases))
+	for _, c := range cases {
+		r := c.Value
 		r.Text = padRE.ReplaceAllStringFunc(r.Text, func(m string) string {
 			k, _ := strconv.Atoi(padRE.FindStringSubmatch(m)[1])
 			return strings.Repeat(pad, k)
 		})
 		out = append(out, r)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }
@@ -89,7 +76,7 @@ func TestReadings(t *testing.T) {
 		t.Fatal("no cases")
 	}
 	for _, tc := range cases {
-		t.Run(tc.Case, func(t *testing.T) {
+		t.Run(tc.Name, func(t *testing.T) {
 			rs := []rune(tc.Text)
 			d := segment.NewDoc(rs, text.SentencesRunes(rs))
 			pieces := rules.Read(d, rules.Marks(d))
