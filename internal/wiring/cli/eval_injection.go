@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/annalist-dev/annalist/infra/llm"
 	"github.com/annalist-dev/annalist/internal/evaluation/dataset"
 	"github.com/annalist-dev/annalist/internal/evaluation/eval"
 	"github.com/annalist-dev/annalist/internal/evaluation/inject"
 	"github.com/annalist-dev/annalist/internal/kit/progress"
 	"github.com/annalist-dev/annalist/internal/lang/zh/glossary"
-	"github.com/annalist-dev/annalist/internal/wiring/app"
 	"github.com/annalist-dev/annalist/internal/wiring/appsystem"
 	"github.com/annalist-dev/annalist/producers"
 )
@@ -49,19 +47,13 @@ func evalInjection(ctx context.Context, io IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	cleanup, err := s.freshDataDir("eval injection", "eval-injection-", *keep)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
 	// The offline engine throughout: the evaluation measures the offline
-	// verifier and solvers, and its cases must not depend on a model.
-	s.app.LLM = llm.Config{}
-	a, log, err := s.open(ctx, io, app.NeedsFor(app.IngestStages()))
+	// verifier and solvers.
+	a, log, closeApp, err := s.openOfflineIngestion(ctx, io, "eval injection", "eval-injection-", *keep)
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	defer closeApp()
 	// The glossary the knowledge solver looks terms up in is part of the
 	// system under test; it is ingested like any collection.
 	g, err := producers.NewItem(glossary.Document())

@@ -8,11 +8,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/annalist-dev/annalist/infra/llm"
 	"github.com/annalist-dev/annalist/internal/evaluation/dataset"
 	"github.com/annalist-dev/annalist/internal/evaluation/eval"
 	"github.com/annalist-dev/annalist/internal/lang/quotes"
-	"github.com/annalist-dev/annalist/internal/wiring/app"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -89,17 +87,11 @@ func evalQuotes(ctx context.Context, io IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	cleanup, err := s.freshDataDir("eval quotes", "eval-quotes-", *keep)
+	a, log, closeApp, err := s.openOfflineIngestion(ctx, io, "eval quotes", "eval-quotes-", *keep)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
-	s.app.LLM = llm.Config{}
-	a, log, err := s.open(ctx, io, app.NeedsFor(app.IngestStages()))
-	if err != nil {
-		return err
-	}
-	defer a.Close()
+	defer closeApp()
 	res, err := a.Ingest(ctx, s.tenant, true, true, func(ctx context.Context, sink producers.Sink) (producers.Summary, error) {
 		return producers.IngestQuotes(ctx, bytes.NewReader(body), filepath.Base(path), s.tenant, sink)
 	})

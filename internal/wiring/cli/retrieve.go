@@ -9,7 +9,6 @@ import (
 
 	"github.com/annalist-dev/annalist/consumers/chunker"
 	"github.com/annalist-dev/annalist/consumers/writer/biography"
-	"github.com/annalist-dev/annalist/infra/llm"
 	"github.com/annalist-dev/annalist/internal/evaluation/dataset"
 	"github.com/annalist-dev/annalist/internal/evaluation/eval"
 	"github.com/annalist-dev/annalist/internal/kit/progress"
@@ -137,17 +136,11 @@ func evalRetrieval(ctx context.Context, io IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	cleanup, err := s.freshDataDir("eval retrieval", "eval-retrieval-", *keep)
+	a, log, closeApp, err := s.openOfflineIngestion(ctx, io, "eval retrieval", "eval-retrieval-", *keep)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
-	s.app.LLM = llm.Config{}
-	a, log, err := s.open(ctx, io, app.NeedsFor(app.IngestStages()))
-	if err != nil {
-		return err
-	}
-	defer a.Close()
+	defer closeApp()
 	if _, err := ingestDir(ctx, a, s.tenant, dir, "ingest", log); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/annalist-dev/annalist/infra/llm"
 	"github.com/annalist-dev/annalist/internal/evaluation/dataset"
 	"github.com/annalist-dev/annalist/internal/kit/progress"
 	"github.com/annalist-dev/annalist/internal/wiring/app"
@@ -45,6 +46,25 @@ func (s *service) freshDataDir(command, prefix string, keep bool) (func(), error
 		return func() {}, nil
 	}
 	return func() { _ = os.RemoveAll(tmp) }, nil
+}
+
+// openOfflineIngestion is how an evaluation that ingests its own corpus
+// starts: a fresh data directory (freshDataDir), the offline engine
+// throughout — an evaluation's cases must not depend on a model — and the
+// ingestion stages in this process. close closes the app, then removes
+// the directory unless keep is set.
+func (s *service) openOfflineIngestion(ctx context.Context, stdio IO, command, prefix string, keep bool) (a *app.App, log zerolog.Logger, close func(), err error) {
+	cleanup, err := s.freshDataDir(command, prefix, keep)
+	if err != nil {
+		return nil, log, nil, err
+	}
+	s.app.LLM = llm.Config{}
+	a, log, err = s.open(ctx, stdio, app.NeedsFor(app.IngestStages()))
+	if err != nil {
+		cleanup()
+		return nil, log, nil, err
+	}
+	return a, log, func() { a.Close(); cleanup() }, nil
 }
 
 // ingestDir publishes every file under dir, then the extra documents, and
