@@ -2,29 +2,19 @@ package topic
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/annalist-dev/annalist/internal/lang/text"
+	"github.com/annalist-dev/annalist/internal/ports/kind"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// Quotation is one quotation of the quotes collection: its text as the
-// collection holds it, its author, and the chunk that holds it (the
-// citation).
-type Quotation struct {
-	ChunkID string
-	Text    string
-	Author  string
-}
+// Quotation is one quotation of the quotes collection (kind.Quotation).
+type Quotation = kind.Quotation
 
-// Quotes finds the quotations that fit a query, best first, at most n
-// (the ranking `annalist quote` uses). Implementations are safe for
-// concurrent use.
-type Quotes interface {
-	Quotes(ctx context.Context, tenant, query string, n int) ([]Quotation, error)
-}
+// Quotes finds the quotations that fit a query (kind.Quotes).
+type Quotes = kind.Quotes
 
 // WithQuotes lets a request ask for quotations (schemas.Request.Quotes):
 // q finds them.
@@ -34,7 +24,7 @@ func WithQuotes(q Quotes) Option {
 
 // ErrNoQuotes is returned by Plan for a request asking for quotations of
 // a curator without a quotation finder (WithQuotes).
-var ErrNoQuotes = errors.New("quotations asked for, but this writer has no quotation collection to draw them from")
+var ErrNoQuotes = kind.ErrNoQuotes
 
 // quoteCandidates is how many quotations a section's query reads, so
 // that a quotation already on the page can be passed over.
