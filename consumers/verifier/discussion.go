@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/annalist-dev/annalist/internal/lang/en/discourse"
+	"github.com/annalist-dev/annalist/internal/lang/en/support"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -47,18 +48,46 @@ const DefaultDiscussionGraphs = 64
 //   - paragraphs only: supported when the sentence is one or several
 //     consecutive sentences of one cited paragraph, word for word; else
 //     the wrapped checker decides, on a reference set of the cited
-//     paragraphs alone, as it checks any sentence in the set's language.
+//     paragraphs alone, as it checks any sentence in the set's language,
+//     and with a claim-support judge (JudgeBackground) a sentence it
+//     supports is supported only if the judge, reading the cited
+//     paragraphs alone, finds it complete: partial is not_supported with
+//     the error type schemas.ErrorOther (the regenerate solver rewrites
+//     it or drops it), missing not_included.
 //   - no citation, a turn and a paragraph together, or a citation that is
 //     not a paragraph or turn of the set: not_included.
 //
 // Every other reference set goes to inner unchanged. Safe for concurrent
-// use when inner is.
-func WithDiscussions(inner Checker) Checker {
-	return &discussions{inner: inner, seed: maphash.MakeSeed(), readings: map[uint64]*reading{}}
+// use when inner and the options' judges are.
+func WithDiscussions(inner Checker, opts ...DiscussionOption) Checker {
+	c := &discussions{inner: inner, seed: maphash.MakeSeed(), readings: map[uint64]*reading{}}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// DiscussionOption configures WithDiscussions.
+type DiscussionOption func(*discussions)
+
+// JudgeBackground gives the claim-support judge j a second opinion on a
+// background sentence the wrapped checker supports and that is not a
+// paragraph's sentence word for word; see WithDiscussions. The judge
+// confirms or refuses, never accepts alone: on KGDS dev (TestKGDSSupport)
+// the shipped offline judge finds complete most gold atomic facts cited
+// to their own paragraph, but also most of the same facts with a number
+// changed, a name swapped or a fact added, which the wrapped checker
+// refuses; where it says missing or partial it is reliable. Opinions stay
+// VerifyOpinion's alone: it refuses every opinion cited to another turn
+// of its participant, and the judge would refuse about one in nine of the
+// opinions it accepts.
+func JudgeBackground(j ClaimJudge) DiscussionOption {
+	return func(c *discussions) { c.judge = j }
 }
 
 type discussions struct {
 	inner Checker
+	judge ClaimJudge
 
 	seed     maphash.Seed
 	mu       sync.Mutex
@@ -196,7 +225,51 @@ func (c *discussions) background(ctx context.Context, refs *schemas.ReferenceSet
 			cited.References = append(cited.References, r)
 		}
 	}
-	return c.inner.Check(ctx, &cited, d)
+	v, err := c.inner.Check(ctx, &cited, d)
+	if err != nil || c.judge == nil || v.Status != schemas.StatusSupported {
+		return v, err
+	}
+	return c.secondOpinion(ctx, &cited, d, v)
+}
+
+// secondOpinion is the claim-support judge's word on a background
+// sentence the wrapped checker supports (v), on the cited paragraphs
+// alone: complete keeps v, with the judge's score in each fact's message;
+// partial makes it not_supported (schemas.ErrorOther), the evidence the
+// paragraph sentences that carry the part the judge found; missing
+// not_included.
+func (c *discussions) secondOpinion(ctx context.Context, cited *schemas.ReferenceSet, d schemas.Draft, v schemas.Verdict) (schemas.Verdict, error) {
+	passages := make([]string, len(cited.References))
+	for i, r := range cited.References {
+		passages[i] = r.Text
+	}
+	res, err := c.judge.JudgeClaim(ctx, d.Text, passages)
+	if err != nil {
+		return schemas.Verdict{}, fmt.Errorf("judge draft %s/%d: %w", d.RequestID, d.Index, err)
+	}
+	ids := strings.Join(d.Citations, ", ")
+	switch res.Label {
+	case support.Complete:
+		for i := range v.Facts {
+			v.Facts[i].Message = strings.TrimSpace(fmt.Sprintf("%s (the claim-support judge: complete, score %.2f)", v.Facts[i].Message, res.Score))
+		}
+		return v, nil
+	case support.Partial:
+		f := schemas.FactVerdict{Fact: schemas.Fact{Text: d.Text, ChunkID: d.Citations[0]},
+			Status: schemas.StatusNotSupported, ErrorType: schemas.ErrorOther,
+			Message: fmt.Sprintf("the cited paragraphs (%s) support only part of it (the claim-support judge, score %.2f)", ids, res.Score)}
+		for _, sp := range res.Spans {
+			if sp.Passage >= 0 && sp.Passage < len(cited.References) {
+				f.Evidence = append(f.Evidence, schemas.Evidence{ChunkID: cited.References[sp.Passage].ChunkID,
+					Span: schemas.Span{Start: sp.Start, End: sp.End}, Text: sp.Text})
+			}
+		}
+		out := schemas.Verdict{RequestID: d.RequestID, Kind: d.Kind, Subject: d.Subject, Index: d.Index,
+			Attempt: d.Attempt, Draft: d, Status: schemas.StatusNotSupported, ErrorType: schemas.ErrorOther,
+			Facts: []schemas.FactVerdict{f}}
+		return out, nil
+	}
+	return notIncluded(d, fmt.Sprintf("the cited paragraphs (%s) do not state it (the claim-support judge: %s, score %.2f)", ids, res.Label, res.Score)), nil
 }
 
 // verbatim reports whether s is, white space aside, one sentence of

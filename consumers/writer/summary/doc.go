@@ -36,8 +36,9 @@
 // and cached: sentence k is the k-th of the background sentences followed
 // by each participant's opinions.
 //
-// LLM asks a chat model once per discussion for the whole summary (prompt
-// PromptSummary, strict JSON through internal/kit/ask) and checks the answer's
+// LLM asks a chat model once per discussion (and set of quotations) for
+// the whole summary (prompt PromptSummary, strict JSON through
+// internal/kit/ask) and checks the answer's
 // structure before any sentence of it is drafted: every cited paragraph
 // and turn exists, an opinion's turn is its participant's, the text is one
 // non-empty line that opens with the participant ("PersonN thinks …").
@@ -50,6 +51,27 @@
 // — a turn-cited sentence with core.VerifyOpinion, a paragraph-cited one
 // against the paragraphs it cites — and a failing one goes to the solvers
 // and is dropped after bounded attempts.
+//
+// # Quotations
+//
+// A request with Quotes (`annalist generate discussion ID --quotes`) asks
+// the planner's quotation finder (WithQuotes, the port kind.Quotes) for at
+// most one quotation per section, chosen by kind.PickQuotes as the topic
+// page chooses its own: the section's query is its paragraphs (the
+// background) or its participant's turns, a quotation is on the page
+// once, and each chosen one is a reference of the set (source
+// schemas.SourceQuote, its author recorded). Where it goes is the set's
+// Curation.Outline: a section per section given a quotation, holding its
+// item (schemas.RelQuote). Both drafters end that section with it: the
+// offline drafter writes quotes.Sentence, the author's words verbatim;
+// the LLM drafter's prompt lists the quotations and its answer gives
+// each once, in its section, citing references of the set. The verifier
+// (verifier.WithQuotes) publishes a quotation sentence only verbatim and
+// attributed to the quotation's author, so a quotation the model altered
+// or gave to another author is never published. Without a finder such a
+// request fails with kind.ErrNoQuotes. A reader rebuilding the
+// DiscussionSummary from the citations (the feed) passes quotations by:
+// they cite neither a paragraph nor a turn.
 //
 // The model's summary is cached in the process, like the offline plan: a
 // page whose drafting moves to another writer replica after a restart asks

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,7 +27,7 @@ import (
 
 // PromptSummary is the version of the summary prompt. A template file is
 // never edited in place: a change is a new version.
-const PromptSummary = "discussion_summary.v1"
+const PromptSummary = "discussion_summary.v2"
 
 //go:embed prompts/*.tmpl
 var promptFS embed.FS
@@ -110,6 +111,8 @@ func (l *LLM) Calls() int64 { return l.calls.Load() }
 func (l *LLM) Draft(ctx context.Context, refs *schemas.ReferenceSet, _ []schemas.PageSentence, index int) (schemas.Draft, bool, error) {
 	items, err := l.Items(ctx, refs)
 	if errors.Is(err, writer.ErrMalformed) {
+		// Past the offline plan (its quotations included) the summary is
+		// done.
 		if index < 0 || index >= len(l.off.Items(refs)) {
 			return schemas.Draft{}, true, nil
 		}
@@ -133,7 +136,7 @@ func (l *LLM) Items(ctx context.Context, refs *schemas.ReferenceSet) ([]Item, er
 	if refs == nil || refs.Discussion == nil {
 		return nil, pipeline.Permanent(errNoDiscussion)
 	}
-	key := fingerprint(refs.Discussion)
+	key := planKey(refs)
 	l.mu.Lock()
 	e := l.entries[key]
 	if e == nil {
@@ -172,6 +175,10 @@ type promptTurn struct {
 	Participant, Utterance string
 }
 
+type promptQuote struct {
+	Section, Chunk, Author, Sentence string
+}
+
 type promptData struct {
 	ID           string
 	Paragraphs   []promptParagraph
@@ -179,12 +186,20 @@ type promptData struct {
 	Suggested    string
 	Turns        []promptTurn
 	Participants string
+	Quotations   []promptQuote
 	Feedback     string
 }
 
 type llmAnswer struct {
 	Background []llmBackground `json:"background"`
 	Opinions   []llmOpinions   `json:"opinions"`
+	Quotations []llmQuotation  `json:"quotations"`
+}
+
+type llmQuotation struct {
+	Section   string   `json:"section"`
+	Text      string   `json:"text"`
+	Citations []string `json:"citations"`
 }
 
 type llmBackground struct {
@@ -234,13 +249,33 @@ func (l *LLM) ask(ctx context.Context, refs *schemas.ReferenceSet) ([]Item, erro
 		}
 	}
 	data.Suggested = strings.Join(suggested, ", ")
+	planned := quoteItems(refs)
+	if refs.Curation != nil {
+		for _, sec := range refs.Curation.Outline {
+			if q, ok := planned[sec.Title]; ok {
+				r, _ := refs.Reference(q.Citations[0])
+				data.Quotations = append(data.Quotations, promptQuote{Section: sec.Title, Chunk: r.ChunkID,
+					Author: r.Author, Sentence: q.Text})
+			}
+		}
+	}
 	items, calls, err := ask.JSON(ctx, l.m, ask.Request[llmAnswer, []Item]{
 		Prompt: summaryPrompt,
 		Data: func(feedback string) any {
 			data.Feedback = feedback
 			return data
 		},
-		Validate: func(a llmAnswer) ([]Item, error) { return l.summaryOf(a, d, g) },
+		Validate: func(a llmAnswer) ([]Item, error) {
+			items, err := l.summaryOf(a, d, g)
+			if err != nil {
+				return nil, err
+			}
+			qs, err := l.quotationsOf(a, refs, planned)
+			if err != nil {
+				return nil, err
+			}
+			return placeQuotes(items, qs), nil
+		},
 		Attempts: l.cfg.MaxAttempts,
 	})
 	l.calls.Add(int64(calls))
@@ -339,6 +374,67 @@ func (l *LLM) summaryOf(a llmAnswer, d schemas.Discussion, g *discourse.Graph) (
 		return nil, fmt.Errorf("the summary has %d sentences, more than %d", len(out), MaxSentences)
 	}
 	return out, nil
+}
+
+// quotationsOf validates the answer's quotations against the ones the
+// plan placed (planned, by section): each placed quotation given once, in
+// its section, as one non-empty line of bounded length citing references
+// of the set. Whether the line quotes its quotation verbatim and
+// attributes it to its author is the verifier's to judge
+// (verifier.WithQuotes), as for every other sentence. Rejected: a
+// quotation missing, given twice or for a section the plan gave none,
+// and a text or citations that break the structure.
+func (l *LLM) quotationsOf(a llmAnswer, refs *schemas.ReferenceSet, planned map[string]Item) (map[string]Item, error) {
+	if len(planned) == 0 {
+		if len(a.Quotations) > 0 {
+			return nil, errors.New("the summary was asked for no quotation: give none")
+		}
+		return nil, nil
+	}
+	out := map[string]Item{}
+	for i, q := range a.Quotations {
+		sec := strings.TrimSpace(q.Section)
+		what := fmt.Sprintf("quotation %d (section %q)", i+1, q.Section)
+		want, ok := planned[sec]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("%s: no quotation is listed for that section (%s)", what, quoteSections(planned))
+		case out[sec].Text != "":
+			return nil, fmt.Errorf("%s: the section's quotation is given twice; give it once", what)
+		}
+		t := strings.TrimSpace(q.Text)
+		switch n := utf8.RuneCountInString(t); {
+		case n == 0:
+			return nil, fmt.Errorf("%s: the text is empty", what)
+		case strings.ContainsAny(t, "\n\r"):
+			return nil, fmt.Errorf("%s: the text spans several lines; write it on one", what)
+		case n > l.cfg.MaxSentenceRunes+utf8.RuneCountInString(want.Text):
+			return nil, fmt.Errorf("%s: the text has %d characters, far more than the quotation", what, n)
+		}
+		if len(q.Citations) == 0 {
+			return nil, fmt.Errorf("%s: no citation: cite the quotation's id (%s)", what, want.Citations[0])
+		}
+		var cites []string
+		for _, c := range q.Citations {
+			if _, ok := refs.Reference(c); !ok {
+				return nil, fmt.Errorf("%s: %q is not a reference of the summary: cite the quotation's id (%s)", what, c, want.Citations[0])
+			}
+			cites = appendOnce(cites, c)
+		}
+		out[sec] = Item{Section: sec, Text: t, Citations: cites}
+	}
+	for sec, want := range planned {
+		if _, ok := out[sec]; !ok {
+			return nil, fmt.Errorf("the quotation for section %q (%s) is missing: give every quotation listed", sec, want.Citations[0])
+		}
+	}
+	return out, nil
+}
+
+// quoteSections lists the sections given a quotation, in order.
+func quoteSections(planned map[string]Item) string {
+	secs := slices.Sorted(maps.Keys(planned))
+	return "the quotations are for " + strings.Join(secs, ", ")
 }
 
 // sentence checks one sentence of the answer: not empty, one line,

@@ -17,8 +17,8 @@ import (
 
 // Item is one planned sentence of a summary: its section
 // (SectionBackground or a participant), its text, the references it cites
-// (paragraph or turn ids) and, for an opinion, the background entities it
-// names by canonical name.
+// (paragraph or turn ids, or a quotation's chunk) and, for an opinion,
+// the background entities it names by canonical name.
 type Item struct {
 	Section   string
 	Text      string
@@ -51,12 +51,18 @@ var errNoDiscussion = errors.New("the reference set holds no discussion")
 // Items is the summary of refs' discussion in page order: the background
 // sentences (SectionBackground, citing their paragraph), then each
 // participant's opinions in the order the participants first speak
-// (section the participant, citing their turn, with their entities).
-// Computed once per discussion.
+// (section the participant, citing their turn, with their entities),
+// each section ending with the quotation the plan placed in it, if any
+// (quotes.Sentence, citing the quotation). Computed once per discussion.
 func (o *Offline) Items(refs *schemas.ReferenceSet) []Item {
 	if refs == nil || refs.Discussion == nil {
 		return nil
 	}
+	return placeQuotes(o.summary(refs), quoteItems(refs))
+}
+
+// summary is Plan of refs' discussion, cached by its fingerprint.
+func (o *Offline) summary(refs *schemas.ReferenceSet) []Item {
 	key := fingerprint(refs.Discussion)
 	o.mu.Lock()
 	items, ok := o.items[key]

@@ -19,18 +19,28 @@ type Store interface {
 // Planner is the kind's planner: the reference set of a summary is the
 // stored discussion (see the package doc).
 type Planner struct {
-	store Store
+	store  Store
+	quotes kind.Quotes
 }
 
 var _ kind.Planner = (*Planner)(nil)
 
 // NewPlanner returns the planner reading s; s must not be nil.
-func NewPlanner(s Store) *Planner { return &Planner{store: s} }
+func NewPlanner(s Store, opts ...Option) *Planner {
+	p := &Planner{store: s}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
 
 // Plan reads the discussion r.Subject names and returns its reference set
 // (References). A discussion the store does not hold, or holds in a shape
 // that does not validate, fails with an error wrapping
 // kind.ErrUnknownSubject; a store error is returned as it is (transient).
+// A request for quotations (r.Quotes) adds at most one to each section
+// (see WithQuotes); without a quotation finder it fails with
+// kind.ErrNoQuotes.
 func (p *Planner) Plan(ctx context.Context, tenant string, r schemas.Request) (*schemas.ReferenceSet, error) {
 	d, found, err := p.store.Discussion(ctx, tenant, r.Subject)
 	if err != nil {
@@ -45,7 +55,13 @@ func (p *Planner) Plan(ctx context.Context, tenant string, r schemas.Request) (*
 	if err := d.Validate(); err != nil {
 		return nil, fmt.Errorf("discussion %q: %w: the stored discussion is invalid: %w", r.Subject, kind.ErrUnknownSubject, err)
 	}
-	return References(d), nil
+	rs := References(d)
+	if r.Quotes {
+		if err := p.addQuotes(ctx, tenant, rs); err != nil {
+			return nil, fmt.Errorf("discussion %q: %w", r.Subject, err)
+		}
+	}
+	return rs, nil
 }
 
 // References is the reference set of a summary of d: Subject and Name its

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/annalist-dev/annalist/internal/lang/quotes"
 	"github.com/annalist-dev/annalist/internal/lang/text"
 	"github.com/annalist-dev/annalist/internal/lang/zh/era"
 	"github.com/annalist-dev/annalist/internal/lang/zh/glossary"
@@ -177,6 +178,9 @@ type curation struct {
 	keyNames []string
 	// fresh are the documents whose arrival asked for the page again.
 	fresh []string
+	// quotations are the chunks of the quotes collection read and left
+	// out (see load).
+	quotations map[string]bool
 }
 
 func (c *Curator) curate(ctx context.Context, tenant, topic string, fresh []string) (*schemas.ReferenceSet, error) {
@@ -373,11 +377,16 @@ func (st *curation) addChunk(id, through string) {
 	}
 }
 
-// load reads the chunks of ids not read yet.
+// load reads the chunks of ids not read yet. A chunk of the quotes
+// collection (profile quotes.Profile) is left out: the curation gathers
+// what the sources say of the topic, and a quotation's words are its
+// author's, never to be written as a plain sentence. A quotation enters
+// a page only when the request asks for quotations (addQuotes), as its
+// author's, verbatim and attributed.
 func (st *curation) load(ctx context.Context, ids []string) error {
 	var need []string
 	for _, id := range ids {
-		if _, ok := st.chunks[id]; !ok && id != "" && !slices.Contains(need, id) {
+		if _, ok := st.chunks[id]; !ok && id != "" && !st.quotations[id] && !slices.Contains(need, id) {
 			need = append(need, id)
 		}
 	}
@@ -389,6 +398,13 @@ func (st *curation) load(ctx context.Context, ids []string) error {
 		return err
 	}
 	for _, ch := range cs {
+		if ch.Profile == quotes.Profile {
+			if st.quotations == nil {
+				st.quotations = map[string]bool{}
+			}
+			st.quotations[ch.ChunkID] = true
+			continue
+		}
 		st.chunks[ch.ChunkID] = ch
 	}
 	return nil
@@ -572,15 +588,8 @@ func (st *curation) textSeeds(ctx context.Context, cands []graph.Entity) error {
 	if len(vs) != 1 {
 		return fmt.Errorf("embed topic: %d vectors for 1 text", len(vs))
 	}
-	hits, err := st.c.vec.Search(ctx, st.tenant, vs[0], st.c.k)
+	ids, err := st.nearest(ctx, vs[0])
 	if err != nil {
-		return fmt.Errorf("vector search: %w", err)
-	}
-	var ids []string
-	for _, h := range hits {
-		ids = append(ids, h.ChunkID)
-	}
-	if err := st.load(ctx, ids); err != nil {
 		return err
 	}
 	found = false
@@ -596,6 +605,36 @@ func (st *curation) textSeeds(ctx context.Context, cands []graph.Entity) error {
 		st.cur.Seeds = append(st.cur.Seeds, "vector")
 	}
 	return nil
+}
+
+// maxVectorWiden bounds how far nearest widens its search: at most this
+// many times the curator's k hits are read.
+const maxVectorWiden = 16
+
+// nearest returns the k nearest chunks of the topic's embedding that are
+// not quotations, loaded. The quotes collection shares the vector index
+// with the sources, and a topic that is also a tag of the collection has
+// its nearest hits among the quotations, which load leaves out; so the
+// search widens, doubling, until k chunks of the sources are found, the
+// index has no more, or maxVectorWiden times k hits were read.
+func (st *curation) nearest(ctx context.Context, vec []float32) ([]string, error) {
+	for k := st.c.k; ; k *= 2 {
+		hits, err := st.c.vec.Search(ctx, st.tenant, vec, k)
+		if err != nil {
+			return nil, fmt.Errorf("vector search: %w", err)
+		}
+		ids := make([]string, 0, len(hits))
+		for _, h := range hits {
+			ids = append(ids, h.ChunkID)
+		}
+		if err := st.load(ctx, ids); err != nil {
+			return nil, err
+		}
+		kept := slices.DeleteFunc(ids, func(id string) bool { return st.quotations[id] })
+		if len(kept) >= st.c.k || len(hits) < k || k >= maxVectorWiden*st.c.k {
+			return kept[:min(len(kept), st.c.k)], nil
+		}
+	}
 }
 
 // referenceSet is the curation as the writer's reference set: the chunks

@@ -39,6 +39,15 @@
 // other curated chunks; Facts stay empty, because the verifier reads
 // Facts as the subject's own and a place has none.
 //
+// Quotations. The curation never takes a chunk of the quotes collection
+// (profile quotes.Profile), however it reaches one (a tag or an author
+// resolved as the topic, a vector hit naming it): a quotation's words
+// are its author's and must not become a plain, unattributed sentence.
+// A quotation enters a page only when the request asks for quotations
+// (WithQuotes, kind.PickQuotes): at most one per section, as its author's
+// quotation (schemas.RelQuote), its reference marked schemas.SourceQuote
+// with the author, which the verifier holds it to.
+//
 // # Outline
 //
 //   - place: the natives, grouped into sections by the reign era of their

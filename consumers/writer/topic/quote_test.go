@@ -15,18 +15,6 @@ import (
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// fixedQuotes is a quotation finder that returns the same quotations,
-// best first, for every query, and records the queries.
-type fixedQuotes struct {
-	qs      []topic.Quotation
-	queries []string
-}
-
-func (f *fixedQuotes) Quotes(_ context.Context, _, query string, n int) ([]topic.Quotation, error) {
-	f.queries = append(f.queries, query)
-	return f.qs[:min(n, len(f.qs))], nil
-}
-
 var (
 	harbour = topic.Quotation{ChunkID: "quotes-q1", Author: "Mara Quill",
 		Text: "A harbour is a promise the land makes to the sea — and keeps \"every\" night."}
@@ -36,10 +24,10 @@ var (
 
 // quotePlan plans 闽县 (two dated sections and an undated one) asking for
 // quotations of two.
-func quotePlan(t *testing.T) (*schemas.ReferenceSet, *fixedQuotes) {
+func quotePlan(t *testing.T) (*schemas.ReferenceSet, *writertest.FixedQuotes) {
 	t.Helper()
 	f := writertest.NewFixture(t)
-	q := &fixedQuotes{qs: []topic.Quotation{harbour, oar}}
+	q := &writertest.FixedQuotes{Qs: []topic.Quotation{harbour, oar}}
 	c := topic.NewCurator(f.G, f.Chunks, topic.WithQuotes(q))
 	rs, err := c.Plan(context.Background(), tenant, schemas.Request{Kind: schemas.KindTopicPage, Subject: "闽县", Quotes: true})
 	if err != nil {
@@ -54,8 +42,8 @@ func quotePlan(t *testing.T) (*schemas.ReferenceSet, *fixedQuotes) {
 // and attributed, and the verifier supports it.
 func TestQuotesPlannedOnePerSection(t *testing.T) {
 	rs, q := quotePlan(t)
-	if len(q.queries) != len(rs.Curation.Outline) {
-		t.Errorf("%d queries for %d sections", len(q.queries), len(rs.Curation.Outline))
+	if len(q.Queries()) != len(rs.Curation.Outline) {
+		t.Errorf("%d queries for %d sections", len(q.Queries()), len(rs.Curation.Outline))
 	}
 	seen := map[string]bool{}
 	for _, sec := range rs.Curation.Outline {
@@ -119,10 +107,10 @@ func TestQuotesNeedAFinder(t *testing.T) {
 	if !errors.Is(err, topic.ErrNoQuotes) {
 		t.Errorf("plan with quotes and no finder: %v, want ErrNoQuotes", err)
 	}
-	q := &fixedQuotes{qs: []topic.Quotation{harbour}}
+	q := &writertest.FixedQuotes{Qs: []topic.Quotation{harbour}}
 	rs := plan(t, topic.NewCurator(f.G, f.Chunks, topic.WithQuotes(q)), "闽县")
-	if len(q.queries) != 0 || strings.Contains(outline(rs), harbour.Author) {
-		t.Errorf("a request without quotations asked %d queries: %s", len(q.queries), outline(rs))
+	if len(q.Queries()) != 0 || strings.Contains(outline(rs), harbour.Author) {
+		t.Errorf("a request without quotations asked %d queries: %s", len(q.Queries()), outline(rs))
 	}
 }
 

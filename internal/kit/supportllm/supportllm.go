@@ -45,7 +45,9 @@ type Judge struct {
 	model    model.BaseChatModel
 	fallback *support.Model
 	attempts int
-	stats    struct{ claims, calls, invalid, fallbacks, dropped atomic.Int64 }
+	// onError makes a model or transport error a fallback too.
+	onError bool
+	stats   struct{ claims, calls, invalid, fallbacks, modelErrors, dropped atomic.Int64 }
 }
 
 // New returns a judge that asks m, at most attempts answers a claim (0
@@ -53,6 +55,17 @@ type Judge struct {
 // judge.
 func New(m model.BaseChatModel, attempts int) *Judge {
 	return &Judge{model: m, fallback: support.Default(), attempts: attempts}
+}
+
+// FallBackOnModelError makes the offline judge decide a claim when the
+// model fails (an error, a timeout) as well as when its answers are all
+// rejected, counting it in Stats.ModelErrors and Stats.Fallbacks. It is
+// for a caller that must answer now, as `annalist support` does; a
+// pipeline stage leaves it off, so a model outage is an error it retries.
+// It returns j.
+func (j *Judge) FallBackOnModelError() *Judge {
+	j.onError = true
+	return j
 }
 
 // Stats counts the judge's work since it was made.
@@ -63,8 +76,12 @@ type Stats struct {
 	// Invalid counts the answers rejected (malformed or invalid).
 	Invalid int64 `json:"invalid"`
 	// Fallbacks counts the claims the offline judge decided because
-	// every answer was rejected.
+	// every answer was rejected or, with FallBackOnModelError, the model
+	// failed.
 	Fallbacks int64 `json:"fallbacks"`
+	// ModelErrors counts the claims whose model call failed
+	// (FallBackOnModelError).
+	ModelErrors int64 `json:"model_errors"`
 	// DroppedSpans counts spans of accepted answers that were not
 	// verbatim in the passage they named.
 	DroppedSpans int64 `json:"dropped_spans"`
@@ -73,7 +90,7 @@ type Stats struct {
 // Stats returns a snapshot of the counters.
 func (j *Judge) Stats() Stats {
 	return Stats{Claims: j.stats.claims.Load(), LLMCalls: j.stats.calls.Load(), Invalid: j.stats.invalid.Load(),
-		Fallbacks: j.stats.fallbacks.Load(), DroppedSpans: j.stats.dropped.Load()}
+		Fallbacks: j.stats.fallbacks.Load(), ModelErrors: j.stats.modelErrors.Load(), DroppedSpans: j.stats.dropped.Load()}
 }
 
 type promptData struct {
@@ -98,7 +115,8 @@ type validated struct {
 }
 
 // Judge decides claim on passages. fellBack reports that the offline
-// judge decided it. A model or transport error is returned as it is.
+// judge decided it. A model or transport error is returned as it is,
+// unless FallBackOnModelError was set (and ctx is not done).
 func (j *Judge) Judge(ctx context.Context, claim string, passages []string) (res support.Result, fellBack bool, err error) {
 	j.stats.claims.Add(1)
 	claim = support.StripCitations(claim)
@@ -117,6 +135,11 @@ func (j *Judge) Judge(ctx context.Context, claim string, passages []string) (res
 	v, calls, err := ask.JSON(ctx, j.model, req)
 	j.stats.calls.Add(int64(calls))
 	if errors.Is(err, ask.ErrRejected) {
+		j.stats.fallbacks.Add(1)
+		return j.fallback.Judge(claim, passages), true, nil
+	}
+	if err != nil && j.onError && ctx.Err() == nil {
+		j.stats.modelErrors.Add(1)
 		j.stats.fallbacks.Add(1)
 		return j.fallback.Judge(claim, passages), true, nil
 	}

@@ -95,3 +95,24 @@ func TestModelErrorIsReturned(t *testing.T) {
 		t.Errorf("err %v, want the model's", err)
 	}
 }
+
+// With FallBackOnModelError the offline judge decides a claim the model
+// failed on, and the counters say so; a done context is still an error.
+func TestModelErrorFallsBackWhenAsked(t *testing.T) {
+	j := supportllm.New(llmtest.Answers(llmtest.Fail), 2).FallBackOnModelError()
+	res, fellBack, err := j.Judge(context.Background(), claim, passages)
+	if err != nil || !fellBack {
+		t.Fatalf("fell back %v, err %v; want the offline judge's answer", fellBack, err)
+	}
+	if want := support.Judge(claim, passages); res.Label != want.Label || res.Score != want.Score {
+		t.Errorf("result %+v, want the offline judge's %+v", res, want)
+	}
+	if st := j.Stats(); st.ModelErrors != 1 || st.Fallbacks != 1 || st.Claims != 1 {
+		t.Errorf("stats %+v; want one model error, one fallback", st)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := j.Judge(ctx, claim, passages); err == nil {
+		t.Error("a done context fell back; want its error")
+	}
+}

@@ -4,5 +4,8 @@
 // per quotation, its author the chunk's subject, its tags in the chunk's
 // title), and the ranking of quotations for a topic or a text (features,
 // a logistic model fitted on the collection's tags, author credibility
-// from the collection, maximal marginal relevance).
+// from the collection, maximal marginal relevance, a fitted cut), and the
+// finder over the ports (Finder: candidates from the tags, the vectors
+// and a per-tenant word index, with topic words learned from the tagged
+// quotations to find the untagged ones).
 package quotes

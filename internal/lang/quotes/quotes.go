@@ -114,3 +114,10 @@ func HeldOut(id string) bool {
 	h.Write([]byte(id))
 	return h.Sum32()%5 == 0
 }
+
+// DevSplitID is the id whose HeldOut says whether a development quotation
+// (HeldOut(id) false) belongs to the fifth of the development quotations
+// an evaluation ingests without their tags, the development image of the
+// held-out split: an FNV hash of the id and a suffix, independent of
+// HeldOut's.
+func DevSplitID(id string) string { return id + "/dev" }

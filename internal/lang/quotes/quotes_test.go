@@ -64,13 +64,13 @@ func TestShippedModelReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	back, err := ReadModel(m.Write())
-	if err != nil || !slices.Equal(back.Weights, m.Weights) || back.Lambda != m.Lambda || len(back.Header) == 0 {
+	if err != nil || !slices.Equal(back.Weights, m.Weights) || back.Lambda != m.Lambda || back.Cut != m.Cut || len(back.Header) == 0 {
 		t.Errorf("write and read again: %+v %v", back, err)
 	}
 	if _, err := ReadModel([]byte("bias\t0\nlambda\t0.5\n")); err == nil {
 		t.Error("a model without features was read")
 	}
-	if _, err := ReadModel([]byte("bias\t0\nlambda\t2\ntag\t1\nlexical\t1\nvector\t1\nauthor_quotes\t0\nauthor_topic\t0\n")); err == nil {
+	if _, err := ReadModel([]byte("bias\t0\nlambda\t2\ntag\t1\nlexical\t1\nvector\t1\nauthor_quotes\t0\nauthor_topic\t0\ncut\t0.5\nexpansion\t0\ntagged\t0\n")); err == nil {
 		t.Error("lambda 2 was read")
 	}
 }
@@ -102,7 +102,8 @@ func TestFitLearnsTheSeparatingFeature(t *testing.T) {
 	var ex []Example
 	for i := range 200 {
 		fits := i%4 == 0
-		x := []float64{0, float64(i%7) / 7, 0, 0, 0}
+		x := make([]float64, len(FeatureNames))
+		x[1] = float64(i%7) / 7
 		if fits {
 			x[0] = 1
 		}

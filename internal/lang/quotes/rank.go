@@ -14,7 +14,7 @@ import (
 )
 
 // Features of a candidate quotation, in the order of Model.Weights.
-var FeatureNames = []string{"tag", "lexical", "vector", "author_quotes", "author_topic"}
+var FeatureNames = []string{"tag", "lexical", "vector", "author_quotes", "author_topic", "expansion", "tagged"}
 
 // Candidate is a quotation found for a query, with what the ranking reads
 // of it.
@@ -28,13 +28,18 @@ type Candidate struct {
 	// AuthorQuotes is how many quotations of the collection the author
 	// has; AuthorTopic how many of them carry a tag the query matches.
 	AuthorQuotes, AuthorTopic int
+	// Expansion is how much the quotation speaks in the words of the
+	// topics the query names (Expansion of TopicWords, the quotation
+	// itself left out of the topic's quotations).
+	Expansion float64
 }
 
 // Ranked is a candidate with its score: the model's probability that it
-// fits the query.
+// fits the query. Fits says whether the score passes the model's cut.
 type Ranked struct {
 	Candidate
 	Score float64
+	Fits  bool
 }
 
 // Query is a topic or a text as the ranking reads it.
@@ -89,7 +94,11 @@ func (q Query) Features(c Candidate) []float64 {
 	if c.AuthorQuotes > 0 {
 		topic = float64(c.AuthorTopic) / float64(c.AuthorQuotes)
 	}
-	return []float64{q.TagScore(c.Tags), lex, c.Vector, math.Log1p(float64(c.AuthorQuotes)), topic}
+	tagged := 0.0
+	if len(c.Tags) > 0 {
+		tagged = 1
+	}
+	return []float64{q.TagScore(c.Tags), lex, c.Vector, math.Log1p(float64(c.AuthorQuotes)), topic, c.Expansion, tagged}
 }
 
 // ContentWords are the lowercased, lightly stemmed words of s that are
@@ -129,6 +138,10 @@ type Model struct {
 	Bias    float64
 	Weights []float64
 	Lambda  float64
+	// Cut is the least score of a quotation that fits (Ranked.Fits): the
+	// score above which the fitted quotations were relevant with the
+	// precision the model's file records.
+	Cut float64
 	// Header is the comment block of the model's file: how it was fitted
 	// and its out-of-fold figures.
 	Header []string
@@ -141,8 +154,8 @@ var rankFile []byte
 func DefaultModel() (Model, error) { return ReadModel(rankFile) }
 
 // ReadModel reads a model file: comment lines (#), then "bias", "lambda"
-// and one line per feature, name and value tab-separated. A feature
-// missing or unknown is an error.
+// "cut" and one line per feature, name and value tab-separated. A
+// feature missing or unknown is an error.
 func ReadModel(b []byte) (Model, error) {
 	m := Model{Weights: make([]float64, len(FeatureNames)), Lambda: -1}
 	seen := map[string]bool{}
@@ -166,6 +179,8 @@ func ReadModel(b []byte) (Model, error) {
 			m.Bias = v
 		case name == "lambda":
 			m.Lambda = v
+		case name == "cut":
+			m.Cut = v
 		case i >= 0:
 			m.Weights[i] = v
 		default:
@@ -173,10 +188,13 @@ func ReadModel(b []byte) (Model, error) {
 		}
 		seen[name] = true
 	}
-	for _, f := range append([]string{"bias", "lambda"}, FeatureNames...) {
+	for _, f := range append([]string{"bias", "lambda", "cut"}, FeatureNames...) {
 		if !seen[f] {
 			return Model{}, fmt.Errorf("rank model: no %s", f)
 		}
+	}
+	if m.Cut < 0 || m.Cut > 1 {
+		return Model{}, fmt.Errorf("rank model: cut %v outside [0,1]", m.Cut)
 	}
 	if m.Lambda < 0 || m.Lambda > 1 {
 		return Model{}, fmt.Errorf("rank model: lambda %v outside [0,1]", m.Lambda)
@@ -190,7 +208,7 @@ func (m Model) Write() []byte {
 	for _, h := range m.Header {
 		b.WriteString(h + "\n")
 	}
-	fmt.Fprintf(&b, "bias\t%.6g\nlambda\t%.6g\n", m.Bias, m.Lambda)
+	fmt.Fprintf(&b, "bias\t%.6g\nlambda\t%.6g\ncut\t%.6g\n", m.Bias, m.Lambda, m.Cut)
 	for i, f := range FeatureNames {
 		fmt.Fprintf(&b, "%s\t%.6g\n", f, m.Weights[i])
 	}
@@ -219,7 +237,8 @@ func (m Model) Rank(q Query, cands []Candidate, n int) []Ranked {
 			continue
 		}
 		seen[c.Text] = true
-		pool = append(pool, Ranked{Candidate: c, Score: m.Prob(q.Features(c))})
+		p := m.Prob(q.Features(c))
+		pool = append(pool, Ranked{Candidate: c, Score: p, Fits: p >= m.Cut})
 	}
 	sort.SliceStable(pool, func(i, j int) bool {
 		if pool[i].Score != pool[j].Score {

@@ -22,6 +22,7 @@ import (
 	"github.com/annalist-dev/annalist/consumers/writer/topic"
 	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/pages"
+	"github.com/annalist-dev/annalist/internal/kit/supportllm"
 	"github.com/annalist-dev/annalist/internal/lang/zh/era"
 	"github.com/annalist-dev/annalist/internal/lang/zh/glossary"
 	"github.com/annalist-dev/annalist/internal/ports/kind"
@@ -165,24 +166,6 @@ type generationAgents struct {
 	checker verifier.Checker
 	solvers map[string]solver.Solver
 	kinds   *kind.Registry
-	quotes  topic.Quotes
-}
-
-// ErrKindsBuilt is returned by SetQuotes once the kind registry is built.
-var ErrKindsBuilt = errors.New("the kinds are already built")
-
-// SetQuotes gives the topic page its quotation finder (topic.WithQuotes:
-// a request with Quotes draws at most one quotation per section from q).
-// It must be called before the kinds are built (Kinds); a process that
-// never calls it refuses requests for quotations with topic.ErrNoQuotes.
-func (a *App) SetQuotes(q topic.Quotes) error {
-	a.gen.mu.Lock()
-	defer a.gen.mu.Unlock()
-	if a.gen.kinds != nil {
-		return ErrKindsBuilt
-	}
-	a.gen.quotes = q
-	return nil
 }
 
 // eraTable is the process's era table.
@@ -235,9 +218,13 @@ func (a *App) Kinds() (*kind.Registry, error) {
 	if a.Vectors != nil && a.Embedder != nil {
 		topts = append(topts, topic.WithVectors(a.Embedder, a.Vectors, max(a.Config.Generate.VectorK, topicVectorK)))
 	}
-	if a.gen.quotes != nil {
-		topts = append(topts, topic.WithQuotes(a.gen.quotes))
+	// Quotations come from the process's own collection, so every
+	// process that runs the writer answers requests for them.
+	quotes, err := a.QuoteFinder()
+	if err != nil {
+		return nil, err
 	}
+	topts = append(topts, topic.WithQuotes(quotes))
 	toff := topic.NewOffline(topic.OfflineConfig{})
 	var tllm topic.Engine
 	if a.Chat != nil {
@@ -254,7 +241,7 @@ func (a *App) Kinds() (*kind.Registry, error) {
 		if a.Chat != nil {
 			dllm = summary.NewLLM(summary.LLMConfig{}, a.Chat, doff)
 		}
-		if err := reg.Register(summary.Spec(summary.NewPlanner(a.Discussions), doff, dllm)); err != nil {
+		if err := reg.Register(summary.Spec(summary.NewPlanner(a.Discussions, summary.WithQuotes(quotes)), doff, dllm)); err != nil {
 			return nil, err
 		}
 	}
@@ -322,7 +309,9 @@ func (a *App) Writer() (*writer.Loop, error) {
 // Checker is the verifier: the LLM judge when configured, else the
 // offline checker, either wrapped for discussion summaries
 // (verifier.WithDiscussions: an opinion is checked against its turn, a
-// background sentence against its paragraphs) and for answers
+// background sentence against its paragraphs, a reworded one confirmed
+// by the claim-support judge — the LLM one under the LLM judge, else the
+// offline one) and for answers
 // (verifier.WithAnswers: a sentence against the documents it cites, by
 // the claim-support judge), and for quotations (verifier.WithQuotes: a
 // quotation verbatim and attributed to its chunk's author, or not
@@ -334,10 +323,12 @@ func (a *App) Checker() verifier.Checker {
 	if a.gen.checker == nil {
 		off := verifier.NewOffline(verifier.Config{Era: a.eraTableLocked()})
 		var c verifier.Checker = off
+		var claims verifier.ClaimJudge = verifier.OfflineClaims{}
 		if a.Chat != nil && a.Config.Generate.Verifier != "offline" {
 			c = verifier.NewJudge(verifier.JudgeConfig{}, verifier.WithModel(a.Chat), verifier.WithFallback(off))
+			claims = verifier.LLMClaims(supportllm.New(a.Chat, 0))
 		}
-		a.gen.checker = verifier.WithQuotes(verifier.WithAnswers(verifier.WithDiscussions(c), answer.SupportJudge{}))
+		a.gen.checker = verifier.WithQuotes(verifier.WithAnswers(verifier.WithDiscussions(c, verifier.JudgeBackground(claims)), answer.SupportJudge{}))
 	}
 	return a.gen.checker
 }

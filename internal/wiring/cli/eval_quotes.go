@@ -20,6 +20,10 @@ type EvalQuotes struct {
 	eval.QuotesReport
 	Data string `json:"data"`
 	Seed uint64 `json:"seed"`
+	// Untagged says which quotations were ingested without their tags
+	// (--untagged): "held-out", or "dev" (the held-out split's scores are
+	// then those of the untagged development fifth).
+	Untagged string `json:"untagged"`
 	// Refused are the records the collection's ingestion refused, with
 	// the reason.
 	Refused []string `json:"refused,omitempty"`
@@ -34,7 +38,11 @@ const quotesFile = "quotable_quotes.json"
 // `annalist quote` for five quotations for random tags and for the most
 // frequent ones, ranking within all quotations, the development ones and
 // the held-out ones, and scores verbatim text, attribution and
-// precision@5 against the collection (eval.Quotes).
+// precision@5 against the collection (eval.Quotes). With --untagged dev
+// the held-out quotations are not read at all: the development ones are
+// ingested, a fifth of them (quotes.DevSplitID) without their tags, and
+// that fifth takes the held-out split's place, the setting to develop the
+// search for untagged quotations in.
 func evalQuotes(ctx context.Context, io IO, args []string) error {
 	fs := newFlagSet("eval quotes", io.Stderr)
 	var s service
@@ -45,12 +53,16 @@ func evalQuotes(ctx context.Context, io IO, args []string) error {
 	exclude := fs.String("exclude", "Famous Quotes", "tag left out of the most frequent")
 	seed := fs.Uint64("seed", 1, "seed of the random draw of tags")
 	keep := fs.Bool("keep", false, "keep the evaluation's data directory instead of deleting it")
+	untagged := fs.String("untagged", "held-out", "quotations ingested without their tags: held-out, or dev (a fifth of the development ones; the held-out ones are left out)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 1 || len(pos) == 1 && pos[0] != "quotes" {
 		return fmt.Errorf("%w: want `eval quotes --data DIR_OR_FILE`", errUsage)
+	}
+	if *untagged != "held-out" && *untagged != "dev" {
+		return fmt.Errorf("%w: --untagged %q: want held-out or dev", errUsage, *untagged)
 	}
 	if *topics < 0 || *top < 0 {
 		return fmt.Errorf("%w: --topics and --top must not be negative", errUsage)
@@ -73,6 +85,18 @@ func evalQuotes(ctx context.Context, io IO, args []string) error {
 	f.Close()
 	if err != nil {
 		return err
+	}
+	if *untagged == "dev" {
+		// The development quotations under the ids whose HeldOut is the
+		// development fifth's: eval.Quotes splits by them.
+		var dev []quotes.Record
+		for _, r := range recs {
+			if !quotes.HeldOut(r.ID) {
+				r.ID = quotes.DevSplitID(r.ID)
+				dev = append(dev, r)
+			}
+		}
+		recs = dev
 	}
 	ingested := make([]quotes.Record, len(recs))
 	held := map[[2]string]bool{}
@@ -99,7 +123,7 @@ func evalQuotes(ctx context.Context, io IO, args []string) error {
 		return err
 	}
 	log.Info().Int("documents", res.Documents).Int("refused", len(res.Errors)).Msg("collection ingested")
-	finder, err := newQuoteFinder(a)
+	finder, err := a.QuoteFinder()
 	if err != nil {
 		return err
 	}
@@ -108,21 +132,21 @@ func evalQuotes(ctx context.Context, io IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	out := EvalQuotes{QuotesReport: rep, Data: path, Seed: *seed, Refused: res.Errors}
+	out := EvalQuotes{QuotesReport: rep, Data: path, Seed: *seed, Untagged: *untagged, Refused: res.Errors}
 	if s.json {
 		return writeJSON(io.Stdout, out)
 	}
-	fmt.Fprintf(io.Stdout, "%d records (%d held out), %d queries, %d quotations returned\n", rep.Records, rep.HeldOutRecords, rep.Queries, rep.Returned)
+	fmt.Fprintf(io.Stdout, "%d records (%d untagged: %s), %d queries, %d quotations returned\n", rep.Records, rep.HeldOutRecords, *untagged, rep.Queries, rep.Returned)
 	fmt.Fprintf(io.Stdout, "verbatim %.4f, attributed %.4f\n", rep.VerbatimRate, rep.AttributedRate)
 	for _, p := range []struct {
 		name string
 		m    eval.QuotePrecision
 	}{{"random tags", rep.Random}, {"top tags", rep.Top}} {
-		fmt.Fprintf(io.Stdout, "precision@5, %s: all %.4f (%d tags), dev %.4f (%d), held-out %.4f (%d)\n",
+		fmt.Fprintf(io.Stdout, "precision@5, %s: all %.4f (%d tags), tagged %.4f (%d), untagged %.4f (%d)\n",
 			p.name, p.m.All, p.m.TagsAll, p.m.Dev, p.m.TagsDev, p.m.HeldOut, p.m.TagsHeldOut)
 	}
 	for _, t := range rep.TopTags {
-		fmt.Fprintf(io.Stdout, "  %-14s %4d quotations: all %.2f  dev %.2f  held-out %.2f (%d)\n", t.Tag, t.Quotes, t.All, t.Dev, t.HeldOut, t.HeldOutQuotes)
+		fmt.Fprintf(io.Stdout, "  %-14s %4d quotations: all %.2f  tagged %.2f  untagged %.2f (%d)\n", t.Tag, t.Quotes, t.All, t.Dev, t.HeldOut, t.HeldOutQuotes)
 	}
 	return nil
 }
@@ -131,7 +155,7 @@ func evalQuotes(ctx context.Context, io IO, args []string) error {
 // quotation's split is its record's (held: text and author of the
 // held-out records).
 type quoteSystem struct {
-	f      *quoteFinder
+	f      *quotes.Finder
 	tenant string
 	held   map[[2]string]bool
 }

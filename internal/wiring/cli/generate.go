@@ -18,7 +18,7 @@ func cmdGenerate(ctx context.Context, stdio IO, args []string) error {
 	var s service
 	s.register(fs)
 	noWait := fs.Bool("no-wait", false, "publish the request and print its id without waiting for the page")
-	withQuotes := fs.Bool("quotes", false, "add at most one quotation per section of a topic page, from the ingested quotes collection (verbatim, attributed, cited)")
+	withQuotes := fs.Bool("quotes", false, "add at most one quotation per section of a topic page or a discussion summary, from the ingested quotes collection (verbatim, attributed, cited)")
 	timeout := fs.Duration("timeout", 0, "give up waiting after this long (default: the request deadline, --request-deadline, and 30s more)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -28,11 +28,14 @@ func cmdGenerate(ctx context.Context, stdio IO, args []string) error {
 		return fmt.Errorf("%w: want `generate KIND NAME`, e.g. `generate biography 叶向高`", errUsage)
 	}
 	kind, subject := pos[0], strings.Join(pos[1:], " ")
-	if kind == "topic" {
-		kind = schemas.KindTopicPage // the shorthand of the command line
+	switch kind { // the shorthands of the command line
+	case "topic":
+		kind = schemas.KindTopicPage
+	case "discussion":
+		kind = schemas.KindDiscussionSummary
 	}
-	if *withQuotes && kind != schemas.KindTopicPage {
-		return fmt.Errorf("%w: --quotes is for topic pages (`generate topic NAME --quotes`), not %s", errUsage, kind)
+	if *withQuotes && kind != schemas.KindTopicPage && kind != schemas.KindDiscussionSummary {
+		return fmt.Errorf("%w: --quotes is for topic pages and discussion summaries (`generate topic NAME --quotes`, `generate discussion ID --quotes`), not %s", errUsage, kind)
 	}
 	// The generation stages' needs: a topic's curation searches the
 	// vectors for free text.
@@ -41,20 +44,6 @@ func cmdGenerate(ctx context.Context, stdio IO, args []string) error {
 		return err
 	}
 	defer a.Close()
-	// The quotations are found in this process: its writer must draft
-	// the page.
-	if *withQuotes {
-		if !s.embedded() || a.Joined || *noWait {
-			return fmt.Errorf("%w: --quotes needs the generation stages in this process (embedded, not joined to a running owner, without --no-wait)", errUsage)
-		}
-		f, err := newQuoteFinder(a)
-		if err != nil {
-			return err
-		}
-		if err := a.SetQuotes(writerQuotes{f}); err != nil {
-			return err
-		}
-	}
 	// Joined to the owner of the data directory, the command publishes and
 	// waits on the owner's generation stages; an owner that will not run
 	// them is said at once, not after the wait's timeout.

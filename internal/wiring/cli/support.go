@@ -18,9 +18,12 @@ import (
 type SupportOutput struct {
 	support.Result
 	Engine string `json:"engine"`
-	// FellBack is set when the LLM engine's answers were all rejected and
-	// the offline judge decided.
+	// FellBack is set when the offline judge decided for the LLM engine:
+	// the model's answers were all rejected, or the model failed.
 	FellBack bool `json:"fell_back,omitempty"`
+	// Stats are the LLM judge's counters (model calls, rejected answers,
+	// fallbacks, dropped spans); absent for the offline engine.
+	Stats *supportllm.Stats `json:"stats,omitempty"`
 }
 
 // supportEngine holds the flags that choose the claim-support judge.
@@ -31,7 +34,7 @@ type supportEngine struct {
 }
 
 func (e *supportEngine) register(fs *flag.FlagSet) {
-	fs.StringVar(&e.engine, "engine", "offline", "offline: the fitted judge (internal/lang/en/support); llm: the model on the --llm-* server, the offline judge deciding when its answers are all rejected")
+	fs.StringVar(&e.engine, "engine", "offline", "offline: the fitted judge (internal/lang/en/support); llm: the model on the --llm-* server, the offline judge deciding when its answers are all rejected or the model fails")
 	fs.IntVar(&e.attempts, "llm-attempts", 2, "llm engine: answers one claim may take before the offline judge decides it")
 	e.llm.RegisterFlags(fs)
 }
@@ -58,7 +61,9 @@ func (e *supportEngine) open(ctx context.Context) (judgeFunc, *supportllm.Judge,
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("%w: %v", errUsage, err)
 		}
-		j := supportllm.New(m, e.attempts)
+		// The command answers now: a model that fails or times out leaves
+		// the claim to the offline judge, and the output says so.
+		j := supportllm.New(m, e.attempts).FallBackOnModelError()
 		return j.Judge, j, m, nil
 	}
 	return nil, nil, nil, fmt.Errorf("%w: --engine %q: want offline or llm", errUsage, e.engine)
@@ -101,7 +106,7 @@ func cmdSupport(ctx context.Context, io IO, args []string) error {
 	if len(passages) == 0 {
 		return fmt.Errorf("%w: --evidence-file %s holds no passage", errUsage, *file)
 	}
-	judge, _, _, err := e.open(ctx)
+	judge, lj, _, err := e.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -110,6 +115,10 @@ func cmdSupport(ctx context.Context, io IO, args []string) error {
 		return err
 	}
 	out := SupportOutput{Result: res, Engine: e.engine, FellBack: fellBack}
+	if lj != nil {
+		st := lj.Stats()
+		out.Stats = &st
+	}
 	if c.json {
 		return writeJSON(io.Stdout, out)
 	}

@@ -28,6 +28,12 @@ type supportOut struct {
 	Score    float64 `json:"score"`
 	Engine   string  `json:"engine"`
 	FellBack bool    `json:"fell_back"`
+	Stats    *struct {
+		Claims    int64 `json:"claims"`
+		LLMCalls  int64 `json:"llm_calls"`
+		Invalid   int64 `json:"invalid"`
+		Fallbacks int64 `json:"fallbacks"`
+	} `json:"stats"`
 }
 
 func TestSupportCommand(t *testing.T) {
@@ -41,7 +47,7 @@ func TestSupportCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if got.Engine != "offline" || got.Score <= 0 || got.Score >= 1 || !slices.Contains([]string{"complete", "partial", "missing"}, got.Label) {
+	if got.Engine != "offline" || got.Score <= 0 || got.Score >= 1 || !slices.Contains([]string{"complete", "partial", "missing"}, got.Label) || got.Stats != nil {
 		t.Errorf("got %+v", got)
 	}
 	if got.Label != "missing" && (len(got.Spans) == 0 || !strings.Contains(got.Spans[0].Text, "opened to traffic")) {
@@ -134,12 +140,19 @@ func TestSupportCommandLLM(t *testing.T) {
 	if got.Engine != "llm" || got.Label != "complete" || got.FellBack || len(got.Spans) != 1 || got.Spans[0].Passage != 0 || *calls != 1 {
 		t.Errorf("got %+v after %d calls", got, *calls)
 	}
+	if st := got.Stats; st == nil || st.Claims != 1 || st.LLMCalls != 1 || st.Invalid != 0 || st.Fallbacks != 0 {
+		t.Errorf("stats %+v after %d calls", st, *calls)
+	}
 	// Malformed answers: the offline judge decides.
 	srv, calls = chatServer(t, "It is supported.")
 	out, _, code = run(t, "support", "--claim", "The bridge opened to traffic in 1937.", "--evidence-file", f, "--json",
 		"--engine", "llm", "--llm-base-url", srv.URL+"/v1", "--llm-model", "scripted")
+	got = supportOut{}
 	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 0 || !got.FellBack || *calls != 2 {
 		t.Errorf("exit %d, %d calls: %s", code, *calls, out)
+	}
+	if st := got.Stats; st == nil || st.LLMCalls != 2 || st.Invalid != 2 || st.Fallbacks != 1 {
+		t.Errorf("stats after a fallback: %s", out)
 	}
 }
 
