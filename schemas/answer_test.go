@@ -50,3 +50,25 @@ func TestAnswerDocRef(t *testing.T) {
 		}
 	}
 }
+
+// A page's documents are an addition too: a page written before them
+// decodes unchanged and encodes as before, one with them keeps them.
+func TestPageDocumentsAreCompatible(t *testing.T) {
+	old := `{"subject":"Who?","kind":"answer","version":1,"request_id":"r","sentences":[]}`
+	var p schemas.Page
+	if err := json.Unmarshal([]byte(old), &p); err != nil || p.Documents != nil {
+		t.Fatalf("old page = %+v, %v", p, err)
+	}
+	if b, err := json.Marshal(p); err != nil || string(b) != old {
+		t.Fatalf("re-encoded = %s, %v; want %s", b, err, old)
+	}
+	p.Documents = []schemas.AnswerDocument{{Title: "T", Text: "A passage."}}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back schemas.Page
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, p) {
+		t.Fatalf("round trip = %+v, %v; want %+v", back, err, p)
+	}
+}

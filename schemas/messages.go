@@ -741,6 +741,12 @@ type Page struct {
 	Reason string `json:"reason,omitempty"`
 	// TriggerDocIDs are the documents behind a regeneration.
 	TriggerDocIDs []string `json:"trigger_doc_ids,omitempty"`
+	// Documents, on an answer written from the documents its request
+	// carried (Request.Documents), are those documents, in their order:
+	// the citations AnswerDocRef(k) index them, and the scheduler's
+	// regeneration of the page carries them again, so that it is not
+	// answered from a retrieval instead.
+	Documents []AnswerDocument `json:"documents,omitempty"`
 }
 
 func (Page) MessageType() string    { return TypePage }

@@ -156,6 +156,9 @@ func (a *Assembler) assemble(ctx context.Context, tenant, traceID string, d sche
 	if p.Subject == "" {
 		p.Subject = st.Subject
 	}
+	// An answer keeps the documents it was given, so that its
+	// regeneration answers from them again (scheduler.Emitter.WithPages).
+	p.Documents = st.Request.Documents
 	p.Reason = schemas.ReasonRequested
 	if t := st.Request.Trigger; t != nil && t.Reason != "" {
 		p.Reason = t.Reason

@@ -2,6 +2,7 @@ package assembler_test
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -106,12 +107,16 @@ func TestAssemblePassesTheKindThrough(t *testing.T) {
 	h := assembler.New(mem, store, nil).Handler()
 	refs := &schemas.ReferenceSet{Subject: "叶向高", Name: "叶向高", References: []schemas.Reference{
 		{ChunkID: "c1", Text: "叶向高，字进卿，福清人。"}}}
+	docs := []schemas.AnswerDocument{{Title: "叶向高传", Text: "叶向高，字进卿，福清人。"}}
 	publish := func(id, kind string) pipeline.Output {
 		t.Helper()
 		if err := mem.PutReferences(ctx, "t", id, refs); err != nil {
 			t.Fatal(err)
 		}
 		req := schemas.Request{RequestID: id, Kind: kind, Subject: "叶向高"}
+		if kind == schemas.KindAnswer {
+			req.Documents = docs
+		}
 		for _, s := range []genmem.Step{
 			{Key: "start", Start: &req, Name: "叶向高", Output: []byte("[]")},
 			{Key: "v:0:0", NextIndex: 1, Done: true, Output: []byte("[]"), Record: &genmem.Final{Index: 0,
@@ -134,6 +139,11 @@ func TestAssemblePassesTheKindThrough(t *testing.T) {
 	bp, ap := bio.Msg.(schemas.Page), ans.Msg.(schemas.Page)
 	if bp.Kind != schemas.KindBiography || ap.Kind != schemas.KindAnswer || ap.Version != 1 {
 		t.Fatalf("pages = %s v%d, %s v%d; want a biography and an answer, each version 1", bp.Kind, bp.Version, ap.Kind, ap.Version)
+	}
+	// The answer keeps the documents it was given (its regeneration
+	// answers from them again); the biography has none.
+	if !reflect.DeepEqual(ap.Documents, docs) || bp.Documents != nil {
+		t.Fatalf("documents: answer page %+v, biography page %+v; want the request's on the answer only", ap.Documents, bp.Documents)
 	}
 	if bio.EventID == ans.EventID || bp.PartitionKey() == ap.PartitionKey() {
 		t.Fatalf("the answer shares the biography's event id or topic key (%q, %q)", ans.EventID, ap.PartitionKey())

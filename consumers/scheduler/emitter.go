@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -85,6 +86,12 @@ func (c EmitterConfig) withDefaults() EmitterConfig {
 	return c
 }
 
+// CurrentPages reads the current version of a page of a kind about a
+// subject (infra/pages.Store implements it).
+type CurrentPages interface {
+	CurrentOf(ctx context.Context, tenant, kind, subject string) (schemas.Page, error)
+}
+
 // Emitter publishes the regenerations that fall due.
 type Emitter struct {
 	store   Claims
@@ -94,6 +101,9 @@ type Emitter struct {
 	log     zerolog.Logger
 	bucket  bucket
 	turn    int
+
+	pages   CurrentPages
+	missing func(error) bool
 }
 
 // NewEmitter returns the emitter. fail may be nil: a request that can
@@ -102,6 +112,48 @@ func NewEmitter(store Claims, publish Publish, fail Failures, cfg EmitterConfig,
 	cfg = cfg.withDefaults()
 	return &Emitter{store: store, publish: publish, fail: fail, cfg: cfg, log: log,
 		bucket: newBucket(cfg.Rate, cfg.Now())}
+}
+
+// WithPages makes the regeneration of an answer carry the documents its
+// current page was written from (schemas.Page.Documents), so that it is
+// answered from them again and not from a retrieval. A page that cites
+// given documents (schemas.AnswerDocRef) but records none cannot be
+// regenerated from them: its regeneration is refused, with the reason,
+// rather than answered otherwise. missing tells the error src gives for
+// a page that does not exist (the request then goes as it is) from a
+// fault (the claim is given back and tried again). It returns e.
+func (e *Emitter) WithPages(src CurrentPages, missing func(error) bool) *Emitter {
+	e.pages, e.missing = src, missing
+	return e
+}
+
+// carry returns r with the documents its page was written from, for an
+// answer without documents; an error wrapping schemas.ErrInvalid when
+// the page cites given documents it does not record.
+func (e *Emitter) carry(ctx context.Context, tenant string, r schemas.Request) (schemas.Request, error) {
+	if e.pages == nil || r.Kind != schemas.KindAnswer || len(r.Documents) > 0 {
+		return r, nil
+	}
+	p, err := e.pages.CurrentOf(ctx, tenant, r.Kind, r.Subject)
+	if err != nil {
+		if e.missing != nil && e.missing(err) {
+			return r, nil
+		}
+		return r, fmt.Errorf("read the page the regeneration of %q is for: %w", r.Subject, err)
+	}
+	if len(p.Documents) > 0 {
+		r.Documents = slices.Clone(p.Documents)
+		return r, nil
+	}
+	for _, st := range p.Sentences {
+		for _, c := range st.Citations {
+			if _, ok := schemas.ParseAnswerDocRef(c.ChunkID); ok {
+				return r, fmt.Errorf("%w: answer %q (version %d) was written from given documents its page does not record; "+
+					"asked again without them it would be answered from a retrieval", schemas.ErrInvalid, r.Subject, p.Version)
+			}
+		}
+	}
+	return r, nil
 }
 
 // Run emits until ctx ends, then returns nil. A failed round (Redis or the
@@ -179,9 +231,13 @@ func (e *Emitter) Round(ctx context.Context) (int, error) {
 	return sent, nil
 }
 
-// emit publishes one claim's request and acknowledges the claim.
+// emit publishes one claim's request (carrying its page's documents,
+// see WithPages) and acknowledges the claim.
 func (e *Emitter) emit(ctx context.Context, tenant string, c Claim) error {
-	err := e.publish(ctx, tenant, c.Request)
+	r, err := e.carry(ctx, tenant, c.Request)
+	if err == nil {
+		err = e.publish(ctx, tenant, r)
+	}
 	if err != nil && !errors.Is(err, schemas.ErrInvalid) && !pipeline.IsPermanent(err) {
 		return errors.Join(fmt.Errorf("publish the regeneration of %q: %w", c.Request.Subject, err),
 			e.store.Release(ctx, tenant, c, e.cfg.Now()))

@@ -23,7 +23,10 @@
 //     is the same request and is deduplicated downstream; an expired lease
 //     is claimed again, so an emitter killed at any point loses nothing.
 //     Any number of replicas run it; the claim is one Lua script, so two
-//     never publish the same page's trigger at once.
+//     never publish the same page's trigger at once. The regeneration of
+//     an answer written from given documents carries them again, read
+//     from its current page (Emitter.WithPages), so it is not answered
+//     from a retrieval instead.
 //
 // Interfaces live here, over this package's own types; the wiring adapts
 // the Redis store to them.

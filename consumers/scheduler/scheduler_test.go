@@ -349,3 +349,69 @@ func TestEmitterRateAndFailures(t *testing.T) {
 		t.Fatalf("published %v; want three pages", subjectsOf(sent))
 	}
 }
+
+// failingPages fails every read of a page, as Redis down would.
+type failingPages struct{}
+
+func (failingPages) CurrentOf(context.Context, string, string, string) (schemas.Page, error) {
+	return schemas.Page{}, errors.New("connection refused")
+}
+
+// The regeneration of an answer carries the documents its current page
+// was written from, so it is answered from them again and not from a
+// retrieval; an answer from retrieval goes as it is; an answer that cites
+// given documents its page does not record is refused (and its stale
+// mark freed) rather than answered from a retrieval; a page that cannot
+// be read gives the claim back.
+func TestAnswerRegenerationCarriesDocuments(t *testing.T) {
+	f := newFixture(t)
+	docs := []schemas.AnswerDocument{{Title: "Tower", Text: "The tower was built in 1889."}, {Title: "Paint", Text: "It is painted every seven years."}}
+	answerPage := func(subject, req string, chunks ...string) schemas.Page {
+		p := citing(subject, req, chunks...)
+		p.Kind = schemas.KindAnswer
+		return p
+	}
+	const tower, bridge, mill = "When was the tower built?", "Who built the bridge?", "Where is the mill?"
+	// Each was first answered from a retrieval (citing d5's chunks); the
+	// tower and the mill were then answered from given documents.
+	withDocs := answerPage(tower, "r-tower-2", schemas.AnswerDocRef(1))
+	withDocs.Documents = docs
+	for _, p := range []schemas.Page{answerPage(tower, "r-tower-1", "d5-0001"), withDocs,
+		answerPage(bridge, "r-bridge", "d5-0002"),
+		answerPage(mill, "r-mill-1", "d5-0003"), answerPage(mill, "r-mill-2", schemas.AnswerDocRef(2))} {
+		if _, _, err := f.st.pages.Publish(f.ctx, "t", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.em.WithPages(failingPages{}, nil)
+	f.update(t, schemas.KGUpdate{EntityID: schemas.DocumentEntity("d5"), Name: "d5", Type: schemas.EntityDocument,
+		RemovedChunks: []string{"d5-0001", "d5-0002", "d5-0003"}, Reason: schemas.ReasonRetracted})
+	f.clk.advance(time.Second)
+	if n, err := f.em.Round(f.ctx); err == nil || n != 0 || len(f.published) != 0 {
+		t.Fatalf("round with the pages unreadable = %d, %v, %v; want an error and nothing published", n, err, subjectsOf(f.published))
+	}
+	f.em.WithPages(f.st.pages, func(err error) bool { return errors.Is(err, pages.ErrNotFound) })
+	got := f.round(t)
+	slices.SortFunc(got, func(a, b schemas.Request) int { return strings.Compare(a.Subject, b.Subject) })
+	if !slices.Equal(subjectsOf(got), []string{tower, bridge}) && !slices.Equal(subjectsOf(got), []string{bridge, tower}) {
+		t.Fatalf("published %v; want the tower and the bridge (the mill refused)", subjectsOf(got))
+	}
+	for _, r := range got {
+		switch r.Subject {
+		case tower:
+			if !slices.Equal(r.Documents, docs) || r.Reason != schemas.RequestRegeneration || r.Trigger == nil {
+				t.Errorf("tower: %+v; want a regeneration carrying its two documents", r)
+			}
+		case bridge:
+			if r.Documents != nil {
+				t.Errorf("bridge: documents %+v; want none (answered from a retrieval)", r.Documents)
+			}
+		}
+	}
+	if stale, err := f.st.pages.Stale(f.ctx, "t", schemas.KindAnswer, mill); err != nil || stale {
+		t.Fatalf("mill stale = %v, %v; want its refused regeneration to have freed the mark", stale, err)
+	}
+	if got := f.round(t); len(got) != 0 {
+		t.Fatalf("published %v again", subjectsOf(got))
+	}
+}

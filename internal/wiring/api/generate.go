@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/annalist-dev/annalist/infra/kafka"
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/pipeline"
 	"github.com/annalist-dev/annalist/schemas"
@@ -27,8 +28,19 @@ type Requester interface {
 	Request(ctx context.Context, tenant string, r schemas.Request) (schemas.Request, error)
 }
 
-// maxRequestBody bounds the JSON bodies of requests and review decisions.
+// maxRequestBody bounds the JSON bodies of review decisions and other
+// small commands.
 const maxRequestBody = 64 << 10
+
+// MaxGenerationRequestBody bounds the body of POST /v1/requests, which
+// may carry an answer's documents. The request is published as one
+// record on the requests topic, whose largest record is
+// kafka.DefaultMaxMessageBytes (16 MiB); JSON re-encoding can make a
+// body at most six times longer (a character escaped as \u00XX), so a
+// sixteenth of it, 1 MiB, always fits with its envelope. It holds about
+// fifteen hundred ALCE passages of a hundred words, where ALCE gives
+// five to twenty.
+const MaxGenerationRequestBody = kafka.DefaultMaxMessageBytes / 16
 
 // generationRoutes are the request, page and review endpoints.
 func generationRoutes(d Deps) []route {
@@ -53,7 +65,7 @@ func generationRoutes(d Deps) []route {
 			// from (ALCE's [{title, text}]).
 			Documents []schemas.AnswerDocument `json:"documents"`
 		}
-		if !decodeBody(w, r, &body) {
+		if !decodeBodyUpTo(w, r, &body, MaxGenerationRequestBody, "a request, with its documents") {
 			return
 		}
 		if body.Kind == "" {
@@ -395,7 +407,14 @@ func tenantOf(w http.ResponseWriter, r *http.Request) (string, bool) {
 // decodeBody reads one JSON object of at most maxRequestBody bytes; on
 // failure it answers 400 or 413 and returns false.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	return decodeBodyUpTo(w, r, v, maxRequestBody, "")
+}
+
+// decodeBodyUpTo reads one JSON object of at most limit bytes; on failure
+// it answers 400, or 413 with a JSON error naming the limit and what
+// (what, when not empty) must fit in it, and returns false.
+func decodeBodyUpTo(w http.ResponseWriter, r *http.Request, v any, limit int64, what string) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
 	if err == nil && dec.Decode(&struct{}{}) != io.EOF {
@@ -404,7 +423,11 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body over %d bytes", tooBig.Limit))
+		msg := fmt.Sprintf("body over %d bytes", tooBig.Limit)
+		if what != "" {
+			msg += fmt.Sprintf(": %s must fit in %d bytes", what, tooBig.Limit)
+		}
+		writeError(w, http.StatusRequestEntityTooLarge, msg)
 		return false
 	case err != nil:
 		writeError(w, http.StatusBadRequest, "malformed JSON: "+err.Error())

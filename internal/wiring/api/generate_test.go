@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -123,7 +124,7 @@ func TestGenerationEndpoints(t *testing.T) {
 		{"no subject", `{"kind":"biography"}`, http.StatusBadRequest},
 		{"unknown kind", `{"kind":"poem","subject":"叶向高"}`, http.StatusBadRequest},
 		{"unknown subject", `{"subject":"无名氏"}`, http.StatusNotFound},
-		{"oversized", `{"subject":"` + strings.Repeat("叶", 40000) + `"}`, http.StatusRequestEntityTooLarge},
+		{"oversized", `{"subject":"` + strings.Repeat("叶", api.MaxGenerationRequestBody/3+1) + `"}`, http.StatusRequestEntityTooLarge},
 		{"by courtesy name", `{"kind":"biography","subject":"进卿"}`, http.StatusAccepted},
 	} {
 		code, body := do(http.MethodPost, "/v1/requests", tc.body)
@@ -268,6 +269,43 @@ func TestRequestKindsAndPagesByKind(t *testing.T) {
 	if len(q.got) != 1 || q.got[0].Kind != schemas.KindAnswer {
 		t.Fatalf("published = %+v; want the answer only", q.got)
 	}
+	// An answer's documents travel in the request's body: a body of
+	// exactly api.MaxGenerationRequestBody bytes (a thousand passages) is
+	// accepted with every document, one byte more is refused with 413 and
+	// a JSON error that names the limit; nothing is published.
+	answerBody := func(n int) string {
+		var b strings.Builder
+		b.WriteString(`{"kind":"answer","subject":"When was the tower completed?","documents":[`)
+		for i := range 1000 {
+			fmt.Fprintf(&b, `{"title":"Tower %d","text":"The tower was completed in 1889 and painted every seven years."},`, i)
+		}
+		const last = `{"title":"Padding","text":"`
+		const end = `"}]}`
+		b.WriteString(last)
+		b.WriteString(strings.Repeat("x", n-b.Len()-len(end)))
+		b.WriteString(end)
+		return b.String()
+	}
+	if body := answerBody(api.MaxGenerationRequestBody); len(body) != api.MaxGenerationRequestBody {
+		t.Fatalf("body of %d bytes", len(body))
+	} else if code, got := do(http.MethodPost, "/v1/requests", body); code != http.StatusAccepted {
+		t.Fatalf("answer with a body at the limit = %d %.200s; want 202", code, got)
+	}
+	if len(q.got) != 2 || len(q.got[1].Documents) != 1001 || q.got[1].Documents[0].Title != "Tower 0" {
+		t.Fatalf("published %d requests; want the answer with its 1001 documents", len(q.got))
+	}
+	code, got := do(http.MethodPost, "/v1/requests", answerBody(api.MaxGenerationRequestBody+1))
+	var refusal struct {
+		Error string `json:"error"`
+	}
+	if code != http.StatusRequestEntityTooLarge || json.Unmarshal([]byte(got), &refusal) != nil ||
+		!strings.Contains(refusal.Error, fmt.Sprint(api.MaxGenerationRequestBody)) || !strings.Contains(refusal.Error, "documents") {
+		t.Fatalf("answer with a body over the limit = %d %s; want 413 with a JSON error naming the limit", code, got)
+	}
+	if len(q.got) != 2 {
+		t.Fatalf("a refused request was published: %d requests", len(q.got))
+	}
+	q.got = q.got[:1]
 
 	sentence := func(text string) []schemas.PageSentence {
 		return []schemas.PageSentence{{Text: text, Status: "supported", Citations: []schemas.Citation{{ChunkID: "d-0000"}}}}

@@ -42,6 +42,8 @@ var schedulerStage = Stage{
 		e := scheduler.NewEmitter(schedulerStore{a.Pages, pages.NewSchedule(a.Redis)}, publish, a.Pages,
 			scheduler.EmitterConfig{Rate: a.ScheduleRate(), Lease: a.Config.Generate.ScheduleLease},
 			a.Log.With().Str(logging.FieldStage, topology.StageScheduler).Logger())
+		// A regenerated answer carries the documents of its current page.
+		e = e.WithPages(a.Pages, func(err error) bool { return errors.Is(err, pages.ErrNotFound) })
 		return e.Run, nil
 	},
 }

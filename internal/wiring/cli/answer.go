@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -120,11 +121,25 @@ func cmdAnswer(ctx context.Context, stdio IO, args []string) error {
 	} else if a, err = off.Answer(ctx, question, docs); err != nil {
 		return err
 	}
-	// The verifier checks every sentence as the pipeline's verifier stage
-	// does; a sentence it turns down is not printed.
+	if err := verifyAnswer(ctx, question, docs, a, &out); err != nil {
+		return err
+	}
+	if s.json {
+		return writeJSON(stdio.Stdout, out)
+	}
+	return printAnswer(stdio.Stdout, out)
+}
+
+// verifyAnswer checks every sentence of a, composed from docs, as the
+// pipeline's verifier stage does, and fills out with the sentences it
+// supports; one it turns down is dropped (never printed) and counted as
+// unverified. The drafter's dropped sentences come first, the quality and
+// the gate are a's.
+func verifyAnswer(ctx context.Context, question string, docs []schemas.AnswerDocument, a answer.Answer, out *answerOutput) error {
 	refs := answer.Documents(question, docs)
 	check := verifier.WithAnswers(verifier.NewOffline(verifier.Config{}), answer.SupportJudge{})
 	out.Sentences = []answerSentence{}
+	var dropped []answer.Dropped
 	for i, st := range a.Sentences {
 		d := schemas.Draft{RequestID: "cli", Kind: schemas.KindAnswer, Subject: question, Index: i, Text: st.Text}
 		for _, k := range st.Citations {
@@ -140,18 +155,15 @@ func cmdAnswer(ctx context.Context, stdio IO, args []string) error {
 			if len(v.Facts) > 0 {
 				reason = v.Facts[0].Message
 			}
-			out.Dropped = append(out.Dropped, answer.Dropped{Text: st.Text, Reason: "verifier: " + reason})
+			dropped = append(dropped, answer.Dropped{Text: st.Text, Reason: "verifier: " + reason})
 			continue
 		}
 		out.Sentences = append(out.Sentences, answerSentence{Text: st.Text, Citations: st.Citations})
 	}
-	out.Dropped = append(a.Dropped, out.Dropped...)
+	out.Dropped = append(slices.Clone(a.Dropped), dropped...)
 	out.Stats.Sentences = len(out.Sentences)
 	out.Quality, out.Gate = &a.Quality, &a.Gate
-	if s.json {
-		return writeJSON(stdio.Stdout, out)
-	}
-	return printAnswer(stdio.Stdout, out)
+	return nil
 }
 
 // readAnswerDocs reads ALCE documents: a JSON array of {title, text}, or

@@ -14,6 +14,7 @@ import (
 
 	"github.com/annalist-dev/annalist/consumers/writer/answer"
 	"github.com/annalist-dev/annalist/internal/evaluation/dataset/datasettest"
+	"github.com/annalist-dev/annalist/internal/evaluation/eval"
 	"github.com/annalist-dev/annalist/internal/lang/en/support"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -43,9 +44,9 @@ type alceDemo struct {
 	Docs     []schemas.AnswerDocument `json:"docs"`
 }
 
-// alceHeldOut says whether demonstration i of a file is held out: the
-// last of each file's four, whose figures are reported apart.
-func alceHeldOut(i, n int) bool { return i == n-1 }
+// alceHeldOut says whether demonstration i of a file is held out, by
+// the rule `annalist eval answers` reports its splits with.
+func alceHeldOut(i, n int) bool { return eval.ALCEHeldOut(i, n) }
 
 var goldMarker = regexp.MustCompile(`\[(\d+)\]`)
 
