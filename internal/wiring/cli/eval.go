@@ -15,7 +15,7 @@ func cmdEval(ctx context.Context, io IO, args []string) error {
 	// command line without the suite's name.
 	for i, a := range args {
 		suite := map[string]func(context.Context, IO, []string) error{
-			"retrieval": evalRetrieval, "injection": evalInjection, "mentions": evalMentions, "topics": evalTopics, "kgds": evalKGDS, "extraction": evalExtraction, "linking": evalLinking, "support": evalSupport, "quotes": evalQuotes}[a]
+			"retrieval": evalRetrieval, "injection": evalInjection, "mentions": evalMentions, "topics": evalTopics, "kgds": evalKGDS, "extraction": evalExtraction, "linking": evalLinking, "support": evalSupport, "quotes": evalQuotes, "answers": evalAnswers}[a]
 		if suite != nil {
 			return suite(ctx, io, append(append([]string{}, args[:i]...), args[i+1:]...))
 		}
@@ -31,7 +31,7 @@ func cmdEval(ctx context.Context, io IO, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("%w: want a suite: segmentation, extraction, retrieval, injection, mentions, topics, linking, kgds, support or quotes", errUsage)
+		return fmt.Errorf("%w: want a suite: segmentation, extraction, retrieval, injection, mentions, topics, linking, kgds, support, quotes or answers", errUsage)
 	}
 	log, err := c.logger(io.Stderr)
 	if err != nil {

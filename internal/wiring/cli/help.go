@@ -89,6 +89,12 @@ var helpReference = []helpEntry{
 			"Output: `{subject, kind: \"topic_page\", version, sections: [{title, sentences: [{text, status, citations: [{chunk_id, doc_id, text}]}]}], " +
 			"sentences, stats: {…, review_rounds, findings_<type>, edits_<op>}}`. " +
 			"A topic with no evidence at all fails with `unknown subject` and exits 1."},
+	{"generate", "generate topic TOPIC --quotes | generate discussion ID --quotes",
+		"With `--quotes`, a topic page or a discussion summary (`discussion` is short for `discussion_summary`) ends each section with at most one " +
+			"quotation of the collection ingested with `ingest --collection quotes` that fits it (a summary's sections are the background and each participant), " +
+			"each quotation once on the page: `AUTHOR said: \"QUOTE\"`, the words verbatim, citing the quotation. The verifier publishes it only verbatim and " +
+			"attributed to its author. Without `--quotes` no quotation is ever written, attributed or not. `--quotes` with another kind, " +
+			"or with `--no-wait`, exits 2."},
 
 	{"verify", "verify --subject NAME --text SENTENCE [--correct] [--json]",
 		"One sentence through the same verifier, router and solvers the pipeline uses, against the subject's reference set: " +
@@ -264,6 +270,15 @@ var helpReference = []helpEntry{
 			"(questions whose FNV-1a hash is 0 modulo 5) each give `agreement`, `balanced_accuracy`, the recalls, the `confusion` " +
 			"(expert label × judge label) and the `majority_baseline`; `skipped` counts the Missing, N/A and evidence-less claims; " +
 			"`anchor_safe_agreement` is SAFE's 0.72 agreement with humans. `--engine llm` adds the judge's counters and the model's usage."},
+
+	{"eval", "eval answers --data DIR [--retrieval] [--keep] --json",
+		"Attributed answers on the ALCE demonstrations (`internal/evaluation/eval/answers.go`; default data `alce`): each question is answered " +
+			"by the answer kind's offline engine from its documents, every sentence checked by the verifier as `answer --docs` does, and scored " +
+			"with the support judge: ALCE's citation `recall` (sentences their citations support completely) and `precision` (citations that are " +
+			"needed or support alone), `cited_share`, dropped sentences and gate firings; the hand-written answers are scored beside them (`gold`). " +
+			"`dev` and `held_out` (the last demonstration of each file) apart. `--retrieval` also ingests every demonstration's documents as one " +
+			"English corpus into a fresh data directory and asks each question without documents: the same figures, and `retrieved_gold`, " +
+			"the questions whose retrieved references include a document the hand-written answer cites."},
 
 	{"bench", "bench ingest --data DIR [--engine offline|llm] [--processes K] --json",
 		"The whole ingestion pipeline, embedded, from an empty data directory: " +
