@@ -61,7 +61,7 @@ func TestEnginesAnswerLLM(t *testing.T) {
 			before := rec.len()
 			stdout, stderr, code, took := runWithin(t, answerDeadline, "answer", d.Question, "--docs", docsFile, "--json",
 				"--data-dir", filepath.Join(tmp, "data"), "--llm-base-url", proxy.URL+"/v1", "--llm-model", e.LLMModel,
-				"--llm-timeout", answerTimeout.String(), "--llm-max-retries", "0", "--llm-max-tokens", maxTokens, "--llm-json-mode")
+				"--llm-timeout", answerTimeout.String(), "--llm-max-retries", "-1", "--llm-max-tokens", maxTokens, "--llm-json-mode")
 			got := rec.since(before)
 			if code != 0 {
 				t.Fatalf("%s: exit %d in %s: %s", name, code, took, stderr)
