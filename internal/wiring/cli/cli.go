@@ -69,6 +69,10 @@ func commands() map[string]command {
 // Run executes the command line args (args[0] is the program name) and
 // returns the process exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// The stages a command runs log to stderr from their own goroutines;
+	// one lock keeps a writer that is not safe for concurrent use (a
+	// caller's buffer) whole.
+	stderr = zerolog.SyncWriter(stderr)
 	stdio := IO{Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	if len(args) < 2 || args[1] == "-h" || args[1] == "--help" {
 		usage(stderr)
