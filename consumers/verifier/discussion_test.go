@@ -30,16 +30,7 @@ func harborRefs(t *testing.T) *schemas.ReferenceSet {
 	if err := json.Unmarshal(b, &d); err != nil {
 		t.Fatal(err)
 	}
-	rs := &schemas.ReferenceSet{Subject: d.ID, Name: d.ID, Lang: "en", Discussion: &d}
-	for _, p := range d.Background {
-		rs.References = append(rs.References, schemas.Reference{ChunkID: schemas.ParagraphRef(d.ID, p.Index), Text: p.Text,
-			Source: schemas.SourceParagraph})
-	}
-	for i, tn := range d.Turns {
-		rs.References = append(rs.References, schemas.Reference{ChunkID: schemas.TurnRef(d.ID, i), Text: tn.Utterance,
-			Source: schemas.SourceTurn})
-	}
-	return rs
+	return discussionRefs(d)
 }
 
 func discDraft(text string, cites ...string) schemas.Draft {

@@ -24,19 +24,12 @@ func (m memStore) Discussion(_ context.Context, _, id string) (schemas.Discussio
 	return d, ok, nil
 }
 
-var (
-	harbourQ = kind.Quotation{ChunkID: "quotes-q1", Author: "Mara Quill",
-		Text: "A harbour is a promise the land makes to the sea — and keeps \"every\" night."}
-	oarQ = kind.Quotation{ChunkID: "quotes-q2", Author: "Tomas Ledger",
-		Text: "Patience is the oar that rows when the wind has gone home."}
-)
-
 // quotePlan plans the harbor discussion (a background and two
 // participants) asking for quotations of two.
 func quotePlan(t *testing.T) (*schemas.ReferenceSet, *writertest.FixedQuotes) {
 	t.Helper()
 	d := harbor(t)
-	q := &writertest.FixedQuotes{Qs: []kind.Quotation{harbourQ, oarQ}}
+	q := &writertest.FixedQuotes{Qs: []kind.Quotation{writertest.Harbour, writertest.Oar}}
 	p := summary.NewPlanner(memStore{d.ID: d}, summary.WithQuotes(q))
 	rs, err := p.Plan(context.Background(), "t1", schemas.Request{Kind: schemas.KindDiscussionSummary, Subject: d.ID, Quotes: true})
 	if err != nil {
@@ -64,7 +57,7 @@ func TestQuotesPlannedOnePerSection(t *testing.T) {
 	if !strings.Contains(q.Queries()[0], "Riverside Stadium") || !strings.Contains(q.Queries()[1], d.Turns[0].Utterance[:20]) {
 		t.Errorf("queries %q: want the background's paragraphs, then Person1's turns", q.Queries())
 	}
-	for _, qq := range []kind.Quotation{harbourQ, oarQ} {
+	for _, qq := range []kind.Quotation{writertest.Harbour, writertest.Oar} {
 		r, ok := rs.Reference(qq.ChunkID)
 		if !ok || r.Source != schemas.SourceQuote || r.Author != qq.Author || r.Text != qq.Text {
 			t.Errorf("reference of %s: %+v, %v", qq.ChunkID, r, ok)
@@ -73,7 +66,7 @@ func TestQuotesPlannedOnePerSection(t *testing.T) {
 	off := summary.NewOffline()
 	items := off.Items(rs)
 	check := checker()
-	sections := map[string]string{summary.SectionBackground: harbourQ.ChunkID, "Person1": oarQ.ChunkID}
+	sections := map[string]string{summary.SectionBackground: writertest.Harbour.ChunkID, "Person1": writertest.Oar.ChunkID}
 	quoted := map[string]bool{}
 	for i, it := range items {
 		d, done, err := off.Draft(context.Background(), rs, nil, i)
@@ -81,7 +74,7 @@ func TestQuotesPlannedOnePerSection(t *testing.T) {
 			t.Fatalf("draft %d: done %v, %v", i, done, err)
 		}
 		var qq *kind.Quotation
-		for _, c := range []kind.Quotation{harbourQ, oarQ} {
+		for _, c := range []kind.Quotation{writertest.Harbour, writertest.Oar} {
 			if len(d.Citations) == 1 && d.Citations[0] == c.ChunkID {
 				qq = &c
 			}
@@ -119,7 +112,7 @@ func TestQuotesNeedAFinder(t *testing.T) {
 	if !errors.Is(err, kind.ErrNoQuotes) {
 		t.Errorf("plan with quotes and no finder: %v, want ErrNoQuotes", err)
 	}
-	q := &writertest.FixedQuotes{Qs: []kind.Quotation{harbourQ}}
+	q := &writertest.FixedQuotes{Qs: []kind.Quotation{writertest.Harbour}}
 	rs, err := summary.NewPlanner(memStore{d.ID: d}, summary.WithQuotes(q)).Plan(ctx, "t1",
 		schemas.Request{Kind: schemas.KindDiscussionSummary, Subject: d.ID})
 	if err != nil {
@@ -143,17 +136,17 @@ func TestQuotesLLMDrafterCaught(t *testing.T) {
 		cite       string
 		want       string
 	}{
-		{"faithful", quotes.Sentence("en", harbourQ.Author, harbourQ.Text), harbourQ.ChunkID, schemas.StatusSupported},
-		{"one word altered", quotes.Sentence("en", harbourQ.Author, strings.Replace(harbourQ.Text, "promise", "pledge", 1)), harbourQ.ChunkID, schemas.StatusNotSupported},
-		{"another author", quotes.Sentence("en", oarQ.Author, harbourQ.Text), harbourQ.ChunkID, schemas.StatusNotSupported},
-		{"another author, citing theirs", quotes.Sentence("en", oarQ.Author, harbourQ.Text), oarQ.ChunkID, schemas.StatusNotSupported},
-		{"chinese form, altered", quotes.Sentence("zh", harbourQ.Author, strings.Replace(harbourQ.Text, "sea", "ocean", 1)), harbourQ.ChunkID, schemas.StatusNotSupported},
-		{"paraphrase citing the quotation", "Mara Quill compared a harbour to a promise.", harbourQ.ChunkID, schemas.StatusNotSupported},
-		{"unquoted, citing a turn", harbourQ.Text, schemas.TurnRef("harbor-derby", 0), schemas.StatusNotSupported},
+		{"faithful", quotes.Sentence("en", writertest.Harbour.Author, writertest.Harbour.Text), writertest.Harbour.ChunkID, schemas.StatusSupported},
+		{"one word altered", quotes.Sentence("en", writertest.Harbour.Author, strings.Replace(writertest.Harbour.Text, "promise", "pledge", 1)), writertest.Harbour.ChunkID, schemas.StatusNotSupported},
+		{"another author", quotes.Sentence("en", writertest.Oar.Author, writertest.Harbour.Text), writertest.Harbour.ChunkID, schemas.StatusNotSupported},
+		{"another author, citing theirs", quotes.Sentence("en", writertest.Oar.Author, writertest.Harbour.Text), writertest.Oar.ChunkID, schemas.StatusNotSupported},
+		{"chinese form, altered", quotes.Sentence("zh", writertest.Harbour.Author, strings.Replace(writertest.Harbour.Text, "sea", "ocean", 1)), writertest.Harbour.ChunkID, schemas.StatusNotSupported},
+		{"paraphrase citing the quotation", "Mara Quill compared a harbour to a promise.", writertest.Harbour.ChunkID, schemas.StatusNotSupported},
+		{"unquoted, citing a turn", writertest.Harbour.Text, schemas.TurnRef("harbor-derby", 0), schemas.StatusNotSupported},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := llmtest.Func(func(c llmtest.Call) (string, error) {
-				if !strings.Contains(c.Prompt(), "the quotation of "+harbourQ.Author) {
+				if !strings.Contains(c.Prompt(), "the quotation of "+writertest.Harbour.Author) {
 					return "", errors.New("the prompt does not ask for the quotation")
 				}
 				return quotedAnswer(tc.text, tc.cite), nil
@@ -183,8 +176,8 @@ func TestQuotesLLMDrafterCaught(t *testing.T) {
 			if v.Status != tc.want {
 				t.Fatalf("%q citing %v: %s (%+v), want %s", d.Text, d.Citations, v.Status, v.Facts, tc.want)
 			}
-			if tc.want == schemas.StatusSupported && (d.Text != tc.text || len(d.Citations) != 1 || d.Citations[0] != harbourQ.ChunkID) {
-				t.Errorf("published %q citing %v, want it verbatim citing %s", d.Text, d.Citations, harbourQ.ChunkID)
+			if tc.want == schemas.StatusSupported && (d.Text != tc.text || len(d.Citations) != 1 || d.Citations[0] != writertest.Harbour.ChunkID) {
+				t.Errorf("published %q citing %v, want it verbatim citing %s", d.Text, d.Citations, writertest.Harbour.ChunkID)
 			}
 		})
 	}
@@ -195,17 +188,17 @@ func TestQuotesLLMDrafterCaught(t *testing.T) {
 // drafted offline.
 func TestQuotesLLMAnswerStructure(t *testing.T) {
 	rs, _ := quotePlan(t)
-	faithful := quotes.Sentence("en", oarQ.Author, oarQ.Text)
+	faithful := quotes.Sentence("en", writertest.Oar.Author, writertest.Oar.Text)
 	for _, tc := range []struct {
 		name string
 		qs   []map[string]any
 		want string
 	}{
-		{"missing", []map[string]any{{"section": "Person1", "text": faithful, "citations": []string{oarQ.ChunkID}}}, "is missing"},
-		{"no such section", append(quotations(quotes.Sentence("en", harbourQ.Author, harbourQ.Text), harbourQ.ChunkID),
-			map[string]any{"section": "Person2", "text": faithful, "citations": []string{oarQ.ChunkID}}), "no quotation is listed"},
+		{"missing", []map[string]any{{"section": "Person1", "text": faithful, "citations": []string{writertest.Oar.ChunkID}}}, "is missing"},
+		{"no such section", append(quotations(quotes.Sentence("en", writertest.Harbour.Author, writertest.Harbour.Text), writertest.Harbour.ChunkID),
+			map[string]any{"section": "Person2", "text": faithful, "citations": []string{writertest.Oar.ChunkID}}), "no quotation is listed"},
 		{"unknown citation", []map[string]any{{"section": summary.SectionBackground, "text": faithful, "citations": []string{"quotes-q9"}},
-			{"section": "Person1", "text": faithful, "citations": []string{oarQ.ChunkID}}}, "not a reference"},
+			{"section": "Person1", "text": faithful, "citations": []string{writertest.Oar.ChunkID}}}, "not a reference"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var a map[string]any
@@ -228,7 +221,7 @@ func TestQuotesLLMAnswerStructure(t *testing.T) {
 func quotations(text, cite string) []map[string]any {
 	return []map[string]any{
 		{"section": summary.SectionBackground, "text": text, "citations": []string{cite}},
-		{"section": "Person1", "text": quotes.Sentence("en", oarQ.Author, oarQ.Text), "citations": []string{oarQ.ChunkID}},
+		{"section": "Person1", "text": quotes.Sentence("en", writertest.Oar.Author, writertest.Oar.Text), "citations": []string{writertest.Oar.ChunkID}},
 	}
 }
 

@@ -15,19 +15,12 @@ import (
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-var (
-	harbour = topic.Quotation{ChunkID: "quotes-q1", Author: "Mara Quill",
-		Text: "A harbour is a promise the land makes to the sea — and keeps \"every\" night."}
-	oar = topic.Quotation{ChunkID: "quotes-q2", Author: "Tomas Ledger",
-		Text: "Patience is the oar that rows when the wind has gone home."}
-)
-
 // quotePlan plans 闽县 (two dated sections and an undated one) asking for
 // quotations of two.
 func quotePlan(t *testing.T) (*schemas.ReferenceSet, *writertest.FixedQuotes) {
 	t.Helper()
 	f := writertest.NewFixture(t)
-	q := &writertest.FixedQuotes{Qs: []topic.Quotation{harbour, oar}}
+	q := &writertest.FixedQuotes{Qs: []topic.Quotation{writertest.Harbour, writertest.Oar}}
 	c := topic.NewCurator(f.G, f.Chunks, topic.WithQuotes(q))
 	rs, err := c.Plan(context.Background(), tenant, schemas.Request{Kind: schemas.KindTopicPage, Subject: "闽县", Quotes: true})
 	if err != nil {
@@ -87,7 +80,7 @@ func TestQuotesPlannedOnePerSection(t *testing.T) {
 		if v.Status != schemas.StatusSupported {
 			t.Errorf("draft %q is %s", d.Text, v.Status)
 		}
-		for _, qq := range []topic.Quotation{harbour, oar} {
+		for _, qq := range []topic.Quotation{writertest.Harbour, writertest.Oar} {
 			if d.Text == quotes.Sentence("zh", qq.Author, qq.Text) && len(d.Citations) == 1 && d.Citations[0] == qq.ChunkID {
 				quoted++
 			}
@@ -107,9 +100,9 @@ func TestQuotesNeedAFinder(t *testing.T) {
 	if !errors.Is(err, topic.ErrNoQuotes) {
 		t.Errorf("plan with quotes and no finder: %v, want ErrNoQuotes", err)
 	}
-	q := &writertest.FixedQuotes{Qs: []topic.Quotation{harbour}}
+	q := &writertest.FixedQuotes{Qs: []topic.Quotation{writertest.Harbour}}
 	rs := plan(t, topic.NewCurator(f.G, f.Chunks, topic.WithQuotes(q)), "闽县")
-	if len(q.Queries()) != 0 || strings.Contains(outline(rs), harbour.Author) {
+	if len(q.Queries()) != 0 || strings.Contains(outline(rs), writertest.Harbour.Author) {
 		t.Errorf("a request without quotations asked %d queries: %s", len(q.Queries()), outline(rs))
 	}
 }
@@ -122,12 +115,12 @@ func TestQuotesLLMDrafterCaught(t *testing.T) {
 	off := topic.NewOffline(topic.OfflineConfig{})
 	at := -1
 	for i, it := range off.Items(rs) {
-		if it.Relation == schemas.RelQuote && it.Citations[0] == harbour.ChunkID {
+		if it.Relation == schemas.RelQuote && it.Citations[0] == writertest.Harbour.ChunkID {
 			at = i
 		}
 	}
 	if at < 0 {
-		t.Fatal("no quotation of the harbour planned")
+		t.Fatal("no quotation of the writertest.Harbour planned")
 	}
 	check := verifier.WithQuotes(verifier.NewOffline(verifier.Config{}))
 	for _, tc := range []struct {
@@ -135,17 +128,17 @@ func TestQuotesLLMDrafterCaught(t *testing.T) {
 		cite       string
 		want       string
 	}{
-		{"faithful", quotes.Sentence("zh", harbour.Author, harbour.Text), harbour.ChunkID, schemas.StatusSupported},
-		{"one word altered", quotes.Sentence("zh", harbour.Author, strings.Replace(harbour.Text, "promise", "pledge", 1)), harbour.ChunkID, schemas.StatusNotSupported},
-		{"another author", quotes.Sentence("zh", oar.Author, harbour.Text), harbour.ChunkID, schemas.StatusNotSupported},
-		{"another author, citing theirs", quotes.Sentence("zh", oar.Author, harbour.Text), oar.ChunkID, schemas.StatusNotSupported},
-		{"english form, altered", quotes.Sentence("en", harbour.Author, strings.Replace(harbour.Text, "sea", "ocean", 1)), harbour.ChunkID, schemas.StatusNotSupported},
-		{"paraphrase citing the quotation", "Mara Quill compared a harbour to a promise.", harbour.ChunkID, schemas.StatusNotSupported},
+		{"faithful", quotes.Sentence("zh", writertest.Harbour.Author, writertest.Harbour.Text), writertest.Harbour.ChunkID, schemas.StatusSupported},
+		{"one word altered", quotes.Sentence("zh", writertest.Harbour.Author, strings.Replace(writertest.Harbour.Text, "promise", "pledge", 1)), writertest.Harbour.ChunkID, schemas.StatusNotSupported},
+		{"another author", quotes.Sentence("zh", writertest.Oar.Author, writertest.Harbour.Text), writertest.Harbour.ChunkID, schemas.StatusNotSupported},
+		{"another author, citing theirs", quotes.Sentence("zh", writertest.Oar.Author, writertest.Harbour.Text), writertest.Oar.ChunkID, schemas.StatusNotSupported},
+		{"english form, altered", quotes.Sentence("en", writertest.Harbour.Author, strings.Replace(writertest.Harbour.Text, "sea", "ocean", 1)), writertest.Harbour.ChunkID, schemas.StatusNotSupported},
+		{"paraphrase citing the quotation", "Mara Quill compared a writertest.Harbour to a promise.", writertest.Harbour.ChunkID, schemas.StatusNotSupported},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			answer, _ := json.Marshal(map[string]any{"text": tc.text, "citations": []string{tc.cite}})
 			m := llmtest.Func(func(c llmtest.Call) (string, error) {
-				if !strings.Contains(c.Prompt(), "the quotation of "+harbour.Author) {
+				if !strings.Contains(c.Prompt(), "the quotation of "+writertest.Harbour.Author) {
 					return "", errors.New("the prompt does not ask for the quotation")
 				}
 				return string(answer), nil
@@ -161,8 +154,8 @@ func TestQuotesLLMDrafterCaught(t *testing.T) {
 			if v.Status != tc.want {
 				t.Fatalf("%q: %s (%+v), want %s", d.Text, v.Status, v.Facts, tc.want)
 			}
-			if tc.want == schemas.StatusSupported && (d.Text != tc.text || len(d.Citations) != 1 || d.Citations[0] != harbour.ChunkID) {
-				t.Errorf("published %q citing %v, want it verbatim citing %s", d.Text, d.Citations, harbour.ChunkID)
+			if tc.want == schemas.StatusSupported && (d.Text != tc.text || len(d.Citations) != 1 || d.Citations[0] != writertest.Harbour.ChunkID) {
+				t.Errorf("published %q citing %v, want it verbatim citing %s", d.Text, d.Citations, writertest.Harbour.ChunkID)
 			}
 		})
 	}

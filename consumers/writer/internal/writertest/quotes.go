@@ -7,6 +7,15 @@ import (
 	"github.com/annalist-dev/annalist/internal/ports/kind"
 )
 
+// Two quotations of a collection written for the tests, the first with
+// quotation marks and a dash of its own.
+var (
+	Harbour = kind.Quotation{ChunkID: "quotes-q1", Author: "Mara Quill",
+		Text: "A harbour is a promise the land makes to the sea — and keeps \"every\" night."}
+	Oar = kind.Quotation{ChunkID: "quotes-q2", Author: "Tomas Ledger",
+		Text: "Patience is the oar that rows when the wind has gone home."}
+)
+
 // FixedQuotes is a quotation finder (kind.Quotes) that returns the same
 // quotations, best first, for every query, and records the queries.
 type FixedQuotes struct {
