@@ -22,11 +22,11 @@ const placeQuotes = `[
  {"_id": "p2", "content": "The tide asks nothing and is answered by every shore.", "author": "Tomas Ledger", "tags": ["Sea"]}
 ]`
 
-// A process that never set a quotation finder (a serve or consume
-// process) draws a topic page's quotations from its own collection: the
+// Every process that runs the writer (serve, consume, a command) draws a
+// topic page's quotations from its own collection: the
 // page of the place publishes the quotation tagged with it, verbatim and
 // attributed, and not the one that fits no section.
-func TestTopicQuotesWithoutSetQuotes(t *testing.T) {
+func TestTopicQuotesFromTheProcessCollection(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the embedded pipeline")
 	}
