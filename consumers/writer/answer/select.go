@@ -1,7 +1,6 @@
 package answer
 
 import (
-	"math"
 	"slices"
 	"strings"
 
@@ -13,13 +12,6 @@ import (
 // DefaultSentences is how many sentences the offline engine extracts at
 // most: ALCE's hand-written answers have two to five.
 const DefaultSentences = 3
-
-// BM25's constants, at their customary values (Robertson and Zaragoza):
-// k1 saturates a term's count, b normalizes by the sentence's length.
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
-)
 
 // maxOverlap is the token Jaccard above which a candidate sentence
 // repeats one already chosen and is passed over.
@@ -112,12 +104,9 @@ func Rank(question string, docs []schemas.AnswerDocument, pool []int) []Candidat
 		}
 		score := 0.0
 		for _, q := range query {
-			f := float64(tf[q])
-			if f == 0 {
-				continue
+			if f := float64(tf[q]); f > 0 {
+				score += text.BM25Term(f, float64(df[q]), n, float64(len(u.tokens)), avg)
 			}
-			idf := math.Log(1 + (n-float64(df[q])+0.5)/(float64(df[q])+0.5))
-			score += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(len(u.tokens))/avg))
 		}
 		if score > 0 {
 			out = append(out, Candidate{Text: u.text, Docs: slices.Clone(u.docs), Score: score})

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/annalist-dev/annalist/internal/lang/text"
 	"github.com/annalist-dev/annalist/internal/ports/graph"
 	"github.com/annalist-dev/annalist/internal/ports/kind"
 	"github.com/annalist-dev/annalist/internal/ports/vectors"
@@ -345,12 +346,6 @@ type indexed struct {
 // Len is how many quotations the index holds.
 func (ix *Index) Len() int { return len(ix.docs) }
 
-// BM25 parameters of the word search.
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
-)
-
 // best returns the k documents kept with the highest score: BM25 of the
 // query words qw (each word of a quotation counted once), or, with
 // weights tw, the sum of the weights of the quotation's words
@@ -374,9 +369,7 @@ func (ix *Index) best(qw map[string]bool, tw map[string]float64, k int, kept fun
 				if !doc.words[w] {
 					continue
 				}
-				n := float64(len(ix.docs))
-				idf := math.Log(1 + (n-float64(ix.df[w])+0.5)/(float64(ix.df[w])+0.5))
-				s += idf * (bm25K1 + 1) / (1 + bm25K1*(1-bm25B+bm25B*float64(len(doc.words))/avg))
+				s += text.BM25Term(1, float64(ix.df[w]), float64(len(ix.docs)), float64(len(doc.words)), avg)
 			}
 		}
 		if s > 0 && kept(d) {
