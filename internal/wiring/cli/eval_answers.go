@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/annalist-dev/annalist/consumers/writer/answer"
-	"github.com/annalist-dev/annalist/infra/llm"
 	"github.com/annalist-dev/annalist/infra/pages"
 	"github.com/annalist-dev/annalist/internal/evaluation/dataset"
 	"github.com/annalist-dev/annalist/internal/evaluation/eval"
@@ -127,17 +126,11 @@ func evalAnswers(ctx context.Context, io IO, args []string) error {
 // and answers each question without documents through the generation
 // stages.
 func answersFromRetrieval(ctx context.Context, io IO, s *service, demos []eval.ALCEDemo, supports eval.Supports, keep bool) (eval.AnswersReport, []string, error) {
-	cleanup, err := s.freshDataDir("eval answers", "eval-answers-", keep)
+	a, log, closeApp, err := s.openOfflineIngestion(ctx, io, "eval answers", "eval-answers-", keep, app.AllStages())
 	if err != nil {
 		return eval.AnswersReport{}, nil, err
 	}
-	defer cleanup()
-	s.app.LLM = llm.Config{}
-	a, log, err := s.open(ctx, io, app.NeedsFor(app.AllStages()))
-	if err != nil {
-		return eval.AnswersReport{}, nil, err
-	}
-	defer a.Close()
+	defer closeApp()
 	// place maps an ingested document to the demonstration and the
 	// 1-based place among its documents it stands for.
 	type place struct{ demo, k int }

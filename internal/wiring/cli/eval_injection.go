@@ -10,6 +10,7 @@ import (
 	"github.com/annalist-dev/annalist/internal/evaluation/inject"
 	"github.com/annalist-dev/annalist/internal/kit/progress"
 	"github.com/annalist-dev/annalist/internal/lang/zh/glossary"
+	"github.com/annalist-dev/annalist/internal/wiring/app"
 	"github.com/annalist-dev/annalist/internal/wiring/appsystem"
 	"github.com/annalist-dev/annalist/producers"
 )
@@ -49,7 +50,7 @@ func evalInjection(ctx context.Context, io IO, args []string) error {
 	}
 	// The offline engine throughout: the evaluation measures the offline
 	// verifier and solvers.
-	a, log, closeApp, err := s.openOfflineIngestion(ctx, io, "eval injection", "eval-injection-", *keep)
+	a, log, closeApp, err := s.openOfflineIngestion(ctx, io, "eval injection", "eval-injection-", *keep, app.IngestStages())
 	if err != nil {
 		return err
 	}

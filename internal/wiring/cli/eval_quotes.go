@@ -11,6 +11,7 @@ import (
 	"github.com/annalist-dev/annalist/internal/evaluation/dataset"
 	"github.com/annalist-dev/annalist/internal/evaluation/eval"
 	"github.com/annalist-dev/annalist/internal/lang/quotes"
+	"github.com/annalist-dev/annalist/internal/wiring/app"
 	"github.com/annalist-dev/annalist/producers"
 	"github.com/annalist-dev/annalist/schemas"
 )
@@ -111,7 +112,7 @@ func evalQuotes(ctx context.Context, io IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, log, closeApp, err := s.openOfflineIngestion(ctx, io, "eval quotes", "eval-quotes-", *keep)
+	a, log, closeApp, err := s.openOfflineIngestion(ctx, io, "eval quotes", "eval-quotes-", *keep, app.IngestStages())
 	if err != nil {
 		return err
 	}

@@ -136,7 +136,7 @@ func evalRetrieval(ctx context.Context, io IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, log, closeApp, err := s.openOfflineIngestion(ctx, io, "eval retrieval", "eval-retrieval-", *keep)
+	a, log, closeApp, err := s.openOfflineIngestion(ctx, io, "eval retrieval", "eval-retrieval-", *keep, app.IngestStages())
 	if err != nil {
 		return err
 	}

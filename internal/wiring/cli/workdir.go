@@ -51,15 +51,15 @@ func (s *service) freshDataDir(command, prefix string, keep bool) (func(), error
 // openOfflineIngestion is how an evaluation that ingests its own corpus
 // starts: a fresh data directory (freshDataDir), the offline engine
 // throughout — an evaluation's cases must not depend on a model — and the
-// ingestion stages in this process. close closes the app, then removes
-// the directory unless keep is set.
-func (s *service) openOfflineIngestion(ctx context.Context, stdio IO, command, prefix string, keep bool) (a *app.App, log zerolog.Logger, close func(), err error) {
+// stages it names (at least the ingestion stages) in this process. close
+// closes the app, then removes the directory unless keep is set.
+func (s *service) openOfflineIngestion(ctx context.Context, stdio IO, command, prefix string, keep bool, stages []string) (a *app.App, log zerolog.Logger, close func(), err error) {
 	cleanup, err := s.freshDataDir(command, prefix, keep)
 	if err != nil {
 		return nil, log, nil, err
 	}
 	s.app.LLM = llm.Config{}
-	a, log, err = s.open(ctx, stdio, app.NeedsFor(app.IngestStages()))
+	a, log, err = s.open(ctx, stdio, app.NeedsFor(stages))
 	if err != nil {
 		cleanup()
 		return nil, log, nil, err
