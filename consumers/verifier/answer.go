@@ -9,17 +9,9 @@ import (
 	"github.com/annalist-dev/annalist/schemas"
 )
 
-// Supporter is a claim-support judge: a label ("complete", "partial" or
-// "missing") and a score in [0, 1] for how far passages support a claim
-// (consumers/writer/answer.SupportJudge, over internal/lang/en/support,
-// implements it).
-type Supporter interface {
-	Support(claim string, passages []string) (label string, score float64)
-}
-
 // WithAnswers wraps a checker for the answer kind: a draft of kind
 // answer (an English sentence and the documents it cites) is checked by
-// the claim-support judge s on the passages it cites alone:
+// the claim-support judge j (ClaimJudge) on the passages it cites alone:
 //
 //   - complete: supported, the evidence being each cited passage;
 //   - partial: not_supported with the error type schemas.ErrorOther (the
@@ -28,13 +20,14 @@ type Supporter interface {
 //   - missing, no citation, or a citation that is not a reference of the
 //     set: not_included.
 //
-// Every other draft goes to inner unchanged. Safe for concurrent use when
-// inner and s are.
-func WithAnswers(inner Checker, s Supporter) Checker { return &answers{inner: inner, s: s} }
+// A judge's error is returned (the runtime retries the draft). Every
+// other draft goes to inner unchanged. Safe for concurrent use when inner
+// and j are.
+func WithAnswers(inner Checker, j ClaimJudge) Checker { return &answers{inner: inner, j: j} }
 
 type answers struct {
 	inner Checker
-	s     Supporter
+	j     ClaimJudge
 }
 
 // maxEvidenceRunes clips the passage an answer's evidence quotes.
@@ -61,7 +54,11 @@ func (c *answers) Check(ctx context.Context, refs *schemas.ReferenceSet, d schem
 		ev := text.Clip(r.Text, maxEvidenceRunes)
 		evidence = append(evidence, schemas.Evidence{ChunkID: id, Span: schemas.Span{Start: 0, End: text.RuneLen(ev)}, Text: ev})
 	}
-	label, score := c.s.Support(d.Text, passages)
+	res, err := c.j.JudgeClaim(ctx, d.Text, passages)
+	if err != nil {
+		return schemas.Verdict{}, fmt.Errorf("judge draft %s/%d: %w", d.RequestID, d.Index, err)
+	}
+	label, score := res.Label, res.Score
 	v := schemas.Verdict{RequestID: d.RequestID, Kind: d.Kind, Subject: d.Subject, Index: d.Index,
 		Attempt: d.Attempt, Draft: d}
 	f := schemas.FactVerdict{Fact: schemas.Fact{Text: d.Text, ChunkID: d.Citations[0]}, Evidence: evidence}

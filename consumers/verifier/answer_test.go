@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/annalist-dev/annalist/consumers/verifier"
+	"github.com/annalist-dev/annalist/internal/lang/en/support"
 	"github.com/annalist-dev/annalist/schemas"
 )
 
@@ -13,7 +14,7 @@ import (
 // of the claim is in the passages, partial when some are, else missing).
 type cover struct{}
 
-func (cover) Support(claim string, passages []string) (string, float64) {
+func (cover) JudgeClaim(_ context.Context, claim string, passages []string) (support.Result, error) {
 	all := strings.ToLower(strings.Join(passages, " "))
 	ws := strings.Fields(strings.ToLower(strings.Trim(claim, ".")))
 	in := 0
@@ -24,11 +25,11 @@ func (cover) Support(claim string, passages []string) (string, float64) {
 	}
 	switch {
 	case in == len(ws):
-		return "complete", 1
+		return support.Result{Label: support.Complete, Score: 1}, nil
 	case in > 0:
-		return "partial", float64(in) / float64(len(ws))
+		return support.Result{Label: support.Partial, Score: float64(in) / float64(len(ws))}, nil
 	}
-	return "missing", 0
+	return support.Result{Label: support.Missing}, nil
 }
 
 // inner records that a draft was passed on.

@@ -313,7 +313,7 @@ func (a *App) Writer() (*writer.Loop, error) {
 // by the claim-support judge — the LLM one under the LLM judge, else the
 // offline one) and for answers
 // (verifier.WithAnswers: a sentence against the documents it cites, by
-// the claim-support judge), and for quotations (verifier.WithQuotes: a
+// the offline claim-support judge, as the citation agent judges it), and for quotations (verifier.WithQuotes: a
 // quotation verbatim and attributed to its chunk's author, or not
 // published). It is built once and shared (safe for
 // concurrent use).
@@ -328,7 +328,7 @@ func (a *App) Checker() verifier.Checker {
 			c = verifier.NewJudge(verifier.JudgeConfig{}, verifier.WithModel(a.Chat), verifier.WithFallback(off))
 			claims = verifier.LLMClaims(supportllm.New(a.Chat, 0))
 		}
-		a.gen.checker = verifier.WithQuotes(verifier.WithAnswers(verifier.WithDiscussions(c, verifier.JudgeBackground(claims)), answer.SupportJudge{}))
+		a.gen.checker = verifier.WithQuotes(verifier.WithAnswers(verifier.WithDiscussions(c, verifier.JudgeBackground(claims)), verifier.OfflineClaims{}))
 	}
 	return a.gen.checker
 }

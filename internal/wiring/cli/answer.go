@@ -137,7 +137,7 @@ func cmdAnswer(ctx context.Context, stdio IO, args []string) error {
 // the gate are a's.
 func verifyAnswer(ctx context.Context, question string, docs []schemas.AnswerDocument, a answer.Answer, out *answerOutput) error {
 	refs := answer.Documents(question, docs)
-	check := verifier.WithAnswers(verifier.NewOffline(verifier.Config{}), answer.SupportJudge{})
+	check := verifier.WithAnswers(verifier.NewOffline(verifier.Config{}), verifier.OfflineClaims{})
 	out.Sentences = []answerSentence{}
 	var dropped []answer.Dropped
 	for i, st := range a.Sentences {
